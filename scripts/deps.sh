@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, the demo and the tests need, and
+# nothing when they are all there already.  Run as root (apt-get).
+set -euo pipefail
+
+build_pkgs="gcc make autoconf automake libtool pkg-config collectd-core collectd-dev libyajl-dev"
+test_pkgs="valgrind clang curl python3 rrdtool influxdb graphite-carbon python3-whisper"
+
+want="$build_pkgs"
+[ "${1:-}" = "--tests" ] && want="$build_pkgs $test_pkgs"
+
+missing=""
+for p in $want; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+  echo "missing Debian packages:$missing; run as root or: sudo apt-get install$missing" >&2
+  exit 1
+fi
+echo "installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# --no-install-recommends keeps collectd-core from pulling a system-wide
+# collectd service; policy-rc.d stops Debian from starting influxdb and
+# carbon as services: the tests start their own on loopback.
+printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+chmod +x /usr/sbin/policy-rc.d
+trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

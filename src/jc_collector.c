@@ -1,0 +1,431 @@
+/*
+ * jc_collector — life cycle and read pass; see jc_collector.h.
+ *
+ * The read pass is the hot path: for each tracked cgroup, each wanted file
+ * is read with one pread() at offset 0 on a kept descriptor (or opened
+ * relative to the kept directory when over the fd budget) into the one
+ * shared buffer, parsed in place into the one shared sample, and turned
+ * into metrics.  In steady state it makes no heap allocation.
+ */
+#include "jc_hier.h"
+#include "jc_internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define BUF_INITIAL (64 * 1024)
+#define BUF_MAX (1024 * 1024) /* larger than any kernel stat file */
+
+void jc_logf(jc_collector *c, int level, const char *fmt, ...) {
+  if (!c->log)
+    return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  c->log(c->log_ctx, level, msg);
+}
+
+uint64_t jc_now_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx) {
+  jc_collector *c = calloc(1, sizeof(*c));
+  if (!c) {
+    jc_config_free(cfg);
+    return NULL;
+  }
+  c->cfg = cfg;
+  c->log = log;
+  c->log_ctx = log_ctx;
+  c->rootfd = -1;
+  c->inotify_fd = -1;
+  return c;
+}
+
+const char *jc_collector_root(const jc_collector *c) { return c->root; }
+
+void jc_collector_get_stats(const jc_collector *c, jc_collector_stats *ret) {
+  *ret = (jc_collector_stats){c->tracked_count, c->rescans, c->fds_kept,
+                              c->fd_budget, c->inotify_fd >= 0};
+}
+
+static int resolve_root(jc_collector *c) {
+  if (c->cfg->root) {
+    snprintf(c->root, sizeof(c->root), "%s", c->cfg->root);
+    return 0;
+  }
+  int r = jc_hier_find_mount("/proc/self/mountinfo", c->root, sizeof(c->root));
+  if (r < 0)
+    jc_logf(c, JC_LOG_ERR,
+            "no cgroup2 file system is mounted (none in /proc/self/mountinfo); "
+            "mount one with: mount -t cgroup2 none /sys/fs/cgroup, or set "
+            "CgroupRoot");
+  return r;
+}
+
+static int open_root(jc_collector *c) {
+  c->rootfd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (c->rootfd < 0) {
+    int e = errno;
+    jc_logf(c, JC_LOG_ERR, "CgroupRoot \"%s\": %s%s", c->root, strerror(e),
+            e == EACCES ? "; collectd must be able to read the cgroup tree"
+                        : "");
+    return -1;
+  }
+  if (jc_hier_verify_v2(c->rootfd) < 0) {
+    jc_logf(c, JC_LOG_ERR,
+            "CgroupRoot \"%s\" is not a cgroup v2 directory (cgroup v1 or "
+            "another file system); set CgroupRoot to the cgroup2 mount point "
+            "(the line of type cgroup2 in /proc/self/mountinfo)",
+            c->root);
+    return -1;
+  }
+  return 0;
+}
+
+/* Which files to read: the Collect groups whose controller this hierarchy
+ * has.  A controller bound to cgroup v1 (hybrid hosts) is not an error. */
+static void choose_files(jc_collector *c) {
+  if (jc_hier_controllers(c->rootfd, "cgroup.controllers", &c->available) < 0)
+    c->available = 0;
+  unsigned reported = 0;
+  for (int f = 0; f < JC_FILE_COUNT; f++) {
+    const jc_file_info *fi = &jc_files[f];
+    if (!(c->cfg->collect & fi->collect))
+      continue;
+    unsigned ctrl = fi->controller ? jc_ctrl_bit(fi->controller) : 0;
+    if (!ctrl || (c->available & ctrl)) {
+      c->files |= 1u << f;
+      continue;
+    }
+    if (reported & ctrl)
+      continue;
+    reported |= ctrl;
+    jc_logf(c, c->cfg->collect_given ? JC_LOG_WARNING : JC_LOG_INFO,
+            "controller \"%s\" is not available in %s (not listed in its "
+            "cgroup.controllers; on a hybrid host it is bound to cgroup v1); "
+            "its values are not collected",
+            fi->controller, c->root);
+  }
+  if ((c->cfg->collect & JC_COLLECT_PRESSURE) &&
+      faccessat(c->rootfd, "cpu.pressure", F_OK, 0) < 0) {
+    jc_logf(c, JC_LOG_WARNING,
+            "%s/cpu.pressure is missing: the kernel has pressure stall "
+            "information disabled (boot with psi=1); pressure is not "
+            "collected",
+            c->root);
+    for (int f = JC_FILE_CPU_PRESSURE; f <= JC_FILE_IO_PRESSURE; f++)
+      c->files &= ~(1u << f);
+  }
+}
+
+/* MaxOpenFiles: given, or what RLIMIT_NOFILE leaves beside collectd's own
+ * files, raising the soft limit to the hard one first when allowed. */
+static void choose_fd_budget(jc_collector *c) {
+  if (c->cfg->max_open_files >= 0) {
+    c->fd_budget = c->cfg->max_open_files;
+    return;
+  }
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
+    c->fd_budget = 256;
+    return;
+  }
+  if (rl.rlim_cur < rl.rlim_max) {
+    struct rlimit raised = {rl.rlim_max, rl.rlim_max};
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
+      rl = raised;
+  }
+  long soft = rl.rlim_cur == RLIM_INFINITY ? 1L << 20 : (long)rl.rlim_cur;
+  long headroom = soft / 4 > 256 ? soft / 4 : 256;
+  long budget = soft - headroom;
+  c->fd_budget = budget < 0 ? 0 : budget > 65536 ? 65536 : budget;
+}
+
+static int alloc_buffers(jc_collector *c) {
+  c->buf_size = BUF_INITIAL;
+  c->buf = malloc(c->buf_size);
+  c->sample.io_device = c->io_devices;
+  c->sample.io_device_capacity = JC_IO_DEVICES_MAX;
+  return c->buf ? 0 : -1;
+}
+
+static const char *device_name(void *ctx, unsigned major, unsigned minor);
+
+static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx);
+
+int jc_collector_init(jc_collector *c) {
+  if (resolve_root(c) < 0 || open_root(c) < 0 || alloc_buffers(c) < 0)
+    return -1;
+  choose_files(c);
+  choose_fd_budget(c);
+  long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  c->metrics = (jc_metrics_opts){&c->cfg->memstat, cpus > 0 ? (unsigned)cpus : 1,
+                                 c->cfg->per_device, device_name, c};
+  if (jc_managed_setup(c) < 0) {
+    jc_managed_release(c);
+    return -1;
+  }
+  jc_discover_init(c);
+  jc_discover_rescan(c);
+  read_all(c, NULL, NULL); /* the baseline: rates from the first read on */
+  return 0;
+}
+
+/* ---- read pass ---------------------------------------------------------- */
+
+/* Reads file f of t into c->buf; returns its length or a negative errno. */
+static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f) {
+  int fd = t->fd[f];
+  bool kept = fd >= 0;
+  if (!kept) {
+    char path[PATH_MAX];
+    int dirfd = t->dirfd >= 0 ? t->dirfd : c->rootfd;
+    const char *name = jc_files[f].name;
+    if (t->dirfd < 0 && t->relpath[0]) {
+      snprintf(path, sizeof(path), "%s/%s", t->relpath, name);
+      name = path;
+    }
+    fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+      return -errno;
+  }
+  ssize_t len;
+  while ((len = pread(fd, c->buf, c->buf_size, 0)) == (ssize_t)c->buf_size) {
+    char *bigger = c->buf_size < BUF_MAX ? realloc(c->buf, 2 * c->buf_size)
+                                         : NULL;
+    if (!bigger) {
+      len = -EFBIG;
+      break;
+    }
+    c->buf = bigger;
+    c->buf_size *= 2;
+  }
+  if (len < 0 && len != -EFBIG)
+    len = -errno;
+  if (!kept && len >= 0 && c->fds_kept < c->fd_budget) {
+    t->fd[f] = fd;
+    c->fds_kept++;
+  } else if (!kept) {
+    close(fd);
+  }
+  return len;
+}
+
+static void full_path(const jc_collector *c, const jc_tracked *t, char *out,
+                      size_t size) {
+  snprintf(out, size, "%s%s%s", c->root, t->relpath[0] ? "/" : "", t->relpath);
+}
+
+/* Logs a problem of t once; *bit stays set until it is over. */
+static void complain(jc_collector *c, jc_tracked *t, uint32_t bit,
+                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void complain(jc_collector *c, jc_tracked *t, uint32_t bit,
+                     const char *fmt, ...) {
+  if (t->problems & bit)
+    return;
+  t->problems |= bit;
+  char msg[900];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  jc_logf(c, JC_LOG_WARNING, "%s", msg);
+}
+
+static void recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
+  if (!(t->problems & JC_PROBLEM_FILE(f)))
+    return;
+  t->problems &= ~JC_PROBLEM_FILE(f);
+  char where[PATH_MAX];
+  full_path(c, t, where, sizeof(where));
+  jc_logf(c, JC_LOG_INFO, "%s/%s can be read again", where, jc_files[f].name);
+}
+
+/* Does the cgroup directory still exist?  (A file of it went missing.) */
+static bool still_exists(const jc_collector *c, const jc_tracked *t) {
+  int dirfd = t->dirfd >= 0 ? t->dirfd : c->rootfd;
+  char path[PATH_MAX];
+  snprintf(path, sizeof(path), "%s%scgroup.procs", t->dirfd >= 0 ? "" : t->relpath,
+           t->dirfd >= 0 || !t->relpath[0] ? "" : "/");
+  return faccessat(dirfd, path, F_OK, 0) == 0;
+}
+
+/* A controller file is missing from a cgroup whose hierarchy has the
+ * controller: its parent does not enable it for its children. */
+static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
+  const char *ctrl = jc_files[f].controller;
+  char parent[PATH_MAX];
+  snprintf(parent, sizeof(parent), "%s", t->relpath);
+  char *slash = strrchr(parent, '/');
+  if (slash)
+    *slash = '\0';
+  else
+    parent[0] = '\0';
+  char where[PATH_MAX + 8];
+  snprintf(where, sizeof(where), "%s%s%s", c->root, parent[0] ? "/" : "",
+           parent);
+  complain(c, t, JC_PROBLEM_CTRL(jc_ctrl_bit(ctrl)),
+           "controller \"%s\" is not enabled for the children of %s; enable "
+           "it with: echo \"+%s\" > %s/cgroup.subtree_control",
+           ctrl, where, ctrl, where);
+}
+
+/* A file could not be opened or read.  Returns false when t is gone. */
+static bool read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
+                        int err) {
+  const jc_file_info *fi = &jc_files[f];
+  if (err == -ENODEV || (err == -ENOENT && !still_exists(c, t)))
+    return false;
+  if (err == -ENOENT) {
+    t->absent |= 1u << f;
+    bool expected = fi->optional || (!t->relpath[0] && fi->absent_at_root);
+    if (!expected && fi->controller)
+      controller_missing(c, t, f);
+    else if (!expected)
+      complain(c, t, JC_PROBLEM_FILE(f), "%s%s%s/%s is missing", c->root,
+               t->relpath[0] ? "/" : "", t->relpath, fi->name);
+    return true;
+  }
+  char where[PATH_MAX];
+  full_path(c, t, where, sizeof(where));
+  complain(c, t, JC_PROBLEM_FILE(f), "cannot read %s/%s: %s%s", where,
+           fi->name, strerror(-err),
+           err == -EACCES ? "; collectd must run as root or be given read "
+                            "access to the cgroup tree"
+                          : "");
+  return true;
+}
+
+static void parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
+                         int err) {
+  char where[PATH_MAX];
+  full_path(c, t, where, sizeof(where));
+  complain(c, t, JC_PROBLEM_FILE(f),
+           "%s/%s is malformed (%s); %s until it is valid again", where,
+           jc_files[f].name, strerror(-err),
+           jc_sample_has(&c->sample, f) ? "its malformed lines are skipped"
+                                        : "its values are skipped");
+}
+
+/* Fills c->sample from t's files.  Returns false when t has vanished. */
+static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
+  jc_sample_reset(&c->sample);
+  uint32_t wanted = c->files & ~t->absent;
+  for (int f = 0; f < JC_FILE_COUNT; f++) {
+    if (!(wanted & (1u << f)))
+      continue;
+    if (!t->relpath[0] && jc_files[f].absent_at_root)
+      continue;
+    ssize_t len = read_file(c, t, (jc_file_id)f);
+    if (len < 0) {
+      if (!read_failed(c, t, (jc_file_id)f, (int)len))
+        return false;
+      continue;
+    }
+    if (f == JC_FILE_CPU_STAT)
+      c->sample.time_ns = jc_now_ns();
+    int r = jc_sample_parse(&c->sample, (jc_file_id)f, c->buf, (size_t)len,
+                            &c->cfg->memstat);
+    if (r < 0)
+      parse_failed(c, t, (jc_file_id)f, r);
+    else
+      recovered(c, t, (jc_file_id)f);
+  }
+  return true;
+}
+
+typedef struct {
+  jc_collect_fn emit;
+  void *ctx;
+  const jc_target *target;
+} emit_ctx;
+
+static void emit_with_target(void *ctx, const jc_metric *m) {
+  const emit_ctx *e = ctx;
+  e->emit(e->ctx, e->target, m);
+}
+
+static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    jc_tracked *t = c->tracked[i];
+    if (!sample_cgroup(c, t)) {
+      t->gone = true;
+      continue;
+    }
+    jc_target target = {t->instance, t->relpath,
+                        t->relpath[0] ? t->relpath : "/"};
+    emit_ctx e = {emit, ctx, &target};
+    jc_metrics_emit(&c->sample, &t->rate, &c->metrics,
+                    emit ? emit_with_target : NULL, &e);
+  }
+  jc_discover_drop_gone(c);
+}
+
+int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  if (c->rootfd < 0)
+    return -1;
+  bool changed = jc_discover_changed(c);
+  uint64_t now = jc_now_ns();
+  if (changed || c->rescan_needed ||
+      now - c->last_rescan_ns >= (uint64_t)(c->cfg->rescan_interval * 1e9))
+    jc_discover_rescan(c);
+  read_all(c, emit, ctx);
+  return 0;
+}
+
+/* PerDevice names: "sda" from /sys/dev/block/M:m/uevent, else "M:m". */
+static const char *device_name(void *ctx, unsigned major, unsigned minor) {
+  jc_collector *c = ctx;
+  for (size_t i = 0; i < c->devname_count; i++)
+    if (c->devnames[i].major == major && c->devnames[i].minor == minor)
+      return c->devnames[i].name;
+  jc_devname d = {major, minor, ""};
+  snprintf(d.name, sizeof(d.name), "%u:%u", major, minor);
+  char path[64], text[512];
+  snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major, minor);
+  ssize_t len = jc_read_file_at(AT_FDCWD, path, text, sizeof(text) - 1);
+  if (len > 0) {
+    text[len] = '\0';
+    const char *dn = strstr(text, "DEVNAME=");
+    if (dn)
+      snprintf(d.name, sizeof(d.name), "%.*s", (int)strcspn(dn + 8, "\n"),
+               dn + 8);
+  }
+  jc_devname *grown =
+      realloc(c->devnames, (c->devname_count + 1) * sizeof(*grown));
+  if (!grown)
+    return "unknown"; /* out of memory: the next read tries again */
+  c->devnames = grown;
+  c->devnames[c->devname_count] = d;
+  return c->devnames[c->devname_count++].name;
+}
+
+void jc_collector_free(jc_collector *c) {
+  if (!c)
+    return;
+  jc_managed_release(c);
+  for (size_t i = 0; i < c->tracked_count; i++)
+    jc_tracked_free(c, c->tracked[i]);
+  free(c->tracked);
+  if (c->inotify_fd >= 0)
+    close(c->inotify_fd);
+  if (c->rootfd >= 0)
+    close(c->rootfd);
+  free(c->devnames);
+  free(c->buf);
+  jc_config_free(c->cfg);
+  free(c);
+}

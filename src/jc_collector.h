@@ -1,0 +1,71 @@
+/*
+ * jc_collector — the whole read side of joule_cgroup, without collectd.
+ *
+ * It owns a jc_config and everything derived from it: the open root of the
+ * hierarchy, the set of tracked cgroups (re-discovered when the tree
+ * changes), the kept file descriptors, and the cgroups it manages.
+ *
+ *   c = jc_collector_new(cfg, log, ctx);   takes ownership of cfg
+ *   jc_collector_init(c);                  verify, create/attach, baseline
+ *   jc_collector_read(c, emit, ctx);       every interval
+ *   jc_collector_free(c);                  releases managed cgroups, frees
+ *
+ * Problems are reported through the log callback, once per cgroup and
+ * problem, with a second line when the problem goes away (the semantics of
+ * collectd's c_complain_once/c_release).  One collector is not thread-safe;
+ * collectd calls a plugin's read callback from one thread at a time.
+ */
+#ifndef JC_COLLECTOR_H
+#define JC_COLLECTOR_H
+
+#include "jc_config.h"
+#include "jc_metrics.h"
+
+/* Same numbers as syslog's and collectd's LOG_* levels. */
+enum {
+  JC_LOG_ERR = 3,
+  JC_LOG_WARNING = 4,
+  JC_LOG_NOTICE = 5,
+  JC_LOG_INFO = 6,
+  JC_LOG_DEBUG = 7
+};
+typedef void (*jc_log_fn)(void *ctx, int level, const char *msg);
+
+/* The cgroup a metric belongs to. */
+typedef struct {
+  const char *instance; /* plugin instance, ≤ 127 bytes */
+  const char *relpath;  /* relative to the root; "" for the root itself */
+  const char *meta;     /* the `cgroup` meta data: relpath, or "/" */
+} jc_target;
+
+typedef void (*jc_collect_fn)(void *ctx, const jc_target *t,
+                              const jc_metric *m);
+
+typedef struct jc_collector jc_collector;
+
+jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx);
+
+/* 0, or -1 after logging one ERROR line that says what to do. */
+int jc_collector_init(jc_collector *c);
+
+/* One read pass over every tracked cgroup. */
+int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx);
+
+/* Releases managed cgroups (evacuate, rmdir) and frees c. NULL-safe. */
+void jc_collector_free(jc_collector *c);
+
+/* The resolved CgroupRoot (after init). */
+const char *jc_collector_root(const jc_collector *c);
+
+/* Figures for tests and benchmarks. */
+typedef struct {
+  size_t tracked;    /* cgroups currently tracked */
+  size_t rescans;    /* full walks so far */
+  long fds_kept;     /* file descriptors held between reads */
+  long fd_budget;    /* MaxOpenFiles in force */
+  bool inotify;      /* change notification active */
+} jc_collector_stats;
+
+void jc_collector_get_stats(const jc_collector *c, jc_collector_stats *ret);
+
+#endif

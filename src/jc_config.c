@@ -1,0 +1,285 @@
+/*
+ * jc_config — see jc_config.h.
+ */
+#include "jc_config.h"
+#include "jc_hier.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const default_memstat[] = {"anon", "file",  "kernel",
+                                              "kernel_stack", "slab", "shmem"};
+
+#define ERR(...) (snprintf(err, n, __VA_ARGS__), -1)
+
+jc_config *jc_config_new(void) {
+  jc_config *cfg = calloc(1, sizeof(*cfg));
+  if (!cfg)
+    return NULL;
+  cfg->report_root = true;
+  cfg->instance_from = JC_INSTANCE_FROM_PATH;
+  cfg->collect = JC_COLLECT_DEFAULT;
+  cfg->max_open_files = -1;
+  cfg->rescan_interval = 60.0;
+  return cfg;
+}
+
+static void memstat_clear(jc_memstat_keys *k) {
+  for (size_t i = 0; i < k->count; i++) {
+    free(k->key[i]);
+    free(k->derive_instance[i]);
+  }
+  memset(k, 0, sizeof(*k));
+}
+
+static void managed_clear(jc_managed *m) {
+  free(m->path);
+  free(m->instance);
+  free(m->pids);
+  for (size_t i = 0; i < m->pid_file_count; i++)
+    free(m->pid_files[i]);
+  free(m->pid_files);
+}
+
+static void patterns_free(jc_pattern **list, size_t count) {
+  for (size_t i = 0; i < count; i++)
+    jc_pattern_free(list[i]);
+  free(list);
+}
+
+void jc_config_free(jc_config *cfg) {
+  if (!cfg)
+    return;
+  free(cfg->root);
+  patterns_free(cfg->select, cfg->select_count);
+  patterns_free(cfg->ignore, cfg->ignore_count);
+  memstat_clear(&cfg->memstat);
+  for (size_t i = 0; i < cfg->managed_count; i++)
+    managed_clear(&cfg->managed[i]);
+  free(cfg->managed);
+  free(cfg);
+}
+
+/* Grows *array by one element of size elem; returns the new slot. */
+static void *append(void *array_ptr, size_t *count, size_t elem) {
+  void **array = array_ptr;
+  void *grown = realloc(*array, (*count + 1) * elem);
+  if (!grown)
+    return NULL;
+  *array = grown;
+  void *slot = (char *)grown + *count * elem;
+  memset(slot, 0, elem);
+  (*count)++;
+  return slot;
+}
+
+int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n) {
+  if (path[0] != '/')
+    return ERR("must be an absolute path");
+  char *copy = strdup(path);
+  if (!copy)
+    return ERR("out of memory");
+  size_t len = strlen(copy);
+  while (len > 1 && copy[len - 1] == '/')
+    copy[--len] = '\0'; /* "/sys/fs/cgroup/" names the same root */
+  free(cfg->root);
+  cfg->root = copy;
+  return 0;
+}
+
+int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
+                          char *err, size_t n) {
+  jc_pattern *p = jc_pattern_compile(text, err, n);
+  if (!p)
+    return -1;
+  jc_pattern ***list = ignore ? &cfg->ignore : &cfg->select;
+  size_t *count = ignore ? &cfg->ignore_count : &cfg->select_count;
+  jc_pattern **slot = append(list, count, sizeof(*slot));
+  if (!slot) {
+    jc_pattern_free(p);
+    return ERR("out of memory");
+  }
+  *slot = p;
+  return 0;
+}
+
+int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,
+                                size_t n) {
+  if (strcasecmp(word, "path") == 0)
+    cfg->instance_from = JC_INSTANCE_FROM_PATH;
+  else if (strcasecmp(word, "basename") == 0)
+    cfg->instance_from = JC_INSTANCE_FROM_BASENAME;
+  else
+    return ERR("must be \"path\" or \"basename\"");
+  return 0;
+}
+
+int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
+                          size_t n) {
+  unsigned bit = jc_collect_bit(word);
+  if (!bit)
+    return ERR("unknown group; known: cpu, memory, io, pressure, events, "
+               "pids");
+  if (!cfg->collect_given)
+    cfg->collect = 0;
+  cfg->collect_given = true;
+  cfg->collect |= bit;
+  return 0;
+}
+
+static int memstat_add(jc_memstat_keys *k, const char *key, char *err,
+                       size_t n) {
+  for (size_t i = 0; i < k->count; i++)
+    if (strcmp(k->key[i], key) == 0)
+      return 0;
+  if (k->count == JC_MEMSTAT_MAX)
+    return ERR("more than %d keys", JC_MEMSTAT_MAX);
+  if (key[0] == '\0' || strpbrk(key, " \t\n/"))
+    return ERR("is not a memory.stat key");
+  size_t i = k->count;
+  k->key[i] = strdup(key);
+  k->is_event[i] = jc_memstat_key_is_event(key);
+  if (k->key[i] && k->is_event[i] &&
+      asprintf(&k->derive_instance[i], "memory_%s", key) < 0)
+    k->derive_instance[i] = NULL;
+  if (!k->key[i] || (k->is_event[i] && !k->derive_instance[i])) {
+    free(k->key[i]);
+    return ERR("out of memory");
+  }
+  k->count++;
+  return 0;
+}
+
+int jc_config_add_memstat(jc_config *cfg, const char *key, char *err,
+                          size_t n) {
+  if (!cfg->memstat_given)
+    memstat_clear(&cfg->memstat);
+  cfg->memstat_given = true;
+  return memstat_add(&cfg->memstat, key, err, n);
+}
+
+int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
+                                 size_t n) {
+  if (!(value >= 0 && value <= 1e9) || value != floor(value))
+    return ERR("must be a whole number of files, 0 or more");
+  cfg->max_open_files = (long)value;
+  return 0;
+}
+
+int jc_relpath_check(const char *path, char *err, size_t n) {
+  if (path[0] == '\0')
+    return ERR("is empty; the root cgroup is reported with ReportRoot");
+  if (path[0] == '/')
+    return ERR("is absolute; <Cgroup> paths are relative to CgroupRoot");
+  for (const char *p = path; *p;) {
+    size_t len = strcspn(p, "/");
+    if (len == 0)
+      return ERR("has an empty path level");
+    if ((len == 2 && strncmp(p, "..", 2) == 0) ||
+        (len == 1 && p[0] == '.'))
+      return ERR("contains \"%.*s\"; <Cgroup> paths stay inside CgroupRoot",
+                 (int)len, p);
+    p += len;
+    if (*p == '/' && *++p == '\0')
+      return ERR("ends with \"/\"");
+  }
+  return 0;
+}
+
+jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
+                                  size_t n) {
+  if (jc_relpath_check(path, err, n) < 0)
+    return NULL;
+  for (size_t i = 0; i < cfg->managed_count; i++)
+    if (strcmp(cfg->managed[i].path, path) == 0) {
+      (void)ERR("is given twice");
+      return NULL;
+    }
+  char *copy = strdup(path);
+  jc_managed *m = copy ? append(&cfg->managed, &cfg->managed_count,
+                                sizeof(*m))
+                       : NULL;
+  if (!m) {
+    free(copy);
+    (void)ERR("out of memory");
+    return NULL;
+  }
+  m->path = copy;
+  return m;
+}
+
+int jc_managed_set_instance(jc_managed *m, const char *name, char *err,
+                            size_t n) {
+  if (name[0] == '\0' || strlen(name) > JC_INSTANCE_MAX || strchr(name, '/'))
+    return ERR("must be 1 to %d bytes without \"/\"", JC_INSTANCE_MAX);
+  char *copy = strdup(name);
+  if (!copy)
+    return ERR("out of memory");
+  free(m->instance);
+  m->instance = copy;
+  return 0;
+}
+
+int jc_managed_add_pid(jc_managed *m, double pid, char *err, size_t n) {
+  if (!(pid >= 1 && pid <= 4194304) || pid != floor(pid))
+    return ERR("is not a process id");
+  pid_t *slot = append(&m->pids, &m->pid_count, sizeof(*slot));
+  if (!slot)
+    return ERR("out of memory");
+  *slot = (pid_t)pid;
+  return 0;
+}
+
+int jc_managed_add_pid_file(jc_managed *m, const char *path, char *err,
+                            size_t n) {
+  if (path[0] != '/')
+    return ERR("must be an absolute path");
+  char *copy = strdup(path);
+  char **slot = copy ? append(&m->pid_files, &m->pid_file_count, sizeof(*slot))
+                     : NULL;
+  if (!slot) {
+    free(copy);
+    return ERR("out of memory");
+  }
+  *slot = copy;
+  return 0;
+}
+
+/* With an explicit root, a <Cgroup> that exists must be reached without
+ * leaving the root through a symlink, and must be a directory. */
+static int check_managed_paths(const jc_config *cfg, char *err, size_t n) {
+  if (!cfg->root)
+    return 0; /* the root is found at init, which repeats this check */
+  int rootfd = open(cfg->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (rootfd < 0)
+    return 0; /* reported at init, with the hierarchy diagnostics */
+  int result = 0;
+  for (size_t i = 0; i < cfg->managed_count && result == 0; i++) {
+    char why[256];
+    int fd = jc_hier_open_relpath(rootfd, cfg->managed[i].path, why,
+                                  sizeof(why));
+    if (fd >= 0)
+      close(fd);
+    else if (fd != -ENOENT)
+      result = ERR("<Cgroup \"%s\">: %s", cfg->managed[i].path, why);
+  }
+  close(rootfd);
+  return result;
+}
+
+int jc_config_finish(jc_config *cfg, char *err, size_t n) {
+  if (!cfg->memstat_given && cfg->memstat.count == 0)
+    for (size_t i = 0; i < sizeof(default_memstat) / sizeof(*default_memstat);
+         i++)
+      if (memstat_add(&cfg->memstat, default_memstat[i], err, n) < 0)
+        return -1;
+  if (cfg->select_count == 0 && cfg->managed_count == 0 &&
+      jc_config_add_pattern(cfg, false, "*", err, n) < 0)
+    return -1;
+  return check_managed_paths(cfg, err, n);
+}

@@ -1,0 +1,87 @@
+/*
+ * jc_config — the plugin's configuration (SPEC §2) as plain data, with the
+ * validation every front end shares: collectd's <Plugin joule_cgroup>
+ * block and the joule-cgroup command's options both end up here.
+ *
+ * Setters return 0, or -1 with the reason in err ("contains \"..\"", ...);
+ * the caller names the key and value when it reports it.  The config owns
+ * everything it points to; jc_config_free() releases it all (NULL-safe).
+ */
+#ifndef JC_CONFIG_H
+#define JC_CONFIG_H
+
+#include "jc_name.h"
+#include "jc_pattern.h"
+#include "jc_sample.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* A <Cgroup "path"> block: a cgroup the plugin manages (profiler lifecycle). */
+typedef struct {
+  char *path;     /* relative to CgroupRoot, validated */
+  char *instance; /* NULL: derived like any other cgroup */
+  bool create;
+  pid_t *pids;
+  size_t pid_count;
+  char **pid_files;
+  size_t pid_file_count;
+  bool keep; /* leave it in place at shutdown even if we created it */
+} jc_managed;
+
+typedef struct {
+  char *root;       /* NULL: the first cgroup2 mount in /proc/self/mountinfo */
+  bool report_root; /* default true */
+  jc_pattern **select;
+  size_t select_count;
+  jc_pattern **ignore;
+  size_t ignore_count;
+  jc_instance_from instance_from;
+  unsigned collect;    /* JC_COLLECT_* */
+  bool collect_given;  /* "Collect" was in the config (not the default) */
+  jc_memstat_keys memstat;
+  bool memstat_given;
+  bool per_device;
+  long max_open_files; /* -1: derived from RLIMIT_NOFILE */
+  double rescan_interval; /* seconds between safety-net full walks */
+  jc_managed *managed;
+  size_t managed_count;
+} jc_config;
+
+jc_config *jc_config_new(void);
+void jc_config_free(jc_config *cfg);
+
+int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n);
+int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
+                          char *err, size_t n);
+int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,
+                                size_t n);
+/* The first call replaces the default set; later calls add to it. */
+int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
+                          size_t n);
+int jc_config_add_memstat(jc_config *cfg, const char *key, char *err,
+                          size_t n);
+int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
+                                 size_t n);
+
+/* Adds a <Cgroup> block; NULL (with err) when the path is not acceptable. */
+jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
+                                  size_t n);
+int jc_managed_set_instance(jc_managed *m, const char *name, char *err,
+                            size_t n);
+int jc_managed_add_pid(jc_managed *m, double pid, char *err, size_t n);
+int jc_managed_add_pid_file(jc_managed *m, const char *path, char *err,
+                            size_t n);
+
+/*
+ * Completes the configuration after the last key: applies defaults and the
+ * checks that need every key (symlinks out of an explicit CgroupRoot).  On
+ * failure err names the offending key and value itself.
+ */
+int jc_config_finish(jc_config *cfg, char *err, size_t n);
+
+/* Validates a path relative to CgroupRoot (no "..", not absolute, ...). */
+int jc_relpath_check(const char *path, char *err, size_t n);
+
+#endif

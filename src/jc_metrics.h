@@ -1,0 +1,56 @@
+/*
+ * jc_metrics — turns a jc_sample into the value lists of SPEC §3.
+ *
+ * This is where the names users query live: `ps_cputime` (user, syst),
+ * `gauge-cpu_cores`, `memory-current`, `disk_octets` ...  Every metric goes
+ * out through an emit callback, one call per value list, so the collectd
+ * glue can dispatch it and the command line tool can print it.  Nothing
+ * here allocates.
+ */
+#ifndef JC_METRICS_H
+#define JC_METRICS_H
+
+#include "jc_sample.h"
+
+typedef enum { JC_GAUGE, JC_DERIVE } jc_kind;
+
+typedef struct {
+  const char *type;          /* a type of collectd's standard types.db */
+  const char *type_instance; /* "" when none */
+  jc_kind kind;
+  size_t count; /* 1, or 2 for ps_cputime, disk_octets and disk_ops */
+  double gauge[2];
+  int64_t derive[2];
+} jc_metric;
+
+typedef void (*jc_emit_fn)(void *ctx, const jc_metric *m);
+
+/*
+ * What a cgroup's previous read leaves for the next: the rates of SPEC §3
+ * (cpu_cores, percent-cpu) need two samples.  Zeroed: no baseline yet.
+ */
+typedef struct {
+  bool valid;
+  uint64_t usage_usec;
+  uint64_t time_ns;
+} jc_rate_state;
+
+typedef struct {
+  const jc_memstat_keys *memstat;
+  unsigned online_cpus;          /* for percent-cpu */
+  bool per_device;               /* io per device instead of summed */
+  /* Name of a block device for PerDevice ("sda", or "8:0" if unknown). */
+  const char *(*device_name)(void *ctx, unsigned major, unsigned minor);
+  void *device_ctx;
+} jc_metrics_opts;
+
+/*
+ * Emits every metric that sample s has, and the rates against *rate, which
+ * it then advances.  A counter that went backwards (a re-created cgroup)
+ * restarts the baseline instead of producing a negative rate.  With a NULL
+ * emit only the rate state advances (the baseline sample taken at init).
+ */
+void jc_metrics_emit(const jc_sample *s, jc_rate_state *rate,
+                     const jc_metrics_opts *o, jc_emit_fn emit, void *ctx);
+
+#endif

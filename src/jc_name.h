@@ -1,0 +1,37 @@
+/*
+ * jc_name — the collectd plugin instance of a cgroup (SPEC §3).
+ *
+ *   ""                                  → "root"
+ *   "system.slice/nginx.service", path  → "system.slice_nginx.service"
+ *   same, basename                      → "nginx.service"
+ *
+ * An instance is at most JC_INSTANCE_MAX bytes (collectd's limit).  A longer
+ * one keeps its tail, prefixed with the 8 hex digits of the FNV-1a hash of
+ * the full relative path and "~", so that long Kubernetes paths keep their
+ * distinguishing container id and stay unique.
+ */
+#ifndef JC_NAME_H
+#define JC_NAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define JC_INSTANCE_MAX 127
+#define JC_INSTANCE_SIZE (JC_INSTANCE_MAX + 1)
+
+typedef enum { JC_INSTANCE_FROM_PATH, JC_INSTANCE_FROM_BASENAME } jc_instance_from;
+
+/* 32-bit FNV-1a of a NUL-terminated string. */
+uint32_t jc_fnv1a32(const char *s);
+
+/* The instance of relpath; ret_name receives at most JC_INSTANCE_MAX bytes. */
+void jc_name_instance(const char *relpath, jc_instance_from from,
+                      char ret_name[JC_INSTANCE_SIZE]);
+
+/*
+ * Makes name distinct after a collision: appends "~" and the hash of
+ * relpath, shortening the front the same way as above when needed.
+ */
+void jc_name_disambiguate(char name[JC_INSTANCE_SIZE], const char *relpath);
+
+#endif

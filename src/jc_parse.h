@@ -1,0 +1,84 @@
+/*
+ * jc_parse — parsers for the text files of cgroup v2, working on a buffer.
+ *
+ * The kernel's virtual files are read with one bounded read into a buffer
+ * and parsed from memory here: no stdio, no allocation, no locale.  Every
+ * function takes (buf, len), never reads past buf + len, never needs a NUL
+ * terminator, and returns 0 or a negative errno (-EINVAL for malformed
+ * text, -ERANGE for numbers above UINT64_MAX).  Output parameters are
+ * named ret_* and written only on success.
+ */
+#ifndef JC_PARSE_H
+#define JC_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The value of a limit file that holds "max". */
+#define JC_VALUE_MAX UINT64_MAX
+
+/* A byte range inside the caller's buffer (not NUL-terminated). */
+typedef struct {
+  const char *ptr;
+  size_t len;
+} jc_token;
+
+bool jc_token_eq(jc_token t, const char *s);
+
+/* Unsigned decimal integer filling the whole token. */
+int jc_parse_u64_token(jc_token t, uint64_t *ret_value);
+
+/* A single-value file ("4096\n" or "max\n"; max gives JC_VALUE_MAX). */
+int jc_parse_single(const char *buf, size_t len, uint64_t *ret_value);
+
+/*
+ * Flat-keyed files (cpu.stat, memory.stat, memory.events): "key value\n"
+ * lines.  Iterate with jc_flat_next() until it returns 0 (end); a line that
+ * is not "key value" yields -EINVAL for that line and the cursor moves on,
+ * so one bad line does not hide the good ones.
+ */
+typedef struct {
+  const char *pos;
+  const char *end;
+} jc_cursor;
+
+void jc_cursor_init(jc_cursor *c, const char *buf, size_t len);
+/* 1: a pair was parsed; 0: end of buffer; <0: this line is malformed. */
+int jc_flat_next(jc_cursor *c, jc_token *ret_key, uint64_t *ret_value);
+
+/* One io.stat line: "MAJ:MIN rbytes=.. wbytes=.. rios=.. wios=.. ...". */
+typedef struct {
+  unsigned major, minor;
+  uint64_t rbytes, wbytes, rios, wios;
+} jc_io_line;
+
+/*
+ * 1: a device line was parsed (fields the line lacks are 0; unknown fields
+ * such as dbytes= or iocost's cost.*= are skipped); 0: end; <0: malformed.
+ */
+int jc_io_next(jc_cursor *c, jc_io_line *ret_line);
+
+/* A {cpu,memory,io}.pressure file. Values of avg* in percent. */
+typedef struct {
+  double avg10, avg60, avg300;
+  uint64_t total_usec;
+} jc_psi_line;
+
+typedef struct {
+  jc_psi_line some, full;
+  bool has_some, has_full; /* cpu.pressure had no "full" line before 5.13 */
+} jc_psi;
+
+int jc_parse_pressure(const char *buf, size_t len, jc_psi *ret_psi);
+
+/*
+ * One line of /proc/self/mountinfo.  When its filesystem type is cgroup2,
+ * writes the mount point (octal escapes such as \040 decoded) to ret_path
+ * and returns 1; returns 0 for other filesystems, <0 for malformed lines
+ * or a mount point longer than size - 1.
+ */
+int jc_parse_mountinfo_line(const char *buf, size_t len, char *ret_path,
+                            size_t size);
+
+#endif

@@ -1,0 +1,194 @@
+/*
+ * jc_pattern — see jc_pattern.h.  Globs are split into levels once at
+ * compile time; a level is matched with fnmatch(3), "**" by backtracking
+ * over path levels (bounded by JC_PATTERN_MAX_GLOBSTARS and the depth of
+ * the path).
+ */
+#include "jc_pattern.h"
+
+#include <fnmatch.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_LEVELS 64
+
+struct jc_pattern {
+  char *text;
+  bool is_regex;
+  regex_t regex;
+  char *levels_buf;            /* the glob with '/' replaced by '\0' */
+  const char *level[MAX_LEVELS];
+  size_t level_count;
+};
+
+const char *jc_pattern_text(const jc_pattern *p) { return p->text; }
+
+static bool is_regex_text(const char *text) {
+  size_t n = strlen(text);
+  return n >= 2 && text[0] == '/' && text[n - 1] == '/';
+}
+
+static int compile_regex(jc_pattern *p, char *err, size_t err_size) {
+  size_t n = strlen(p->text);
+  char *body = strndup(p->text + 1, n - 2);
+  if (!body) {
+    snprintf(err, err_size, "out of memory");
+    return -1;
+  }
+  int r = regcomp(&p->regex, body, REG_EXTENDED | REG_NOSUB);
+  free(body);
+  if (r != 0) {
+    char msg[128];
+    regerror(r, &p->regex, msg, sizeof(msg));
+    snprintf(err, err_size, "invalid regular expression: %s", msg);
+    return -1;
+  }
+  p->is_regex = true;
+  return 0;
+}
+
+/* Rejects what could name something outside the root or nothing at all. */
+static const char *check_glob_level(const char *level) {
+  if (level[0] == '\0')
+    return "has an empty path level (leading, trailing or double \"/\")";
+  if (strcmp(level, "..") == 0)
+    return "contains \"..\"; patterns stay inside CgroupRoot";
+  if (strcmp(level, ".") == 0)
+    return "contains a \".\" path level";
+  return NULL;
+}
+
+static int split_glob(jc_pattern *p, char *err, size_t err_size) {
+  p->levels_buf = strdup(p->text);
+  if (!p->levels_buf) {
+    snprintf(err, err_size, "out of memory");
+    return -1;
+  }
+  if (p->text[0] == '/') {
+    snprintf(err, err_size,
+             "is absolute; patterns are relative to CgroupRoot (write \"%s\")",
+             p->text + 1);
+    return -1;
+  }
+  size_t globstars = 0;
+  /* strsep keeps empty levels, so "a//b" can be refused. */
+  char *rest = p->levels_buf;
+  while (rest) {
+    char *level = strsep(&rest, "/");
+    const char *why = check_glob_level(level);
+    if (why) {
+      snprintf(err, err_size, "%s", why);
+      return -1;
+    }
+    bool globstar = strcmp(level, "**") == 0;
+    if (globstar && p->level_count > 0 &&
+        strcmp(p->level[p->level_count - 1], "**") == 0)
+      continue; /* "**" / "**" is one "**" */
+    if (globstar && ++globstars > JC_PATTERN_MAX_GLOBSTARS) {
+      snprintf(err, err_size, "uses \"**\" more than %d times",
+               JC_PATTERN_MAX_GLOBSTARS);
+      return -1;
+    }
+    if (p->level_count == MAX_LEVELS) {
+      snprintf(err, err_size, "is deeper than %d levels", MAX_LEVELS);
+      return -1;
+    }
+    p->level[p->level_count++] = level;
+  }
+  return 0;
+}
+
+jc_pattern *jc_pattern_compile(const char *text, char *err, size_t err_size) {
+  jc_pattern *p = calloc(1, sizeof(*p));
+  if (!p || !(p->text = strdup(text))) {
+    snprintf(err, err_size, "out of memory");
+    free(p);
+    return NULL;
+  }
+  int r = is_regex_text(text) ? compile_regex(p, err, err_size)
+                              : split_glob(p, err, err_size);
+  if (r < 0) {
+    jc_pattern_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+void jc_pattern_free(jc_pattern *p) {
+  if (!p)
+    return;
+  if (p->is_regex)
+    regfree(&p->regex);
+  free(p->levels_buf);
+  free(p->text);
+  free(p);
+}
+
+/*
+ * Matches pattern levels against path levels.  With `below`, the question
+ * is whether some path strictly below the given one could match.
+ */
+static bool match_levels(const char *const *pat, size_t pn,
+                         const char *const *path, size_t sn, bool below) {
+  if (sn == 0) {
+    if (below)
+      return pn > 0;
+    for (size_t i = 0; i < pn; i++)
+      if (strcmp(pat[i], "**") != 0)
+        return false;
+    return true;
+  }
+  if (pn == 0)
+    return false;
+  if (strcmp(pat[0], "**") == 0)
+    return match_levels(pat + 1, pn - 1, path, sn, below) ||
+           match_levels(pat, pn, path + 1, sn - 1, below);
+  return fnmatch(pat[0], path[0], 0) == 0 &&
+         match_levels(pat + 1, pn - 1, path + 1, sn - 1, below);
+}
+
+/*
+ * Splits relpath into levels in buf (a copy).  Returns the level count, or
+ * -1 when the path is too deep or too long to be a cgroup we would track.
+ */
+static int split_path(const char *relpath, char *buf, size_t size,
+                      const char **level) {
+  size_t n = strlen(relpath);
+  if (n >= size)
+    return -1;
+  memcpy(buf, relpath, n + 1);
+  if (n == 0)
+    return 0;
+  int count = 0;
+  for (char *rest = buf; rest;) {
+    if (count == MAX_LEVELS)
+      return -1;
+    level[count++] = strsep(&rest, "/");
+  }
+  return count;
+}
+
+static bool glob_test(const jc_pattern *p, const char *relpath, bool below) {
+  char buf[4096];
+  const char *level[MAX_LEVELS];
+  int n = split_path(relpath, buf, sizeof(buf), level);
+  if (n < 0)
+    return false;
+  return match_levels(p->level, p->level_count, level, (size_t)n, below);
+}
+
+bool jc_pattern_match(const jc_pattern *p, const char *relpath) {
+  if (relpath[0] == '\0')
+    return false;
+  if (p->is_regex)
+    return regexec(&p->regex, relpath, 0, NULL, 0) == 0;
+  return glob_test(p, relpath, false);
+}
+
+bool jc_pattern_may_match_below(const jc_pattern *p, const char *relpath) {
+  if (p->is_regex)
+    return true;
+  return glob_test(p, relpath, true);
+}

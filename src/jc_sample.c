@@ -1,0 +1,179 @@
+/*
+ * jc_sample — see jc_sample.h.
+ */
+#include "jc_sample.h"
+
+#include <errno.h>
+#include <string.h>
+
+const jc_file_info jc_files[JC_FILE_COUNT] = {
+    [JC_FILE_CPU_STAT] = {"cpu.stat", JC_COLLECT_CPU, NULL, false, false},
+    [JC_FILE_MEMORY_CURRENT] = {"memory.current", JC_COLLECT_MEMORY, "memory",
+                                false, true},
+    [JC_FILE_MEMORY_PEAK] = {"memory.peak", JC_COLLECT_MEMORY, "memory", true,
+                             true},
+    [JC_FILE_MEMORY_SWAP_CURRENT] = {"memory.swap.current", JC_COLLECT_MEMORY,
+                                     "memory", true, true},
+    [JC_FILE_MEMORY_STAT] = {"memory.stat", JC_COLLECT_MEMORY, "memory", false,
+                             false},
+    [JC_FILE_IO_STAT] = {"io.stat", JC_COLLECT_IO, "io", false, false},
+    [JC_FILE_CPU_PRESSURE] = {"cpu.pressure", JC_COLLECT_PRESSURE, NULL, false,
+                              false},
+    [JC_FILE_MEMORY_PRESSURE] = {"memory.pressure", JC_COLLECT_PRESSURE, NULL,
+                                 false, false},
+    [JC_FILE_IO_PRESSURE] = {"io.pressure", JC_COLLECT_PRESSURE, NULL, false,
+                             false},
+    [JC_FILE_MEMORY_EVENTS] = {"memory.events", JC_COLLECT_EVENTS, "memory",
+                               false, true},
+    [JC_FILE_PIDS_CURRENT] = {"pids.current", JC_COLLECT_PIDS, "pids", false,
+                              true},
+};
+
+const char *const jc_cpu_keys[JC_CPU_KEY_COUNT] = {
+    "usage_usec",   "user_usec",      "system_usec", "nr_periods",
+    "nr_throttled", "throttled_usec", "nr_bursts",   "burst_usec",
+};
+
+const char *const jc_events_keys[JC_EVENTS_KEY_COUNT] = {
+    "low", "high", "max", "oom", "oom_kill", "oom_group_kill",
+};
+
+unsigned jc_collect_bit(const char *word) {
+  static const struct {
+    const char *word;
+    unsigned bit;
+  } groups[] = {
+      {"cpu", JC_COLLECT_CPU},           {"memory", JC_COLLECT_MEMORY},
+      {"io", JC_COLLECT_IO},             {"pressure", JC_COLLECT_PRESSURE},
+      {"events", JC_COLLECT_EVENTS},     {"pids", JC_COLLECT_PIDS},
+  };
+  for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+    if (strcasecmp(word, groups[i].word) == 0)
+      return groups[i].bit;
+  return 0;
+}
+
+bool jc_memstat_key_is_event(const char *key) {
+  static const char *const prefixes[] = {"pg", "workingset_", "thp_", "zswp"};
+  for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+    if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0)
+      return true;
+  return false;
+}
+
+void jc_sample_reset(jc_sample *s) {
+  jc_io_device *storage = s->io_device;
+  size_t capacity = s->io_device_capacity;
+  memset(s, 0, sizeof(*s));
+  s->io_device = storage;
+  s->io_device_capacity = capacity;
+}
+
+/* Index of key in names[0..n), or -1. */
+static int find_key(jc_token key, const char *const *names, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (jc_token_eq(key, names[i]))
+      return (int)i;
+  return -1;
+}
+
+/*
+ * Runs a flat-keyed file through its key table.  A malformed line makes
+ * the result -EINVAL, but the lines after it are still read.
+ */
+static int parse_flat(const char *buf, size_t len, const char *const *names,
+                      size_t n, uint64_t *values, uint64_t *have) {
+  jc_cursor c;
+  jc_cursor_init(&c, buf, len);
+  jc_token key;
+  uint64_t value;
+  int r, result = 0;
+  while ((r = jc_flat_next(&c, &key, &value)) != 0) {
+    if (r < 0) {
+      result = r;
+      continue;
+    }
+    int i = find_key(key, names, n);
+    if (i >= 0) {
+      values[i] = value;
+      *have |= 1ull << i;
+    }
+  }
+  return result;
+}
+
+static int parse_io(jc_sample *s, const char *buf, size_t len) {
+  jc_cursor c;
+  jc_cursor_init(&c, buf, len);
+  jc_io_line line;
+  int r, result = 0;
+  while ((r = jc_io_next(&c, &line)) != 0) {
+    if (r < 0) {
+      result = r;
+      continue;
+    }
+    s->io_rbytes += line.rbytes;
+    s->io_wbytes += line.wbytes;
+    s->io_rios += line.rios;
+    s->io_wios += line.wios;
+    if (s->io_device_count == s->io_device_capacity) {
+      s->io_devices_truncated = true;
+      continue;
+    }
+    s->io_device[s->io_device_count++] = (jc_io_device){
+        line.major, line.minor, line.rbytes, line.wbytes, line.rios, line.wios};
+  }
+  return result;
+}
+
+int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
+                    const jc_memstat_keys *keys) {
+  uint64_t have = 0;
+  int r;
+  switch (f) {
+  case JC_FILE_CPU_STAT:
+    r = parse_flat(buf, len, jc_cpu_keys, JC_CPU_KEY_COUNT, s->cpu, &have);
+    s->cpu_have = (uint16_t)have;
+    if (r == 0 && !(have & 1u << JC_CPU_USAGE_USEC))
+      r = -EINVAL; /* every kernel prints usage_usec */
+    break;
+  case JC_FILE_MEMORY_CURRENT:
+    r = jc_parse_single(buf, len, &s->memory_current);
+    break;
+  case JC_FILE_MEMORY_PEAK:
+    r = jc_parse_single(buf, len, &s->memory_peak);
+    break;
+  case JC_FILE_MEMORY_SWAP_CURRENT:
+    r = jc_parse_single(buf, len, &s->memory_swap_current);
+    break;
+  case JC_FILE_PIDS_CURRENT:
+    r = jc_parse_single(buf, len, &s->pids_current);
+    break;
+  case JC_FILE_MEMORY_STAT:
+    r = parse_flat(buf, len, (const char *const *)keys->key, keys->count,
+                   s->memstat, &s->memstat_have);
+    break;
+  case JC_FILE_MEMORY_EVENTS:
+    r = parse_flat(buf, len, jc_events_keys, JC_EVENTS_KEY_COUNT, s->events,
+                   &have);
+    s->events_have = (uint8_t)have;
+    break;
+  case JC_FILE_IO_STAT:
+    r = parse_io(s, buf, len);
+    break;
+  case JC_FILE_CPU_PRESSURE:
+  case JC_FILE_MEMORY_PRESSURE:
+  case JC_FILE_IO_PRESSURE:
+    r = jc_parse_pressure(buf, len, &s->psi[f - JC_FILE_CPU_PRESSURE]);
+    break;
+  default:
+    return -EINVAL;
+  }
+  /* A flat file with one bad line still yields its good keys. */
+  bool partial_ok = f == JC_FILE_CPU_STAT ? (s->cpu_have != 0)
+                    : f == JC_FILE_MEMORY_STAT || f == JC_FILE_MEMORY_EVENTS ||
+                            f == JC_FILE_IO_STAT;
+  if (r == 0 || partial_ok)
+    s->have |= 1u << f;
+  return r;
+}

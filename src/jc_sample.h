@@ -1,0 +1,136 @@
+/*
+ * jc_sample — what one read of one cgroup yields, and the table of the
+ * cgroup v2 files it comes from.
+ *
+ * A jc_sample is filled file by file with jc_sample_parse(): each file's
+ * text (read elsewhere, into a buffer) sets its fields and its bit in
+ * `have`.  A sample owns no memory; the io device list points into storage
+ * the caller provides, so filling a sample never allocates.
+ */
+#ifndef JC_SAMPLE_H
+#define JC_SAMPLE_H
+
+#include "jc_parse.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Collect groups (SPEC §2 "Collect"). */
+enum {
+  JC_COLLECT_CPU = 1u << 0,
+  JC_COLLECT_MEMORY = 1u << 1,
+  JC_COLLECT_IO = 1u << 2,
+  JC_COLLECT_PRESSURE = 1u << 3,
+  JC_COLLECT_EVENTS = 1u << 4,
+  JC_COLLECT_PIDS = 1u << 5,
+  JC_COLLECT_DEFAULT = JC_COLLECT_CPU | JC_COLLECT_MEMORY | JC_COLLECT_IO,
+};
+
+/* Maps a Collect word ("cpu", "memory", ...) to its bit; 0 if unknown. */
+unsigned jc_collect_bit(const char *word);
+
+typedef enum {
+  JC_FILE_CPU_STAT,
+  JC_FILE_MEMORY_CURRENT,
+  JC_FILE_MEMORY_PEAK,
+  JC_FILE_MEMORY_SWAP_CURRENT,
+  JC_FILE_MEMORY_STAT,
+  JC_FILE_IO_STAT,
+  JC_FILE_CPU_PRESSURE,
+  JC_FILE_MEMORY_PRESSURE,
+  JC_FILE_IO_PRESSURE,
+  JC_FILE_MEMORY_EVENTS,
+  JC_FILE_PIDS_CURRENT,
+  JC_FILE_COUNT
+} jc_file_id;
+
+typedef struct {
+  const char *name;       /* "memory.current" */
+  unsigned collect;       /* the Collect group that wants it */
+  const char *controller; /* controller that provides it, NULL: always there */
+  bool optional;          /* missing means "no data", never a problem:
+                             memory.peak before 5.19, memory.swap.current
+                             without swap accounting */
+  bool absent_at_root;    /* the root cgroup lacks it by design */
+} jc_file_info;
+
+extern const jc_file_info jc_files[JC_FILE_COUNT];
+
+/* cpu.stat keys we report, in SPEC order. */
+enum {
+  JC_CPU_USAGE_USEC,
+  JC_CPU_USER_USEC,
+  JC_CPU_SYSTEM_USEC,
+  JC_CPU_NR_PERIODS,
+  JC_CPU_NR_THROTTLED,
+  JC_CPU_THROTTLED_USEC,
+  JC_CPU_NR_BURSTS,
+  JC_CPU_BURST_USEC,
+  JC_CPU_KEY_COUNT
+};
+extern const char *const jc_cpu_keys[JC_CPU_KEY_COUNT];
+
+/* memory.events keys (kernel 6.x set; older kernels print a subset). */
+enum { JC_EVENTS_KEY_COUNT = 6 };
+extern const char *const jc_events_keys[JC_EVENTS_KEY_COUNT];
+
+/* The MemoryStat keys chosen in the configuration, in config order. */
+#define JC_MEMSTAT_MAX 64
+typedef struct {
+  size_t count;
+  char *key[JC_MEMSTAT_MAX];
+  /* pg*, workingset_*, thp_*, zswp* count events: derive-memory_<key>;
+     the others are bytes: memory-<key>.  Computed once, at config time. */
+  bool is_event[JC_MEMSTAT_MAX];
+  char *derive_instance[JC_MEMSTAT_MAX]; /* "memory_<key>" for events */
+} jc_memstat_keys;
+
+/* memory.stat keys that count events rather than bytes. */
+bool jc_memstat_key_is_event(const char *key);
+
+typedef struct {
+  unsigned major, minor;
+  uint64_t rbytes, wbytes, rios, wios;
+} jc_io_device;
+
+typedef struct {
+  uint32_t have; /* bit (1u << jc_file_id) per file parsed */
+  uint64_t time_ns; /* CLOCK_MONOTONIC when cpu.stat was read */
+
+  uint64_t cpu[JC_CPU_KEY_COUNT];
+  uint16_t cpu_have; /* bit per cpu key present in the file */
+
+  uint64_t memory_current, memory_peak, memory_swap_current;
+  uint64_t memstat[JC_MEMSTAT_MAX];
+  uint64_t memstat_have;
+
+  uint64_t io_rbytes, io_wbytes, io_rios, io_wios; /* over all devices */
+  jc_io_device *io_device; /* caller's storage */
+  size_t io_device_count, io_device_capacity;
+  bool io_devices_truncated; /* more devices than capacity (sums still right) */
+
+  jc_psi psi[3]; /* cpu, memory, io */
+
+  uint64_t events[JC_EVENTS_KEY_COUNT];
+  uint8_t events_have;
+
+  uint64_t pids_current;
+} jc_sample;
+
+/* Clears sample for a new read, keeping its device storage. */
+void jc_sample_reset(jc_sample *s);
+
+static inline bool jc_sample_has(const jc_sample *s, jc_file_id f) {
+  return s->have & (1u << f);
+}
+
+/*
+ * Parses the text of file f into sample.  Returns 0, or a negative errno
+ * when the text is malformed; values parsed before a malformed line of a
+ * flat-keyed file are kept.
+ */
+int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
+                    const jc_memstat_keys *keys);
+
+#endif

@@ -1,0 +1,297 @@
+/**
+ * joule_cgroup — collectd plugin for Linux cgroup v2 accounting.
+ *
+ * This file is the only one that knows collectd: it turns the
+ * <Plugin joule_cgroup> block into a jc_config, runs a jc_collector on
+ * collectd's init/read/shutdown callbacks, sends its log lines to
+ * collectd's log, and dispatches its metrics as value lists carrying the
+ * cgroup's path in the `cgroup` meta data.
+ *
+ * Licensed under the MIT license.
+ **/
+
+#include "collectd.h"
+
+#include "plugin.h"
+#include "utils/common/common.h"
+
+#include "jc_collector.h"
+
+#define PLUGIN_NAME "joule_cgroup"
+
+static jc_config *pending_config;  /* from config until init */
+static jc_collector *collector;    /* from init until shutdown */
+static bool configured_once;
+
+/* ---- config ------------------------------------------------------------- */
+
+/* `Key value` as the user wrote it, for error messages. */
+static void describe_item(const oconfig_item_t *ci, char *out, size_t size) {
+  bool block = strcasecmp(ci->key, "Cgroup") == 0;
+  size_t len = (size_t)snprintf(out, size, "%s%s", block ? "<" : "", ci->key);
+  for (int i = 0; i < ci->values_num && len < size; i++) {
+    const oconfig_value_t *v = &ci->values[i];
+    if (v->type == OCONFIG_TYPE_STRING)
+      len += (size_t)snprintf(out + len, size - len, " \"%s\"", v->value.string);
+    else if (v->type == OCONFIG_TYPE_NUMBER)
+      len += (size_t)snprintf(out + len, size - len, " %g", v->value.number);
+    else
+      len += (size_t)snprintf(out + len, size - len, " %s",
+                              v->value.boolean ? "true" : "false");
+  }
+  if (block && len + 1 < size)
+    snprintf(out + len, size - len, ">");
+}
+
+static int config_error(const oconfig_item_t *ci, const char *why) {
+  char item[512];
+  describe_item(ci, item, sizeof(item));
+  ERROR(PLUGIN_NAME " plugin: %s: %s", item, why);
+  return -1;
+}
+
+static int expect(const oconfig_item_t *ci, int type, bool many) {
+  static const char *const names[] = {"a string", "a number", "a boolean"};
+  if (ci->values_num < 1 || (!many && ci->values_num != 1))
+    return config_error(ci, many ? "expects one or more arguments"
+                                 : "expects exactly one argument");
+  for (int i = 0; i < ci->values_num; i++)
+    if (ci->values[i].type != type) {
+      char why[64];
+      snprintf(why, sizeof(why), "expects %s%s", names[type],
+               many ? " for every argument" : "");
+      return config_error(ci, why);
+    }
+  return 0;
+}
+
+typedef int (*string_setter)(jc_config *cfg, const char *value, char *err,
+                             size_t n);
+
+/* Applies setter to every string argument of ci. */
+static int each_string(jc_config *cfg, const oconfig_item_t *ci,
+                       string_setter setter, bool many) {
+  if (expect(ci, OCONFIG_TYPE_STRING, many) < 0)
+    return -1;
+  for (int i = 0; i < ci->values_num; i++) {
+    char err[512];
+    if (setter(cfg, ci->values[i].value.string, err, sizeof(err)) < 0)
+      return config_error(ci, err);
+  }
+  return 0;
+}
+
+static int add_select(jc_config *cfg, const char *v, char *err, size_t n) {
+  return jc_config_add_pattern(cfg, false, v, err, n);
+}
+static int add_ignore(jc_config *cfg, const char *v, char *err, size_t n) {
+  return jc_config_add_pattern(cfg, true, v, err, n);
+}
+
+static int config_cgroup_option(jc_managed *m, const oconfig_item_t *ci) {
+  char err[512];
+  int r = 0;
+  if (strcasecmp(ci->key, "Instance") == 0) {
+    if (expect(ci, OCONFIG_TYPE_STRING, false) < 0)
+      return -1;
+    r = jc_managed_set_instance(m, ci->values[0].value.string, err, sizeof(err));
+  } else if (strcasecmp(ci->key, "Create") == 0) {
+    if (expect(ci, OCONFIG_TYPE_BOOLEAN, false) < 0)
+      return -1;
+    m->create = ci->values[0].value.boolean;
+  } else if (strcasecmp(ci->key, "AttachPid") == 0) {
+    if (expect(ci, OCONFIG_TYPE_NUMBER, true) < 0)
+      return -1;
+    for (int i = 0; r == 0 && i < ci->values_num; i++)
+      r = jc_managed_add_pid(m, ci->values[i].value.number, err, sizeof(err));
+  } else if (strcasecmp(ci->key, "AttachPidFile") == 0) {
+    if (expect(ci, OCONFIG_TYPE_STRING, true) < 0)
+      return -1;
+    for (int i = 0; r == 0 && i < ci->values_num; i++)
+      r = jc_managed_add_pid_file(m, ci->values[i].value.string, err,
+                                  sizeof(err));
+  } else {
+    return config_error(ci, "unknown option in <Cgroup>; known: Instance, "
+                            "Create, AttachPid, AttachPidFile");
+  }
+  return r < 0 ? config_error(ci, err) : 0;
+}
+
+static int config_cgroup_block(jc_config *cfg, const oconfig_item_t *ci) {
+  char err[512];
+  if (expect(ci, OCONFIG_TYPE_STRING, false) < 0)
+    return -1;
+  jc_managed *m =
+      jc_config_add_managed(cfg, ci->values[0].value.string, err, sizeof(err));
+  if (!m)
+    return config_error(ci, err);
+  for (int i = 0; i < ci->children_num; i++)
+    if (config_cgroup_option(m, &ci->children[i]) < 0)
+      return -1;
+  return 0;
+}
+
+static int config_bool(bool *slot, const oconfig_item_t *ci) {
+  if (expect(ci, OCONFIG_TYPE_BOOLEAN, false) < 0)
+    return -1;
+  *slot = ci->values[0].value.boolean;
+  return 0;
+}
+
+static int config_number(jc_config *cfg, const oconfig_item_t *ci,
+                         int (*setter)(jc_config *, double, char *, size_t)) {
+  char err[256];
+  if (expect(ci, OCONFIG_TYPE_NUMBER, false) < 0)
+    return -1;
+  if (setter(cfg, ci->values[0].value.number, err, sizeof(err)) < 0)
+    return config_error(ci, err);
+  return 0;
+}
+
+static int set_rescan_interval(jc_config *cfg, double v, char *err, size_t n) {
+  if (!(v >= 0.1 && v <= 86400)) {
+    snprintf(err, n, "must be between 0.1 and 86400 seconds");
+    return -1;
+  }
+  cfg->rescan_interval = v;
+  return 0;
+}
+
+static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
+  const char *k = ci->key;
+  if (strcasecmp(k, "CgroupRoot") == 0)
+    return each_string(cfg, ci, jc_config_set_root, false);
+  if (strcasecmp(k, "ReportRoot") == 0)
+    return config_bool(&cfg->report_root, ci);
+  if (strcasecmp(k, "Select") == 0)
+    return each_string(cfg, ci, add_select, true);
+  if (strcasecmp(k, "Ignore") == 0)
+    return each_string(cfg, ci, add_ignore, true);
+  if (strcasecmp(k, "InstanceFrom") == 0)
+    return each_string(cfg, ci, jc_config_set_instance_from, false);
+  if (strcasecmp(k, "Collect") == 0)
+    return each_string(cfg, ci, jc_config_add_collect, true);
+  if (strcasecmp(k, "MemoryStat") == 0)
+    return each_string(cfg, ci, jc_config_add_memstat, true);
+  if (strcasecmp(k, "PerDevice") == 0)
+    return config_bool(&cfg->per_device, ci);
+  if (strcasecmp(k, "MaxOpenFiles") == 0)
+    return config_number(cfg, ci, jc_config_set_max_open_files);
+  if (strcasecmp(k, "RescanInterval") == 0)
+    return config_number(cfg, ci, set_rescan_interval);
+  if (strcasecmp(k, "Cgroup") == 0)
+    return config_cgroup_block(cfg, ci);
+  if (strcasecmp(k, "Instance") == 0)
+    return config_error(ci, "Instance belongs inside a <Cgroup> block; "
+                            "selected cgroups are named by InstanceFrom");
+  return config_error(ci, "unknown option");
+}
+
+static int jc_config_cb(oconfig_item_t *ci) {
+  if (configured_once) {
+    ERROR(PLUGIN_NAME " plugin: only one <Plugin " PLUGIN_NAME
+                      "> block is allowed");
+    return -1;
+  }
+  configured_once = true;
+  jc_config *cfg = jc_config_new();
+  if (!cfg)
+    return -1;
+  for (int i = 0; i < ci->children_num; i++)
+    if (config_option(cfg, &ci->children[i]) < 0) {
+      jc_config_free(cfg);
+      return -1;
+    }
+  char err[512];
+  if (jc_config_finish(cfg, err, sizeof(err)) < 0) {
+    ERROR(PLUGIN_NAME " plugin: %s", err);
+    jc_config_free(cfg);
+    return -1;
+  }
+  pending_config = cfg;
+  return 0;
+}
+
+/* ---- init, read, shutdown ------------------------------------------------ */
+
+static void log_to_collectd(void *ctx, int level, const char *msg) {
+  (void)ctx;
+  plugin_log(level, PLUGIN_NAME " plugin: %s", msg);
+}
+
+/* One meta data object per cgroup and read, shared by its value lists
+ * (plugin_dispatch_values copies it). */
+typedef struct {
+  char cgroup[PATH_MAX]; /* the cgroup `meta` was made for */
+  meta_data_t *meta;
+} dispatch_state;
+
+static void dispatch_metric(void *ctx, const jc_target *t,
+                            const jc_metric *m) {
+  dispatch_state *d = ctx;
+  if (!d->meta || strcmp(d->cgroup, t->meta) != 0) { /* next cgroup */
+    meta_data_destroy(d->meta);
+    d->meta = meta_data_create();
+    if (d->meta)
+      meta_data_add_string(d->meta, "cgroup", t->meta);
+    sstrncpy(d->cgroup, t->meta, sizeof(d->cgroup));
+  }
+  value_t values[2];
+  for (size_t i = 0; i < m->count; i++)
+    values[i] = m->kind == JC_GAUGE ? (value_t){.gauge = m->gauge[i]}
+                                    : (value_t){.derive = m->derive[i]};
+  value_list_t vl = VALUE_LIST_INIT;
+  vl.values = values;
+  vl.values_len = m->count;
+  vl.meta = d->meta;
+  sstrncpy(vl.plugin, PLUGIN_NAME, sizeof(vl.plugin));
+  sstrncpy(vl.plugin_instance, t->instance, sizeof(vl.plugin_instance));
+  sstrncpy(vl.type, m->type, sizeof(vl.type));
+  sstrncpy(vl.type_instance, m->type_instance, sizeof(vl.type_instance));
+  plugin_dispatch_values(&vl);
+}
+
+static int jc_read_cb(user_data_t *ud) {
+  (void)ud;
+  if (!collector)
+    return -1;
+  dispatch_state d = {.meta = NULL};
+  int r = jc_collector_read(collector, dispatch_metric, &d);
+  meta_data_destroy(d.meta);
+  d.meta = NULL;
+  return r;
+}
+
+static int jc_init_cb(void) {
+  jc_config *cfg = pending_config;
+  pending_config = NULL;
+  if (!cfg && !(cfg = jc_config_new())) /* LoadPlugin without a block */
+    return -1;
+  char err[512];
+  if (!configured_once && jc_config_finish(cfg, err, sizeof(err)) < 0) {
+    ERROR(PLUGIN_NAME " plugin: %s", err);
+    jc_config_free(cfg);
+    return -1;
+  }
+  collector = jc_collector_new(cfg, log_to_collectd, NULL);
+  if (!collector || jc_collector_init(collector) < 0) {
+    jc_collector_free(collector);
+    collector = NULL;
+    return -1;
+  }
+  return plugin_register_complex_read(NULL, PLUGIN_NAME, jc_read_cb, 0, NULL);
+}
+
+static int jc_shutdown_cb(void) {
+  jc_collector_free(collector); /* evacuates and removes our cgroups */
+  collector = NULL;
+  jc_config_free(pending_config);
+  pending_config = NULL;
+  return 0;
+}
+
+void module_register(void) {
+  plugin_register_complex_config(PLUGIN_NAME, jc_config_cb);
+  plugin_register_init(PLUGIN_NAME, jc_init_cb);
+  plugin_register_shutdown(PLUGIN_NAME, jc_shutdown_cb);
+}

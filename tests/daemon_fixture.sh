@@ -1,0 +1,158 @@
+#!/usr/bin/env bash
+# The real collectd, loading the built plugin, on fixture trees of real
+# kernel formats (5.10, 6.1 systemd, 6.6 Docker, 6.8 Kubernetes, hostile):
+# the instance set each configuration must produce, the exact figures in
+# csv, the identifiers, the `cgroup` meta data in write_log's JSON.
+. "$(dirname "$0")/lib/common.sh"
+need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
+need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
+need "python3" -- command -v python3
+export JC_INTERVAL=0.3
+EXPECT="python3 $top_srcdir/tests/lib/csv_expect.py"
+
+# A private copy: the hostile tree's generated files are made in it, and
+# the source tree may be read-only (make distcheck).
+cp -r "$FIXTURES" "$T/fixtures"
+sh "$T/fixtures/make-hostile.sh"
+F="$T/fixtures"
+
+# run_tree NAME TREE BLOCK: collectd for a few reads on a fixture tree.
+run_tree() {
+  local dir="$T/$1"
+  write_conf "$dir" "  CgroupRoot \"$F/$2\"
+$3"
+  run_collectd "$dir" 1.2
+  RUN_DIR=$dir
+}
+
+# instances_are TREE SECTION: csv instances == the [select SECTION] list.
+instances_are() {
+  local want got
+  want=$($EXPECT --instances "$F/expected/$1.txt" "$2")
+  got=$(csv_instances "$RUN_DIR" | tr ' ' '\n' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')
+  [ "$got" = "$want" ]
+  ok $? "$1, select $2: $(echo "$want" | wc -w) instances"
+  [ "$got" = "$want" ] || { echo "got:  $got"; echo "want: $want"; } | diag
+}
+
+# values_are TREE PATH INSTANCE GROUPS: exact figures of one cgroup.
+values_are() {
+  local out
+  out=$($EXPECT "$F/expected/$1.txt" "$2" "$RUN_DIR/csv/testhost/joule_cgroup-$3" "$4" 2>&1)
+  ok $? "$1 $2: $4 figures exact (${out##*$'\n'})"
+  echo "$out" | grep -v 'figures checked' | diag
+}
+
+quiet() { # no WARNING or ERROR in the run
+  [ "$(loud_lines "$RUN_DIR")" -eq 0 ]
+  ok $? "$1: no WARNING or ERROR"
+  grep -E '^\[(warning|error)\]' "$RUN_DIR/collectd.log" | head -5 | diag
+}
+
+# --- 6.1 systemd host -------------------------------------------------------
+run_tree systemd-services k6.1-systemd '  Select "system.slice/*.service"
+  Collect "cpu" "memory" "io" "pressure" "events" "pids"'
+instances_are k6.1-systemd 'system.slice/*.service'
+values_are k6.1-systemd system.slice/nginx.service system.slice_nginx.service \
+  cpu,memory,io,pressure,events,pids
+values_are k6.1-systemd system.slice/systemd-logind.service \
+  system.slice_systemd-logind.service cpu,memory,io,pressure,events,pids
+values_are k6.1-systemd '(root)' root cpu,memory,io,pressure
+grep -q '"plugin_instance":"system.slice_nginx.service","type":"memory","type_instance":"current","meta":{"cgroup":"system.slice/nginx.service"}' "$RUN_DIR/collectd.log"
+ok $? "meta data cgroup carries the full relative path"
+grep -q '"plugin_instance":"root","type":"ps_cputime","type_instance":"","meta":{"cgroup":"/"}' "$RUN_DIR/collectd.log"
+ok $? "root's meta data cgroup is /"
+test -f "$RUN_DIR"/csv/testhost/joule_cgroup-system.slice_nginx.service/gauge-cpu_cores-* &&
+  test -f "$RUN_DIR"/csv/testhost/joule_cgroup-system.slice_nginx.service/percent-cpu-*
+ok $? "gauge-cpu_cores and percent-cpu series"
+[ "$(csv_last "$RUN_DIR" system.slice_nginx.service gauge-cpu_cores)" = 0 ]
+ok $? "an idle fixture is 0 cores busy"
+quiet "systemd host, all groups"
+
+run_tree systemd-ignore k6.1-systemd '  Select "system.slice/*.service"
+  Ignore "system.slice/systemd-*"'
+instances_are k6.1-systemd 'system.slice/*.service ignore system.slice/systemd-*'
+
+run_tree systemd-all k6.1-systemd '  Select "**"
+  Collect "cpu" "memory"'
+instances_are k6.1-systemd '**'
+values_are k6.1-systemd system.slice/system-postgresql.slice/postgresql@15-main.service \
+  system.slice_system-postgresql.slice_postgresql@15-main.service cpu,memory
+values_are k6.1-systemd user.slice/user-1000.slice/user@1000.service/app.slice/app-tmux-4021.scope \
+  user.slice_user-1000.slice_user@1000.service_app.slice_app-tmux-4021.scope cpu,memory
+quiet "systemd host, every cgroup"
+
+run_tree systemd-default k6.1-systemd ''
+instances_are k6.1-systemd '*'
+
+# --- 5.10: no memory.peak, no "kernel" key, cpu.pressure without "full" -----
+run_tree k510 k5.10-basic '  Select "**"
+  Collect "cpu" "memory" "io" "pressure"'
+instances_are k5.10-basic '**'
+values_are k5.10-basic system.slice/nginx.service system.slice_nginx.service \
+  cpu,memory,io,pressure
+! ls "$RUN_DIR"/csv/testhost/joule_cgroup-system.slice_nginx.service/memory-peak-* >/dev/null 2>&1 &&
+  ! ls "$RUN_DIR"/csv/testhost/joule_cgroup-system.slice_nginx.service/pressure-cpu_full_avg10-* >/dev/null 2>&1
+ok $? "5.10: no memory.peak and no cpu full pressure series"
+quiet "5.10 host"
+
+# --- Docker host, regex selection --------------------------------------------
+run_tree docker k6.6-docker '  Select "/^system\.slice/docker-[0-9a-f]{64}\.scope$/"
+  Collect "cpu" "memory" "io" "events"
+  ReportRoot false'
+want="system.slice_docker-6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d912fc28b899.scope system.slice_docker-c9d947af6874c9be436b564bccc6e059a0c1f65cccf1bae1f6dfa1868df0da6c.scope"
+[ "$(csv_instances "$RUN_DIR")" = "$want" ]
+ok $? "docker: a regex selects exactly the two containers, no root"
+values_are k6.6-docker system.slice/docker-c9d947af6874c9be436b564bccc6e059a0c1f65cccf1bae1f6dfa1868df0da6c.scope \
+  system.slice_docker-c9d947af6874c9be436b564bccc6e059a0c1f65cccf1bae1f6dfa1868df0da6c.scope cpu,memory,io,events
+
+# --- Kubernetes node: ** across levels, hashed long names, PerDevice -----------
+run_tree k8s k6.8-kubernetes '  Select "kubepods.slice/**/*.scope"
+  Collect "cpu" "memory" "io" "pressure" "pids"'
+instances_are k6.8-kubernetes 'kubepods.slice/**/*.scope'
+long="kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pode63e6211_e9ee_5ea2_9453_af137f4472e7.slice/cri-containerd-26eda36863810f1f00f42af8622f014140678f680c4388dce8fcb3a4fac08a4b.scope"
+inst=$($EXPECT --instances "$F/expected/k6.8-kubernetes.txt" 'kubepods.slice/**/*.scope' | tr ' ' '\n' | grep '^b2b77a52~')
+values_are k6.8-kubernetes "$long" "$inst" cpu,memory,io,pressure,pids
+[ ${#inst} -eq 127 ]
+ok $? "hashed name is 127 bytes: $inst"
+grep -qF "\"plugin_instance\":\"$inst\",\"type\":\"count\",\"type_instance\":\"pids\",\"meta\":{\"cgroup\":\"$long\"}" "$RUN_DIR/collectd.log"
+ok $? "the hashed instance carries its full path as meta data"
+quiet "kubernetes node"
+
+run_tree k8s-regex k6.8-kubernetes '  Select "/^kubepods\.slice/.*\.scope$/"'
+instances_are k6.8-kubernetes '/^kubepods\.slice/.*\.scope$/'
+
+run_tree perdevice k6.1-systemd '  Select "system.slice/nginx.service"
+  ReportRoot false
+  Collect "io"
+  PerDevice true'
+# Device names come from this host's /sys/dev/block, else "MAJ:MIN".
+devname() { sed -n 's/^DEVNAME=//p' "/sys/dev/block/$1/uevent" 2>/dev/null | grep . || echo "$1"; }
+series=$(ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice_nginx.service" | sed 's/-[0-9-]*$//' | sort | tr '\n' ' ')
+want=$(for d in $(awk '{ print $1 }' "$F/k6.1-systemd/system.slice/nginx.service/io.stat"); do
+  echo "disk_octets-$(devname "$d")"; echo "disk_ops-$(devname "$d")"; done | sort | tr '\n' ' ')
+[ "$series" = "$want" ]
+ok $? "PerDevice: one disk_octets/disk_ops pair per device ($series)"
+
+# --- basename names and a collision ------------------------------------------
+run_tree basename k6.1-systemd '  Select "**"
+  InstanceFrom "basename"
+  Collect "cpu"'
+[ "$(log_count "$RUN_DIR" '^\[warning\] joule_cgroup plugin: cgroups ".*" and ".*" would both be reported as "init.scope"')" -eq 1 ]
+ok $? "basename collision (two init.scope) warned once"
+n=$(csv_instances "$RUN_DIR" | tr ' ' '\n' | grep -c '^init\.scope')
+[ "$n" -eq 2 ]
+ok $? "both init.scope cgroups reported, one as init.scope~<hash>"
+
+# --- hostile files: collectd keeps running, valid values go out ----------------
+run_tree hostile hostile '  Select "*"
+  Collect "cpu" "memory" "io" "pids"'
+grep -q 'Exiting normally' "$RUN_DIR/collectd.log"
+ok $? "hostile tree: collectd ran and exited normally"
+[ "$(csv_last "$RUN_DIR" garbage memory-current)" = 4403200 ]
+ok $? "garbage cgroup: the valid memory.current still goes out"
+! ls "$RUN_DIR"/csv/testhost/joule_cgroup-garbage/ps_cputime-* >/dev/null 2>&1
+ok $? "garbage cgroup: nothing from the binary cpu.stat"
+! ls "$RUN_DIR"/csv/testhost/ | grep -q escape
+ok $? "the symlink out of the root is not followed"
+tap_done

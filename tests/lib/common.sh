@@ -1,0 +1,182 @@
+# tests/lib/common.sh — shared by the shell tests: TAP output, a real
+# collectd run with the built plugin, and reading what it wrote.
+#
+# Every test sources this, calls tap_plan-free `ok`/`fail` helpers, and ends
+# with `tap_done`.  Temporary files live in $T (removed at exit), and every
+# collectd started through run_collectd is stopped at exit as well.
+
+set -u
+: "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir/_build}"
+: "${COLLECTD_BIN:=/usr/sbin/collectd}"
+: "${COLLECTD_PLUGINDIR:=/usr/lib/collectd}"
+PLUGIN_BUILDDIR="$top_builddir/.libs"
+FIXTURES="$top_srcdir/tests/fixtures"
+
+T=$(mktemp -d /tmp/jc-test.XXXXXX)
+TAP_N=0
+TAP_FAILED=0
+COLLECTD_PIDS=()
+CLEANUPS=()
+
+ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
+  local status=$1; shift
+  TAP_N=$((TAP_N + 1))
+  if [ "$status" -eq 0 ]; then
+    echo "ok $TAP_N - $*"
+  else
+    TAP_FAILED=$((TAP_FAILED + 1))
+    echo "not ok $TAP_N - $*"
+  fi
+}
+
+check() { # check DESCRIPTION -- COMMAND...
+  local desc=$1; shift
+  [ "$1" = "--" ] && shift
+  "$@" >/dev/null 2>&1
+  ok $? "$desc"
+}
+
+diag() { sed 's/^/# /' >&1; }
+
+# Runs at exit: stop daemons, run registered cleanups, remove $T.
+_cleanup() {
+  local pid
+  for pid in "${COLLECTD_PIDS[@]}"; do
+    kill -TERM "$pid" 2>/dev/null && wait "$pid" 2>/dev/null
+  done
+  local c
+  for c in "${CLEANUPS[@]}"; do eval "$c" || true; done
+  [ -n "${JC_KEEP_TMP:-}" ] && echo "# kept $T" || rm -rf "$T"
+}
+trap _cleanup EXIT
+
+# With JC_SANITIZE=1 (the sanitizer pass of test.sh) collectd runs with
+# the ASan/UBSan runtime preloaded, since the plugin it loads is built
+# with them; any report in its output fails the test.
+COLLECTD_ENV=()
+if [ "${JC_SANITIZE:-}" = 1 ]; then
+  COLLECTD_ENV=(env "LD_PRELOAD=$(gcc -print-file-name=libasan.so):$(gcc -print-file-name=libubsan.so)"
+    "ASAN_OPTIONS=detect_leaks=1:halt_on_error=0" "UBSAN_OPTIONS=print_stacktrace=1")
+fi
+
+sanitizer_verdict() {
+  [ "${JC_SANITIZE:-}" = 1 ] || return 0
+  local reports
+  reports=$(cat "$T"/*/collectd.out "$T"/collectd.out 2>/dev/null |
+    grep -cE 'ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:' || true)
+  [ "$reports" -eq 0 ]
+  ok $? "no AddressSanitizer, LeakSanitizer or UBSan report from collectd"
+  [ "$reports" -eq 0 ] || cat "$T"/*/collectd.out | grep -A12 -E 'ERROR: |runtime error:' | head -60 | diag
+}
+
+tap_done() {
+  sanitizer_verdict
+  echo "1..$TAP_N"
+  [ "$TAP_FAILED" -eq 0 ]
+  exit $?
+}
+
+# In CI a test that cannot do its real work fails; elsewhere it skips.
+need() { # need DESCRIPTION -- COMMAND...
+  local desc=$1; shift
+  [ "$1" = "--" ] && shift
+  if ! "$@" >/dev/null 2>&1; then
+    if [ "${CI:-}" = true ]; then
+      ok 1 "required: $desc"
+      tap_done
+    fi
+    echo "1..0 # SKIP $desc"
+    exit 0
+  fi
+}
+
+# write_conf DIR PLUGIN-BLOCK-TEXT [EXTRA-GLOBAL-TEXT]
+# A collectd config: logfile, csv and write_log (JSON, for the meta data)
+# into DIR, the stock plugins from collectd's directory, then the plugin
+# from the build tree.
+write_conf() {
+  local dir=$1 block=$2 extra=${3:-}
+  mkdir -p "$dir/csv"
+  cat >"$dir/collectd.conf" <<CONF
+Hostname "testhost"
+FQDNLookup false
+Interval ${JC_INTERVAL:-0.5}
+BaseDir "$dir"
+PIDFile "$dir/collectd.pid"
+TypesDB "/usr/share/collectd/types.db"
+WriteQueueLimitHigh 1000000
+$extra
+PluginDir "$COLLECTD_PLUGINDIR"
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$dir/collectd.log"
+  Timestamp false
+  PrintSeverity true
+</Plugin>
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$dir/csv"
+  StoreRates false
+</Plugin>
+LoadPlugin write_log
+<Plugin write_log>
+  Format JSON
+</Plugin>
+PluginDir "$PLUGIN_BUILDDIR"
+LoadPlugin joule_cgroup
+<Plugin joule_cgroup>
+$block
+</Plugin>
+CONF
+}
+
+# collectd_once DIR [TIMEOUT]: runs until it exits by itself (bad configs).
+collectd_once() {
+  timeout "${2:-20}" "${COLLECTD_ENV[@]}" "$COLLECTD_BIN" -f -C "$1/collectd.conf" >>"$1/collectd.out" 2>&1
+}
+
+# run_collectd DIR SECONDS: collectd in the foreground for SECONDS, then
+# SIGTERM (a clean shutdown, so the plugin's shutdown callback runs).
+run_collectd() {
+  local dir=$1 seconds=$2
+  "${COLLECTD_ENV[@]}" "$COLLECTD_BIN" -f -C "$dir/collectd.conf" >>"$dir/collectd.out" 2>&1 &
+  local pid=$!
+  COLLECTD_PIDS+=("$pid")
+  sleep "$seconds"
+  kill -TERM "$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  COLLECT_STATUS=$?
+}
+
+# start_collectd DIR: in the background; stop_collectd DIR ends it.
+start_collectd() {
+  local dir=$1
+  "${COLLECTD_ENV[@]}" "$COLLECTD_BIN" -f -C "$dir/collectd.conf" >>"$dir/collectd.out" 2>&1 &
+  COLLECTD_PID=$!
+  COLLECTD_PIDS+=("$COLLECTD_PID")
+}
+stop_collectd() {
+  kill -TERM "$COLLECTD_PID" 2>/dev/null
+  wait "$COLLECTD_PID" 2>/dev/null
+}
+
+# csv_last DIR INSTANCE TYPE-FILE: the last data line of a csv series,
+# without its timestamp, numbers as %.15g ("1234" or "12,34").
+csv_last() {
+  local f
+  f=$(ls "$1/csv/testhost/joule_cgroup-$2/$3"-[0-9]* 2>/dev/null | tail -n 1)
+  [ -n "$f" ] || return 1
+  tail -n 1 "$f" | awk -F, '{ s = ""; for (i = 2; i <= NF; i++)
+    s = s (i > 2 ? "," : "") sprintf("%.15g", $i); print s }'
+}
+
+# csv_instances DIR: the plugin instances collectd wrote, sorted.
+csv_instances() {
+  ls "$1/csv/testhost" 2>/dev/null | sed -n 's/^joule_cgroup-//p' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+# log_count DIR PATTERN: lines of the plugin's log matching an ERE.
+log_count() { grep -cE "$2" "$1/collectd.log" 2>/dev/null || true; }
+loud_lines() { grep -E '^\[(error|warning)\] joule_cgroup plugin:' "$1/collectd.log" 2>/dev/null | grep -c . || true; }

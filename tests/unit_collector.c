@@ -1,0 +1,340 @@
+/* Tests of jc_collector on small trees built in /tmp: selection, names,
+ * values, rates across reads, churn, re-created cgroups, diagnostics that
+ * are logged once, collisions and the fd budget. */
+#include "fixture_util.h"
+#include "jc_collector.h"
+#include "tap.h"
+
+#include <dirent.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---- what the collector said and sent ----------------------------------- */
+
+static char logs[64][1100];
+static int log_level[64];
+static int log_count;
+
+static void log_cb(void *ctx, int level, const char *msg) {
+  (void)ctx;
+  if (log_count < 64) {
+    snprintf(logs[log_count], sizeof(logs[0]), "%s", msg);
+    log_level[log_count++] = level;
+  }
+}
+
+/* Messages at WARNING or worse containing part; counts and clears logs. */
+static int loud_logs(const char *part) {
+  int n = 0;
+  for (int i = 0; i < log_count; i++)
+    if (log_level[i] <= JC_LOG_WARNING && (!part || strstr(logs[i], part)))
+      n++;
+  return n;
+}
+
+static void show_logs(void) {
+  for (int i = 0; i < log_count; i++)
+    printf("#   log %d: %s\n", log_level[i], logs[i]);
+}
+
+static struct {
+  char key[300];
+  double v;
+} values[512];
+static int value_count;
+
+static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
+  (void)ctx;
+  if (value_count == 512)
+    return;
+  snprintf(values[value_count].key, sizeof(values[0].key), "%s/%s%s%s",
+           t->instance, m->type, m->type_instance[0] ? "-" : "",
+           m->type_instance);
+  values[value_count++].v =
+      m->kind == JC_GAUGE ? m->gauge[0] : (double)m->derive[0];
+}
+
+static bool has(const char *key) {
+  for (int i = 0; i < value_count; i++)
+    if (strcmp(values[i].key, key) == 0)
+      return true;
+  return false;
+}
+
+static double value(const char *key) {
+  for (int i = 0; i < value_count; i++)
+    if (strcmp(values[i].key, key) == 0)
+      return values[i].v;
+  return -1;
+}
+
+/* Instances seen in the last read, sorted, joined by spaces. */
+static const char *instances(void) {
+  static char out[2048];
+  char *list[512];
+  int n = 0;
+  for (int i = 0; i < value_count; i++) {
+    char *slash = strchr(values[i].key, '/');
+    size_t len = (size_t)(slash - values[i].key);
+    bool dup = false;
+    for (int j = 0; j < n; j++)
+      dup |= strlen(list[j]) == len && strncmp(list[j], values[i].key, len) == 0;
+    if (!dup)
+      list[n++] = strndup(values[i].key, len);
+  }
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (strcmp(list[j], list[i]) < 0) {
+        char *t = list[i];
+        list[i] = list[j];
+        list[j] = t;
+      }
+  out[0] = '\0';
+  for (int i = 0; i < n; i++) {
+    strcat(out, i ? " " : "");
+    strcat(out, list[i]);
+    free(list[i]);
+  }
+  return out;
+}
+
+static void read_once(jc_collector *c) {
+  value_count = 0;
+  jc_collector_read(c, collect_cb, NULL);
+}
+
+static jc_collector *start(const char *root, const char *const *select,
+                           const char *const *ignore, unsigned collect) {
+  char err[256];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, root, err, sizeof(err));
+  for (; select && *select; select++)
+    jc_config_add_pattern(cfg, false, *select, err, sizeof(err));
+  for (; ignore && *ignore; ignore++)
+    jc_config_add_pattern(cfg, true, *ignore, err, sizeof(err));
+  if (collect) {
+    cfg->collect = collect;
+    cfg->collect_given = true;
+  }
+  jc_config_finish(cfg, err, sizeof(err));
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  log_count = 0;
+  if (jc_collector_init(c) < 0) {
+    show_logs();
+    jc_collector_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static int count_fds(void) {
+  int n = 0;
+  DIR *d = opendir("/proc/self/fd");
+  while (d && readdir(d))
+    n++;
+  if (d)
+    closedir(d);
+  return n;
+}
+
+/* A host-like tree: root, a (with memory), b, a/x, and a symlink. */
+static const char *make_tree(void) {
+  const char *root = fx_root("cpuset cpu io memory pids\n");
+  fx_write("cpu.stat", "usage_usec 5000\nuser_usec 3000\nsystem_usec 2000\n");
+  fx_write("memory.stat", "anon 1\nfile 2\nkernel 3\nkernel_stack 4\nslab 5\n"
+                          "shmem 6\n");
+  fx_write("io.stat", "8:0 rbytes=10 wbytes=20 rios=1 wios=2\n");
+  fx_cgroup("a", 1000);
+  fx_write("a/memory.current", "4096\n");
+  fx_write("a/memory.peak", "8192\n");
+  fx_write("a/memory.swap.current", "0\n");
+  fx_write("a/memory.stat", "anon 100\nfile 200\nkernel 300\nkernel_stack 16\n"
+                            "slab 50\nshmem 7\npgfault 9\n");
+  fx_write("a/io.stat", "8:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=0 dios=0\n"
+                        "253:0 rbytes=10 wbytes=20 rios=30 wios=40\n");
+  fx_cgroup("a/x", 10);
+  fx_cgroup("b", 2000);
+  fx_write("b/memory.current", "1\n");
+  fx_write("b/memory.stat", "anon 1\n");
+  fx_write("b/io.stat", "");
+  fx_write("a/x/memory.current", "1\n");
+  fx_write("a/x/memory.stat", "anon 1\n");
+  fx_write("a/x/io.stat", "");
+  fx_symlink("/tmp", "escape");
+  return root;
+}
+
+static void test_selection(const char *root) {
+  static const char *const star[] = {"*", NULL};
+  static const char *const all[] = {"**", NULL};
+  static const char *const no_b[] = {"b", NULL};
+  jc_collector *c = start(root, star, NULL, 0);
+  ok(c != NULL, "init on a fixture tree");
+  usleep(30000); /* rates need 20 ms between samples */
+  read_once(c);
+  is_str(instances(), "a b root", "Select \"*\": first level and root");
+  ok(loud_logs(NULL) == 0, "a healthy tree logs no WARNING or ERROR");
+  if (loud_logs(NULL))
+    show_logs();
+  is_near(value("a/memory-current"), 4096, 0, "a memory.current");
+  is_near(value("a/memory-peak"), 8192, 0, "a memory.peak");
+  is_near(value("a/memory-kernel_stack"), 16, 0, "a memory.stat kernel_stack");
+  ok(!has("a/memory-pgfault"), "memory.stat keys not chosen are not sent");
+  is_near(value("a/disk_octets"), 11, 0, "a io read bytes summed");
+  is_near(value("a/disk_ops"), 33, 0, "a io read ops summed");
+  is_near(value("root/derive-cpu_usage_usec"), 5000, 0, "root usage_usec");
+  ok(!has("root/memory-current"), "root has no memory.current, by design");
+  is_near(value("root/memory-anon"), 1, 0, "root memory.stat");
+  ok(has("a/gauge-cpu_cores") && value("a/gauge-cpu_cores") == 0,
+     "rates from the first read on (baseline taken at init)");
+  jc_collector_free(c);
+
+  c = start(root, all, no_b, 0);
+  read_once(c);
+  is_str(instances(), "a a_x root", "Select \"**\" Ignore \"b\"");
+  jc_collector_free(c);
+}
+
+static void test_rates_and_churn(const char *root) {
+  static const char *const star[] = {"*", NULL};
+  int fds_before = count_fds();
+  jc_collector *c = start(root, star, NULL, JC_COLLECT_CPU);
+  read_once(c);
+  fx_write("a/cpu.stat", "usage_usec 999000\nuser_usec 1\nsystem_usec 1\n");
+  usleep(30000);
+  read_once(c);
+  ok(value("a/gauge-cpu_cores") > 0, "cpu_cores rises with usage (%g)",
+     value("a/gauge-cpu_cores"));
+  ok(value("a/percent-cpu") > 0, "percent-cpu rises with usage");
+
+  fx_cgroup("new", 100);
+  read_once(c);
+  ok(has("new/derive-cpu_usage_usec"), "a new cgroup is reported at once");
+  ok(!has("new/gauge-cpu_cores"), "its rate needs a second read");
+  usleep(30000);
+  read_once(c);
+  ok(has("new/gauge-cpu_cores"), "rate from its second read");
+
+  fx_remove("b");
+  log_count = 0;
+  read_once(c);
+  is_str(instances(), "a new root", "a removed cgroup is dropped");
+  is_int(loud_logs(NULL), 0, "dropping it logs nothing above DEBUG");
+
+  /* Re-created under the same path: smaller counter, new inode. */
+  fx_remove("a");
+  fx_cgroup("a", 5);
+  read_once(c);
+  ok(has("a/derive-cpu_usage_usec") && !has("a/gauge-cpu_cores"),
+     "a re-created cgroup starts a new baseline");
+  usleep(30000);
+  read_once(c);
+  ok(has("a/gauge-cpu_cores") && value("a/gauge-cpu_cores") >= 0,
+     "and has a rate again after that");
+  fx_remove("new");
+  read_once(c);
+  jc_collector_stats st;
+  jc_collector_get_stats(c, &st);
+  ok(st.inotify, "inotify watches the tree");
+  size_t rescans = st.rescans;
+  read_once(c);
+  read_once(c);
+  jc_collector_get_stats(c, &st);
+  is_int(st.rescans, rescans, "no walk when nothing changed");
+  jc_collector_free(c);
+  is_int(count_fds(), fds_before, "every descriptor closed after free");
+}
+
+static void test_diagnostics(const char *root) {
+  static const char *const star[] = {"*", NULL};
+  fx_cgroup("nomem", 10); /* memory listed by the root, but no files */
+  jc_collector *c = start(root, star, NULL, 0);
+  read_once(c);
+  read_once(c);
+  is_int(loud_logs("controller \"memory\" is not enabled for the children of"),
+         1, "missing controller logged once");
+  ok(loud_logs("echo \"+memory\" >"), "with the remedy");
+  log_count = 0;
+  fx_write("a/cpu.stat", "\x01\x02garbage\xff\n");
+  read_once(c);
+  read_once(c);
+  is_int(loud_logs("cpu.stat is malformed"), 1, "malformed cpu.stat logged once");
+  ok(has("a/memory-current"), "the other values still go out");
+  fx_write("a/cpu.stat", "usage_usec 7\nuser_usec 3\nsystem_usec 4\n");
+  read_once(c);
+  bool recovered = false;
+  for (int i = 0; i < log_count; i++)
+    recovered |= strstr(logs[i], "a/cpu.stat can be read again") != NULL;
+  ok(recovered, "recovery is logged");
+  jc_collector_free(c);
+  fx_remove("nomem");
+}
+
+static void test_collisions_and_budget(const char *root) {
+  static const char *const all[] = {"**", NULL};
+  fx_mkdir("c_d");
+  fx_cgroup("c_d/e", 1);
+  fx_mkdir("c");
+  fx_cgroup("c/d_e", 1);
+  jc_collector *c = start(root, all, NULL, JC_COLLECT_CPU);
+  read_once(c);
+  is_int(loud_logs("would both be reported as \"c_d_e\""), 1,
+         "collision warned once");
+  ok(strstr(instances(), "c_d_e~") != NULL, "the later one gets ~hash: %s",
+     instances());
+  read_once(c);
+  is_int(loud_logs("would both"), 1, "not warned again");
+  jc_collector_free(c);
+  fx_remove("c_d");
+  fx_remove("c");
+
+  char err[64];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, root, err, sizeof(err));
+  jc_config_set_max_open_files(cfg, 0, err, sizeof(err));
+  jc_config_finish(cfg, err, sizeof(err));
+  c = jc_collector_new(cfg, log_cb, NULL);
+  jc_collector_init(c);
+  read_once(c);
+  jc_collector_stats st;
+  jc_collector_get_stats(c, &st);
+  is_int(st.fds_kept, 0, "MaxOpenFiles 0 keeps no descriptor");
+  is_near(value("a/memory-current"), 4096, 0, "and still reads by path");
+  jc_collector_free(c);
+}
+
+static void test_init_errors(void) {
+  char err[64];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, "/proc", err, sizeof(err));
+  jc_config_finish(cfg, err, sizeof(err));
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  log_count = 0;
+  is_int(jc_collector_init(c), -1, "init refuses a non-cgroup2 root");
+  ok(log_count == 1 && strstr(logs[0], "is not a cgroup v2 directory"),
+     "one line: %s", logs[0]);
+  jc_collector_free(c);
+
+  cfg = jc_config_new();
+  jc_config_set_root(cfg, "/nonexistent-joule", err, sizeof(err));
+  jc_config_finish(cfg, err, sizeof(err));
+  c = jc_collector_new(cfg, log_cb, NULL);
+  log_count = 0;
+  is_int(jc_collector_init(c), -1, "init refuses a missing root");
+  ok(log_count == 1 && strstr(logs[0], "No such file"), "one line: %s",
+     logs[0]);
+  jc_collector_free(c);
+}
+
+int main(void) {
+  const char *root = make_tree();
+  test_selection(root);
+  test_rates_and_churn(root);
+  fx_cleanup();
+  root = make_tree();
+  test_diagnostics(root);
+  test_collisions_and_budget(root);
+  fx_cleanup();
+  test_init_errors();
+  return done_testing();
+}

@@ -1,0 +1,122 @@
+/* Unit tests of jc_config: defaults, every setter's validation, and the
+ * messages users see for bad values. */
+#include "jc_config.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char err[512];
+
+static void refused(int r, const char *what, const char *why_part) {
+  ok(r < 0 && strstr(err, why_part), "%s refused: %s", what, err);
+}
+
+int main(void) {
+  jc_config *c = jc_config_new();
+  ok(c->report_root && c->collect == JC_COLLECT_DEFAULT &&
+         c->instance_from == JC_INSTANCE_FROM_PATH && !c->root,
+     "defaults: ReportRoot true, cpu memory io, path, auto root");
+  is_int(jc_config_finish(c, err, sizeof(err)), 0, "finish with nothing set");
+  is_int(c->select_count, 1, "default selection added");
+  is_str(jc_pattern_text(c->select[0]), "*", "default selection is \"*\"");
+  is_int(c->memstat.count, 6, "default MemoryStat set");
+  is_str(c->memstat.key[3], "kernel_stack", "default MemoryStat order");
+  jc_config_free(c);
+
+  c = jc_config_new();
+  is_int(jc_config_add_collect(c, "pressure", err, sizeof(err)), 0,
+         "Collect pressure");
+  ok(c->collect == JC_COLLECT_PRESSURE, "first Collect replaces the default");
+  jc_config_add_collect(c, "PIDS", err, sizeof(err));
+  ok(c->collect == (JC_COLLECT_PRESSURE | JC_COLLECT_PIDS),
+     "later Collect adds, case-insensitive");
+  refused(jc_config_add_collect(c, "gpu", err, sizeof(err)), "Collect gpu",
+          "unknown group");
+  refused(jc_config_set_instance_from(c, "name", err, sizeof(err)),
+          "InstanceFrom name", "\"path\" or \"basename\"");
+  is_int(jc_config_set_instance_from(c, "basename", err, sizeof(err)), 0,
+         "InstanceFrom basename");
+  refused(jc_config_set_root(c, "sys/fs/cgroup", err, sizeof(err)),
+          "relative CgroupRoot", "absolute");
+  is_int(jc_config_set_root(c, "/sys/fs/cgroup/", err, sizeof(err)), 0,
+         "CgroupRoot with trailing slash");
+  is_str(c->root, "/sys/fs/cgroup", "trailing slash dropped");
+  refused(jc_config_add_pattern(c, false, "a/../b", err, sizeof(err)),
+          "Select with ..", "\"..\"");
+  refused(jc_config_add_pattern(c, true, "/(/", err, sizeof(err)),
+          "Ignore with a bad regex", "invalid regular expression");
+  is_int(jc_config_add_memstat(c, "pgmajfault", err, sizeof(err)), 0,
+         "MemoryStat pgmajfault");
+  ok(c->memstat.count == 1 && c->memstat.is_event[0] &&
+         strcmp(c->memstat.derive_instance[0], "memory_pgmajfault") == 0,
+     "MemoryStat replaces the default; events become derive-memory_<key>");
+  refused(jc_config_add_memstat(c, "a b", err, sizeof(err)), "MemoryStat \"a b\"",
+          "not a memory.stat key");
+  refused(jc_config_set_max_open_files(c, -1, err, sizeof(err)),
+          "MaxOpenFiles -1", "whole number");
+  refused(jc_config_set_max_open_files(c, 1.5, err, sizeof(err)),
+          "MaxOpenFiles 1.5", "whole number");
+
+  jc_managed *m = jc_config_add_managed(c, "joule/batch", err, sizeof(err));
+  ok(m != NULL, "<Cgroup \"joule/batch\">");
+  ok(!jc_config_add_managed(c, "joule/batch", err, sizeof(err)) &&
+         strstr(err, "twice"),
+     "same <Cgroup> twice refused: %s", err);
+  ok(!jc_config_add_managed(c, "../etc", err, sizeof(err)) &&
+         strstr(err, "\"..\""),
+     "<Cgroup \"../etc\"> refused: %s", err);
+  ok(!jc_config_add_managed(c, "/joule", err, sizeof(err)) &&
+         strstr(err, "absolute"),
+     "<Cgroup \"/joule\"> refused: %s", err);
+  ok(!jc_config_add_managed(c, "a//b", err, sizeof(err)) &&
+         strstr(err, "empty"),
+     "<Cgroup \"a//b\"> refused: %s", err);
+  ok(!jc_config_add_managed(c, "", err, sizeof(err)), "<Cgroup \"\"> refused");
+  m = &c->managed[0];
+  refused(jc_managed_add_pid(m, 0, err, sizeof(err)), "AttachPid 0",
+          "not a process id");
+  refused(jc_managed_add_pid(m, 12.5, err, sizeof(err)), "AttachPid 12.5",
+          "not a process id");
+  is_int(jc_managed_add_pid(m, 4242, err, sizeof(err)), 0, "AttachPid 4242");
+  refused(jc_managed_add_pid_file(m, "run/x.pid", err, sizeof(err)),
+          "relative AttachPidFile", "absolute");
+  refused(jc_managed_set_instance(m, "a/b", err, sizeof(err)),
+          "Instance with /", "without \"/\"");
+  is_int(jc_managed_set_instance(m, "batch", err, sizeof(err)), 0,
+         "Instance batch");
+  jc_config_free(c);
+
+  /* A <Cgroup> path through a symlink out of an explicit root. */
+  char root[] = "/tmp/jc-config-XXXXXX", link[300], file[300];
+  ok(mkdtemp(root) != NULL, "temporary root");
+  snprintf(link, sizeof(link), "%s/escape", root);
+  snprintf(file, sizeof(file), "%s/plain", root);
+  ok(symlink("/tmp", link) == 0, "symlink to /tmp");
+  FILE *f = fopen(file, "w");
+  ok(f && fclose(f) == 0, "a regular file");
+  c = jc_config_new();
+  jc_config_set_root(c, root, err, sizeof(err));
+  jc_config_add_managed(c, "escape/x", err, sizeof(err));
+  refused(jc_config_finish(c, err, sizeof(err)), "<Cgroup> through a symlink",
+          "symlink");
+  jc_config_free(c);
+  c = jc_config_new();
+  jc_config_set_root(c, root, err, sizeof(err));
+  jc_config_add_managed(c, "plain/x", err, sizeof(err));
+  refused(jc_config_finish(c, err, sizeof(err)), "<Cgroup> under a file",
+          "not a directory");
+  jc_config_free(c);
+  c = jc_config_new();
+  jc_config_set_root(c, root, err, sizeof(err));
+  jc_config_add_managed(c, "missing/x", err, sizeof(err));
+  is_int(jc_config_finish(c, err, sizeof(err)), 0,
+         "a <Cgroup> that does not exist yet is fine at config time");
+  ok(c->select_count == 0, "a <Cgroup> block alone selects nothing else");
+  jc_config_free(c);
+  unlink(link);
+  unlink(file);
+  rmdir(root);
+  return done_testing();
+}

@@ -1,0 +1,63 @@
+/* Unit tests of jc_name: instances from paths and basenames, the 127-byte
+ * rule with its hash prefix, and collision suffixes. */
+#include "jc_name.h"
+#include "tap.h"
+
+int main(void) {
+  char name[JC_INSTANCE_SIZE];
+  is_u64(jc_fnv1a32(""), 0x811c9dc5u, "fnv1a32 of \"\" is the offset basis");
+  is_u64(jc_fnv1a32("a"), 0xe40c292cu, "fnv1a32(\"a\") known value");
+  is_u64(jc_fnv1a32("foobar"), 0xbf9cf968u, "fnv1a32(\"foobar\") known value");
+
+  jc_name_instance("", JC_INSTANCE_FROM_PATH, name);
+  is_str(name, "root", "root cgroup");
+  jc_name_instance("", JC_INSTANCE_FROM_BASENAME, name);
+  is_str(name, "root", "root cgroup with basename");
+  jc_name_instance("system.slice/nginx.service", JC_INSTANCE_FROM_PATH, name);
+  is_str(name, "system.slice_nginx.service", "path: / becomes _");
+  jc_name_instance("system.slice/nginx.service", JC_INSTANCE_FROM_BASENAME,
+                   name);
+  is_str(name, "nginx.service", "basename");
+  jc_name_instance("init.scope", JC_INSTANCE_FROM_BASENAME, name);
+  is_str(name, "init.scope", "basename of a first-level cgroup");
+
+  const char *k8s =
+      "kubepods.slice/kubepods-burstable.slice/"
+      "kubepods-burstable-pod6b1e2a4c_9f3d_4e2b_8a7c_1d2e3f4a5b6c.slice/"
+      "cri-containerd-"
+      "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef.scope";
+  jc_name_instance(k8s, JC_INSTANCE_FROM_PATH, name);
+  is_int(strlen(name), JC_INSTANCE_MAX, "long path: exactly 127 bytes");
+  char prefix[16];
+  snprintf(prefix, sizeof(prefix), "%08x~", jc_fnv1a32(k8s));
+  ok(strncmp(name, prefix, 9) == 0, "long path: hash prefix %s", prefix);
+  ok(strstr(name, "cri-containerd-0123456789abcdef") &&
+         strcmp(name + strlen(name) - 6, ".scope") == 0,
+     "long path: keeps the container id tail (%s)", name);
+
+  char exact[JC_INSTANCE_SIZE + 1];
+  memset(exact, 'x', JC_INSTANCE_MAX);
+  exact[JC_INSTANCE_MAX] = '\0';
+  jc_name_instance(exact, JC_INSTANCE_FROM_PATH, name);
+  is_str(name, exact, "127 bytes stay as they are");
+
+  /* A multi-byte character is never cut in half by the tail. */
+  char utf8[300];
+  strcpy(utf8, "");
+  for (int i = 0; i < 70; i++)
+    strcat(utf8, "\xc3\xa9"); /* é */
+  strcat(utf8, "/end");
+  jc_name_instance(utf8, JC_INSTANCE_FROM_PATH, name);
+  ok(((unsigned char)name[9] & 0xC0) != 0x80, "tail starts on a character");
+  ok(strlen(name) <= JC_INSTANCE_MAX, "utf-8 tail fits");
+
+  strcpy(name, "a_b_c");
+  jc_name_disambiguate(name, "a_b/c");
+  char want[64];
+  snprintf(want, sizeof(want), "a_b_c~%08x", jc_fnv1a32("a_b/c"));
+  is_str(name, want, "collision gets ~hash");
+  jc_name_instance(k8s, JC_INSTANCE_FROM_PATH, name);
+  jc_name_disambiguate(name, k8s);
+  ok(strlen(name) <= JC_INSTANCE_MAX, "disambiguated long name still fits");
+  return done_testing();
+}

@@ -1,0 +1,139 @@
+/* Unit tests of jc_parse: single values, flat-keyed files, io.stat,
+ * pressure and mountinfo lines, valid and broken. */
+#include "jc_parse.h"
+#include "tap.h"
+
+#include <errno.h>
+
+#define S(text) text, sizeof(text) - 1
+
+static void test_single(void) {
+  uint64_t v = 7;
+  is_int(jc_parse_single(S("4096\n"), &v), 0, "single: plain number");
+  is_u64(v, 4096, "single: value");
+  is_int(jc_parse_single(S("max\n"), &v), 0, "single: max");
+  is_u64(v, JC_VALUE_MAX, "single: max is UINT64_MAX");
+  is_int(jc_parse_single(S("18446744073709551615\n"), &v), 0, "single: 2^64-1");
+  is_u64(v, UINT64_MAX, "single: 2^64-1 value");
+  v = 7;
+  is_int(jc_parse_single(S("18446744073709551616\n"), &v), -ERANGE,
+         "single: 2^64 is out of range");
+  is_u64(v, 7, "single: output untouched on error");
+  is_int(jc_parse_single(S("-1\n"), &v), -EINVAL, "single: negative refused");
+  is_int(jc_parse_single(S(""), &v), -EINVAL, "single: empty refused");
+  is_int(jc_parse_single(S("12"), &v), 0, "single: no trailing newline");
+  is_u64(v, 12, "single: no trailing newline value");
+  is_int(jc_parse_single(S("12 13\n"), &v), -EINVAL, "single: two words refused");
+  is_int(jc_parse_single(S("1\0002"), &v), -EINVAL, "single: NUL byte refused");
+  is_int(jc_parse_single(S("maxi\n"), &v), -EINVAL, "single: not max");
+}
+
+static void test_flat(void) {
+  const char text[] = "usage_usec 100\nuser_usec 60\n\nbad line here\n"
+                      "system_usec 40\nnegative -3\nlast 5";
+  jc_cursor c;
+  jc_cursor_init(&c, text, sizeof(text) - 1);
+  jc_token k;
+  uint64_t v;
+  is_int(jc_flat_next(&c, &k, &v), 1, "flat: first pair");
+  ok(jc_token_eq(k, "usage_usec") && v == 100, "flat: usage_usec 100");
+  is_int(jc_flat_next(&c, &k, &v), 1, "flat: second pair");
+  ok(jc_token_eq(k, "user_usec") && v == 60, "flat: user_usec 60");
+  is_int(jc_flat_next(&c, &k, &v), -EINVAL, "flat: three words is malformed");
+  is_int(jc_flat_next(&c, &k, &v), 1, "flat: continues after a bad line");
+  ok(jc_token_eq(k, "system_usec") && v == 40, "flat: system_usec 40");
+  is_int(jc_flat_next(&c, &k, &v), -EINVAL, "flat: negative is malformed");
+  is_int(jc_flat_next(&c, &k, &v), 1, "flat: last line without newline");
+  ok(jc_token_eq(k, "last") && v == 5, "flat: last 5");
+  is_int(jc_flat_next(&c, &k, &v), 0, "flat: end");
+  is_int(jc_flat_next(&c, &k, &v), 0, "flat: end stays end");
+
+  jc_cursor_init(&c, "", 0);
+  is_int(jc_flat_next(&c, &k, &v), 0, "flat: empty buffer");
+  jc_cursor_init(&c, S("key\n"));
+  is_int(jc_flat_next(&c, &k, &v), -EINVAL, "flat: key without value");
+}
+
+static void test_io(void) {
+  const char text[] =
+      "8:0 rbytes=1000 wbytes=2000 rios=10 wios=20 dbytes=0 dios=0 "
+      "cost.vrate=100.00 cost.usage=55 cost.wait=0 cost.indebt=0 "
+      "cost.indelay=0\n"
+      "253:16 rbytes=5 wbytes=6\n"
+      "259:0\n"
+      "garbage\n"
+      "8:16 rbytes=x\n";
+  jc_cursor c;
+  jc_cursor_init(&c, text, sizeof(text) - 1);
+  jc_io_line l;
+  is_int(jc_io_next(&c, &l), 1, "io: full line with cost.* fields");
+  ok(l.major == 8 && l.minor == 0 && l.rbytes == 1000 && l.wbytes == 2000 &&
+         l.rios == 10 && l.wios == 20,
+     "io: 8:0 values");
+  is_int(jc_io_next(&c, &l), 1, "io: line with missing fields");
+  ok(l.major == 253 && l.minor == 16 && l.rbytes == 5 && l.wbytes == 6 &&
+         l.rios == 0 && l.wios == 0,
+     "io: missing fields are zero");
+  is_int(jc_io_next(&c, &l), 1, "io: device only");
+  ok(l.major == 259 && l.rbytes == 0, "io: device only is all zero");
+  is_int(jc_io_next(&c, &l), -EINVAL, "io: garbage line");
+  is_int(jc_io_next(&c, &l), -EINVAL, "io: non-numeric value");
+  is_int(jc_io_next(&c, &l), 0, "io: end");
+}
+
+static void test_pressure(void) {
+  jc_psi p;
+  const char both[] = "some avg10=1.90 avg60=0.25 avg300=12.50 total=2207586\n"
+                      "full avg10=0.00 avg60=0.00 avg300=0.00 total=17\n";
+  is_int(jc_parse_pressure(S(both), &p), 0, "psi: some and full");
+  ok(p.has_some && p.has_full, "psi: both lines seen");
+  is_near(p.some.avg10, 1.90, 1e-9, "psi: some avg10");
+  is_near(p.some.avg60, 0.25, 1e-9, "psi: some avg60");
+  is_near(p.some.avg300, 12.5, 1e-9, "psi: some avg300");
+  is_u64(p.some.total_usec, 2207586, "psi: some total");
+  is_u64(p.full.total_usec, 17, "psi: full total");
+  is_int(jc_parse_pressure(S("some avg10=0.00 avg60=0.00 avg300=0.00 total=3\n"),
+                           &p),
+         0, "psi: some only (cpu.pressure before 5.13)");
+  ok(p.has_some && !p.has_full, "psi: no full line");
+  is_int(jc_parse_pressure(S("some avg10=0.00 avg60=0.00 total=3\n"), &p),
+         -EINVAL, "psi: missing avg300");
+  is_int(jc_parse_pressure(S("weird avg10=0.00\n"), &p), -EINVAL,
+         "psi: unknown line kind");
+  is_int(jc_parse_pressure(S(""), &p), -EINVAL, "psi: empty");
+  is_int(jc_parse_pressure(S("some avg10=1. avg60=0.00 avg300=0.00 total=3\n"),
+                           &p),
+         -EINVAL, "psi: dot without digits");
+}
+
+static void test_mountinfo(void) {
+  char path[64];
+  const char v2[] =
+      "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw";
+  is_int(jc_parse_mountinfo_line(S(v2), path, sizeof(path)), 1,
+         "mountinfo: cgroup2 line");
+  is_str(path, "/sys/fs/cgroup/unified", "mountinfo: mount point");
+  const char v1[] = "32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime shared:5 - "
+                    "cgroup cgroup rw,cpu";
+  is_int(jc_parse_mountinfo_line(S(v1), path, sizeof(path)), 0,
+         "mountinfo: cgroup v1 is not cgroup2");
+  const char esc[] =
+      "50 1 0:40 / /mnt/my\\040cgroup rw shared:1 master:2 - cgroup2 none rw";
+  is_int(jc_parse_mountinfo_line(S(esc), path, sizeof(path)), 1,
+         "mountinfo: optional fields and escape");
+  is_str(path, "/mnt/my cgroup", "mountinfo: \\040 decoded");
+  is_int(jc_parse_mountinfo_line(S("1 2 3"), path, sizeof(path)), -EINVAL,
+         "mountinfo: short line");
+  char tiny[4];
+  ok(jc_parse_mountinfo_line(S(v2), tiny, sizeof(tiny)) < 0,
+     "mountinfo: mount point longer than the buffer");
+}
+
+int main(void) {
+  test_single();
+  test_flat();
+  test_io();
+  test_pressure();
+  test_mountinfo();
+  return done_testing();
+}
