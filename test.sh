@@ -46,8 +46,9 @@ sanitize="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanit
 
 JC_SANITIZE=1 ASAN_OPTIONS=detect_leaks=1 run_suite "$top/_build-asan" "$sanitize" \
   TESTS="$(cd "$top" && make -s -f - print <<'MK'
+include cli.am
 include tests/Makefile.inc
-print: ; @echo $(unit_tests) $(daemon_tests)
+print: ; @echo $(unit_tests) $(daemon_tests) $(cli_tests)
 MK
 )"
 

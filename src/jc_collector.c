@@ -229,10 +229,10 @@ static void full_path(const jc_collector *c, const jc_tracked *t, char *out,
   snprintf(out, size, "%s%s%s", c->root, t->relpath[0] ? "/" : "", t->relpath);
 }
 
-/* Logs a problem of t once; *bit stays set until it is over. */
-static void complain(jc_collector *c, jc_tracked *t, uint32_t bit,
-                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void complain(jc_collector *c, jc_tracked *t, uint32_t bit,
+/* Logs a problem of t once; its bit stays set until the problem is over. */
+static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
+                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
                      const char *fmt, ...) {
   if (t->problems & bit)
     return;
@@ -242,7 +242,7 @@ static void complain(jc_collector *c, jc_tracked *t, uint32_t bit,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  jc_logf(c, JC_LOG_WARNING, "%s", msg);
+  jc_logf(c, level, "%s", msg);
 }
 
 static void recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
@@ -264,7 +264,9 @@ static bool still_exists(const jc_collector *c, const jc_tracked *t) {
 }
 
 /* A controller file is missing from a cgroup whose hierarchy has the
- * controller: its parent does not enable it for its children. */
+ * controller: its parent does not enable it for its children.  A NOTICE,
+ * not a WARNING: healthy systemd hosts look like this (user managers do not
+ * hand io down to their session cgroups). */
 static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
   const char *ctrl = jc_files[f].controller;
   char parent[PATH_MAX];
@@ -277,7 +279,7 @@ static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
   char where[PATH_MAX + 8];
   snprintf(where, sizeof(where), "%s%s%s", c->root, parent[0] ? "/" : "",
            parent);
-  complain(c, t, JC_PROBLEM_CTRL(jc_ctrl_bit(ctrl)),
+  complain(c, t, JC_LOG_NOTICE, JC_PROBLEM_CTRL(jc_ctrl_bit(ctrl)),
            "controller \"%s\" is not enabled for the children of %s; enable "
            "it with: echo \"+%s\" > %s/cgroup.subtree_control",
            ctrl, where, ctrl, where);
@@ -295,13 +297,14 @@ static bool read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
     if (!expected && fi->controller)
       controller_missing(c, t, f);
     else if (!expected)
-      complain(c, t, JC_PROBLEM_FILE(f), "%s%s%s/%s is missing", c->root,
+      complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f), "%s%s%s/%s is missing", c->root,
                t->relpath[0] ? "/" : "", t->relpath, fi->name);
     return true;
   }
   char where[PATH_MAX];
   full_path(c, t, where, sizeof(where));
-  complain(c, t, JC_PROBLEM_FILE(f), "cannot read %s/%s: %s%s", where,
+  complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
+           "cannot read %s/%s: %s%s", where,
            fi->name, strerror(-err),
            err == -EACCES ? "; collectd must run as root or be given read "
                             "access to the cgroup tree"
@@ -313,7 +316,7 @@ static void parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
                          int err) {
   char where[PATH_MAX];
   full_path(c, t, where, sizeof(where));
-  complain(c, t, JC_PROBLEM_FILE(f),
+  complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
            "%s/%s is malformed (%s); %s until it is valid again", where,
            jc_files[f].name, strerror(-err),
            jc_sample_has(&c->sample, f) ? "its malformed lines are skipped"
@@ -336,7 +339,7 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
       continue;
     }
     if (f == JC_FILE_CPU_STAT)
-      c->sample.time_ns = jc_now_ns();
+      c->sample.time_ns = c->pass_ns;
     int r = jc_sample_parse(&c->sample, (jc_file_id)f, c->buf, (size_t)len,
                             &c->cfg->memstat);
     if (r < 0)
@@ -345,6 +348,22 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
       recovered(c, t, (jc_file_id)f);
   }
   return true;
+}
+
+/* Once every file a cgroup needs is kept open, its directory descriptor
+ * only costs budget: give it back (a walk or a missing file falls back to
+ * opening by path from the root). */
+static void release_dirfd_if_unused(jc_collector *c, jc_tracked *t) {
+  if (t->dirfd < 0)
+    return;
+  uint32_t needed = c->files & ~t->absent;
+  for (int f = 0; f < JC_FILE_COUNT; f++)
+    if ((needed & (1u << f)) && t->fd[f] < 0 &&
+        !(!t->relpath[0] && jc_files[f].absent_at_root))
+      return;
+  close(t->dirfd);
+  t->dirfd = -1;
+  c->fds_kept--;
 }
 
 typedef struct {
@@ -358,15 +377,23 @@ static void emit_with_target(void *ctx, const jc_metric *m) {
   e->emit(e->ctx, e->target, m);
 }
 
+static jc_target target_of(const jc_tracked *t) {
+  return (jc_target){t->instance, t->relpath, t->relpath[0] ? t->relpath : "/"};
+}
+
 static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  /* One clock reading per pass: every cgroup is read at the same offset
+   * into each pass, so its Δt is the pass's Δt, and a clock_gettime per
+   * cgroup would be a system call on hosts without a vDSO clock. */
+  c->pass_ns = jc_now_ns();
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
     if (!sample_cgroup(c, t)) {
       t->gone = true;
       continue;
     }
-    jc_target target = {t->instance, t->relpath,
-                        t->relpath[0] ? t->relpath : "/"};
+    release_dirfd_if_unused(c, t);
+    jc_target target = target_of(t);
     emit_ctx e = {emit, ctx, &target};
     jc_metrics_emit(&c->sample, &t->rate, &c->metrics,
                     emit ? emit_with_target : NULL, &e);
@@ -384,6 +411,14 @@ int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
     jc_discover_rescan(c);
   read_all(c, emit, ctx);
   return 0;
+}
+
+void jc_collector_each_target(const jc_collector *c, jc_target_fn fn,
+                              void *ctx) {
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    jc_target target = target_of(c->tracked[i]);
+    fn(ctx, &target);
+  }
 }
 
 /* PerDevice names: "sda" from /sys/dev/block/M:m/uevent, else "M:m". */

@@ -57,6 +57,15 @@ void jc_collector_free(jc_collector *c);
 /* The resolved CgroupRoot (after init). */
 const char *jc_collector_root(const jc_collector *c);
 
+/*
+ * Calls fn for every cgroup being tracked, in walk order: after init, the
+ * cgroups the selection picks and the instance each gets (what a preview
+ * of a configuration shows).  The target is valid during the call only.
+ */
+typedef void (*jc_target_fn)(void *ctx, const jc_target *t);
+void jc_collector_each_target(const jc_collector *c, jc_target_fn fn,
+                              void *ctx);
+
 /* Figures for tests and benchmarks. */
 typedef struct {
   size_t tracked;    /* cgroups currently tracked */

@@ -139,10 +139,11 @@ static int memstat_add(jc_memstat_keys *k, const char *key, char *err,
       return 0;
   if (k->count == JC_MEMSTAT_MAX)
     return ERR("more than %d keys", JC_MEMSTAT_MAX);
-  if (key[0] == '\0' || strpbrk(key, " \t\n/"))
+  if (key[0] == '\0' || strlen(key) > 64 || strpbrk(key, " \t\n/"))
     return ERR("is not a memory.stat key");
   size_t i = k->count;
   k->key[i] = strdup(key);
+  k->key_len[i] = (uint8_t)strlen(key);
   k->is_event[i] = jc_memstat_key_is_event(key);
   if (k->key[i] && k->is_event[i] &&
       asprintf(&k->derive_instance[i], "memory_%s", key) < 0)

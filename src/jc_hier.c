@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -214,6 +215,23 @@ int jc_hier_read_pid_file(const char *path, pid_t *ret_pid) {
   return 0;
 }
 
+/* Calls fn for every pid of a cgroup.procs text. */
+static void each_pid(const char *buf, size_t len,
+                     void (*fn)(pid_t pid, void *ctx), void *ctx) {
+  for (const char *p = buf, *end = buf + len; p < end;) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t linelen = nl ? (size_t)(nl - p) : (size_t)(end - p);
+    uint64_t pid;
+    if (jc_parse_single(p, linelen, &pid) == 0 && pid >= 1 && pid <= 4194304)
+      fn((pid_t)pid, ctx);
+    p += linelen + 1;
+  }
+}
+
+static void move_pid(pid_t pid, void *ctx) {
+  (void)write_pid(*(const int *)ctx, pid); /* may have exited: fine */
+}
+
 int jc_hier_evacuate(int cgfd, int parentfd) {
   /* Processes may fork while we move them: retry a bounded number of times. */
   for (int round = 0; round < 16; round++) {
@@ -223,14 +241,20 @@ int jc_hier_evacuate(int cgfd, int parentfd) {
       return (int)len;
     if (len == 0)
       return 0;
-    for (const char *p = buf, *end = buf + len; p < end;) {
-      const char *nl = memchr(p, '\n', (size_t)(end - p));
-      size_t linelen = nl ? (size_t)(nl - p) : (size_t)(end - p);
-      uint64_t pid;
-      if (jc_parse_single(p, linelen, &pid) == 0 && pid <= 4194304)
-        (void)write_pid(parentfd, (pid_t)pid); /* may have exited: fine */
-      p += linelen + 1;
-    }
+    each_pid(buf, (size_t)len, move_pid, &parentfd);
   }
   return -EBUSY;
+}
+
+static void signal_pid(pid_t pid, void *ctx) {
+  (void)kill(pid, *(const int *)ctx); /* may have exited: fine */
+}
+
+int jc_hier_signal(int cgfd, int sig) {
+  char buf[65536];
+  ssize_t len = jc_read_file_at(cgfd, "cgroup.procs", buf, sizeof(buf));
+  if (len < 0)
+    return (int)len;
+  each_pid(buf, (size_t)len, signal_pid, &sig);
+  return 0;
 }

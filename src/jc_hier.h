@@ -64,4 +64,7 @@ int jc_hier_read_pid_file(const char *path, pid_t *ret_pid);
 /* Moves every process of cgroup cgfd into parentfd, bounded retries. */
 int jc_hier_evacuate(int cgfd, int parentfd);
 
+/* Sends sig to every process listed in cgfd's cgroup.procs (one read). */
+int jc_hier_signal(int cgfd, int sig);
+
 #endif

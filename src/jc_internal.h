@@ -68,6 +68,7 @@ struct jc_collector {
   char *buf; /* the one read buffer; grows, never shrinks */
   size_t buf_size;
   jc_sample sample;
+  uint64_t pass_ns; /* CLOCK_MONOTONIC at the start of this read pass */
   jc_io_device io_devices[JC_IO_DEVICES_MAX];
   jc_metrics_opts metrics;
 

@@ -64,7 +64,7 @@ int jc_parse_single(const char *buf, size_t len, uint64_t *ret_value) {
   jc_token t = next_word(&pos, end);
   if (!rest_of_line_blank(pos, end))
     return -EINVAL;
-  if (jc_token_eq(t, "max")) {
+  if (JC_TOKEN_IS(t, "max")) {
     *ret_value = JC_VALUE_MAX;
     return 0;
   }
@@ -126,10 +126,10 @@ static int io_field(jc_io_line *line, jc_token field) {
     return -EINVAL;
   jc_token name = {field.ptr, (size_t)(eq - field.ptr)};
   jc_token value = {eq + 1, field.len - name.len - 1};
-  uint64_t *slot = jc_token_eq(name, "rbytes")  ? &line->rbytes
-                   : jc_token_eq(name, "wbytes") ? &line->wbytes
-                   : jc_token_eq(name, "rios")   ? &line->rios
-                   : jc_token_eq(name, "wios")   ? &line->wios
+  uint64_t *slot = JC_TOKEN_IS(name, "rbytes")  ? &line->rbytes
+                   : JC_TOKEN_IS(name, "wbytes") ? &line->wbytes
+                   : JC_TOKEN_IS(name, "rios")   ? &line->rios
+                   : JC_TOKEN_IS(name, "wios")   ? &line->wios
                                                  : NULL;
   if (!slot)
     return 0; /* dbytes, dios, cost.*: not ours */
@@ -185,13 +185,13 @@ static int psi_field(jc_psi_line *line, jc_token field, unsigned *seen) {
     return -EINVAL;
   jc_token name = {field.ptr, (size_t)(eq - field.ptr)};
   jc_token value = {eq + 1, field.len - name.len - 1};
-  if (jc_token_eq(name, "total")) {
+  if (JC_TOKEN_IS(name, "total")) {
     *seen |= 8;
     return jc_parse_u64_token(value, &line->total_usec);
   }
-  double *slot = jc_token_eq(name, "avg10")    ? &line->avg10
-                 : jc_token_eq(name, "avg60")  ? &line->avg60
-                 : jc_token_eq(name, "avg300") ? &line->avg300
+  double *slot = JC_TOKEN_IS(name, "avg10")    ? &line->avg10
+                 : JC_TOKEN_IS(name, "avg60")  ? &line->avg60
+                 : JC_TOKEN_IS(name, "avg300") ? &line->avg300
                                                : NULL;
   if (!slot)
     return 0;
@@ -221,8 +221,8 @@ int jc_parse_pressure(const char *buf, size_t len, jc_psi *ret_psi) {
     jc_token kind = next_word(&line, pos);
     if (kind.len == 0)
       continue;
-    bool some = jc_token_eq(kind, "some");
-    if (!some && !jc_token_eq(kind, "full"))
+    bool some = JC_TOKEN_IS(kind, "some");
+    if (!some && !JC_TOKEN_IS(kind, "full"))
       return -EINVAL;
     int r = parse_psi_line(line, pos, some ? &psi.some : &psi.full);
     if (r < 0)
@@ -267,11 +267,11 @@ int jc_parse_mountinfo_line(const char *buf, size_t len, char *ret_path,
     jc_token t = next_word(&p, end);
     if (t.len == 0)
       return -EINVAL;
-    if (jc_token_eq(t, "-"))
+    if (JC_TOKEN_IS(t, "-"))
       break;
   }
   jc_token fstype = next_word(&p, end);
-  if (!jc_token_eq(fstype, "cgroup2"))
+  if (!JC_TOKEN_IS(fstype, "cgroup2"))
     return fstype.len ? 0 : -EINVAL;
   return unescape_path(field[4], ret_path, size) < 0 ? -ENAMETOOLONG : 1;
 }

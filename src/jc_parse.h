@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* The value of a limit file that holds "max". */
 #define JC_VALUE_MAX UINT64_MAX
@@ -25,6 +26,10 @@ typedef struct {
 } jc_token;
 
 bool jc_token_eq(jc_token t, const char *s);
+/* The same against a string literal, with its length known at compile time
+ * (the parsers' hot path). */
+#define JC_TOKEN_IS(t, lit)                                                    \
+  ((t).len == sizeof(lit) - 1 && memcmp((t).ptr, lit, sizeof(lit) - 1) == 0)
 
 /* Unsigned decimal integer filling the whole token. */
 int jc_parse_u64_token(jc_token t, uint64_t *ret_value);

@@ -29,14 +29,20 @@ const jc_file_info jc_files[JC_FILE_COUNT] = {
                               true},
 };
 
-const char *const jc_cpu_keys[JC_CPU_KEY_COUNT] = {
-    "usage_usec",   "user_usec",      "system_usec", "nr_periods",
-    "nr_throttled", "throttled_usec", "nr_bursts",   "burst_usec",
-};
+/* Key tables with their lengths, both from one list (X-macros), so that
+ * matching compares lengths before bytes. */
+#define CPU_KEYS(X)                                                            \
+  X(usage_usec) X(user_usec) X(system_usec) X(nr_periods) X(nr_throttled)      \
+  X(throttled_usec) X(nr_bursts) X(burst_usec)
+#define EVENTS_KEYS(X) X(low) X(high) X(max) X(oom) X(oom_kill) X(oom_group_kill)
+#define KEY_NAME(k) #k,
+#define KEY_LEN(k) sizeof(#k) - 1,
 
-const char *const jc_events_keys[JC_EVENTS_KEY_COUNT] = {
-    "low", "high", "max", "oom", "oom_kill", "oom_group_kill",
-};
+const char *const jc_cpu_keys[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_NAME)};
+static const uint8_t cpu_key_lens[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_LEN)};
+const char *const jc_events_keys[JC_EVENTS_KEY_COUNT] = {EVENTS_KEYS(KEY_NAME)};
+static const uint8_t events_key_lens[JC_EVENTS_KEY_COUNT] = {
+    EVENTS_KEYS(KEY_LEN)};
 
 unsigned jc_collect_bit(const char *word) {
   static const struct {
@@ -69,10 +75,12 @@ void jc_sample_reset(jc_sample *s) {
   s->io_device_capacity = capacity;
 }
 
-/* Index of key in names[0..n), or -1. */
-static int find_key(jc_token key, const char *const *names, size_t n) {
+/* Index of key in names[0..n) (lengths in lens), or -1.  Lengths first:
+ * most keys of memory.stat are not wanted and differ in length. */
+static int find_key(jc_token key, const char *const *names,
+                    const uint8_t *lens, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (jc_token_eq(key, names[i]))
+    if (lens[i] == key.len && memcmp(key.ptr, names[i], key.len) == 0)
       return (int)i;
   return -1;
 }
@@ -82,7 +90,8 @@ static int find_key(jc_token key, const char *const *names, size_t n) {
  * the result -EINVAL, but the lines after it are still read.
  */
 static int parse_flat(const char *buf, size_t len, const char *const *names,
-                      size_t n, uint64_t *values, uint64_t *have) {
+                      const uint8_t *lens, size_t n, uint64_t *values,
+                      uint64_t *have) {
   jc_cursor c;
   jc_cursor_init(&c, buf, len);
   jc_token key;
@@ -93,7 +102,7 @@ static int parse_flat(const char *buf, size_t len, const char *const *names,
       result = r;
       continue;
     }
-    int i = find_key(key, names, n);
+    int i = find_key(key, names, lens, n);
     if (i >= 0) {
       values[i] = value;
       *have |= 1ull << i;
@@ -112,10 +121,11 @@ static int parse_io(jc_sample *s, const char *buf, size_t len) {
       result = r;
       continue;
     }
-    s->io_rbytes += line.rbytes;
-    s->io_wbytes += line.wbytes;
-    s->io_rios += line.rios;
-    s->io_wios += line.wios;
+    if (__builtin_add_overflow(s->io_rbytes, line.rbytes, &s->io_rbytes) |
+        __builtin_add_overflow(s->io_wbytes, line.wbytes, &s->io_wbytes) |
+        __builtin_add_overflow(s->io_rios, line.rios, &s->io_rios) |
+        __builtin_add_overflow(s->io_wios, line.wios, &s->io_wios))
+      return -EOVERFLOW; /* no device does 2^64 bytes: the file lies */
     if (s->io_device_count == s->io_device_capacity) {
       s->io_devices_truncated = true;
       continue;
@@ -132,7 +142,8 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
   int r;
   switch (f) {
   case JC_FILE_CPU_STAT:
-    r = parse_flat(buf, len, jc_cpu_keys, JC_CPU_KEY_COUNT, s->cpu, &have);
+    r = parse_flat(buf, len, jc_cpu_keys, cpu_key_lens, JC_CPU_KEY_COUNT,
+                   s->cpu, &have);
     s->cpu_have = (uint16_t)have;
     if (r == 0 && !(have & 1u << JC_CPU_USAGE_USEC))
       r = -EINVAL; /* every kernel prints usage_usec */
@@ -150,12 +161,12 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = jc_parse_single(buf, len, &s->pids_current);
     break;
   case JC_FILE_MEMORY_STAT:
-    r = parse_flat(buf, len, (const char *const *)keys->key, keys->count,
-                   s->memstat, &s->memstat_have);
+    r = parse_flat(buf, len, (const char *const *)keys->key, keys->key_len,
+                   keys->count, s->memstat, &s->memstat_have);
     break;
   case JC_FILE_MEMORY_EVENTS:
-    r = parse_flat(buf, len, jc_events_keys, JC_EVENTS_KEY_COUNT, s->events,
-                   &have);
+    r = parse_flat(buf, len, jc_events_keys, events_key_lens,
+                   JC_EVENTS_KEY_COUNT, s->events, &have);
     s->events_have = (uint8_t)have;
     break;
   case JC_FILE_IO_STAT:
@@ -169,10 +180,12 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
   default:
     return -EINVAL;
   }
-  /* A flat file with one bad line still yields its good keys. */
+  /* A flat file with one bad line still yields its good keys; sums that
+     overflowed are not sums. */
   bool partial_ok = f == JC_FILE_CPU_STAT ? (s->cpu_have != 0)
-                    : f == JC_FILE_MEMORY_STAT || f == JC_FILE_MEMORY_EVENTS ||
-                            f == JC_FILE_IO_STAT;
+                    : f == JC_FILE_IO_STAT
+                        ? r != -EOVERFLOW
+                        : f == JC_FILE_MEMORY_STAT || f == JC_FILE_MEMORY_EVENTS;
   if (r == 0 || partial_ok)
     s->have |= 1u << f;
   return r;

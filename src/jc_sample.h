@@ -80,6 +80,7 @@ extern const char *const jc_events_keys[JC_EVENTS_KEY_COUNT];
 typedef struct {
   size_t count;
   char *key[JC_MEMSTAT_MAX];
+  uint8_t key_len[JC_MEMSTAT_MAX];
   /* pg*, workingset_*, thp_*, zswp* count events: derive-memory_<key>;
      the others are bytes: memory-<key>.  Computed once, at config time. */
   bool is_event[JC_MEMSTAT_MAX];

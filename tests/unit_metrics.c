@@ -49,6 +49,7 @@ static jc_memstat_keys keys(void) {
                            "memory_workingset_refault_anon"};
   for (size_t i = 0; i < 4; i++) {
     k.key[i] = names[i];
+    k.key_len[i] = (uint8_t)strlen(names[i]);
     k.is_event[i] = jc_memstat_key_is_event(names[i]);
     k.derive_instance[i] = derive[i];
   }

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# Churn on the real kernel: collectd reads every 0.1 s for 20 s while a
+# script creates and removes cgroups (nested ones too) under a parent named
+# for this run.  No ERROR or WARNING, collectd's descriptor count is the
+# same at the end as after start-up, and every cgroup that lived for two
+# reads has its values in the output.
+. "$(dirname "$0")/lib/common.sh"
+need "root" -- test "$(id -u)" -eq 0
+mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+need "a cgroup2 mount" -- test -n "$mnt"
+need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
+need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
+: "${CHURN_SECONDS:=20}"
+
+run="joule-churn-$$"
+parent="$mnt/$run"
+mkdir "$parent"
+churn_cleanup() {
+  local d
+  for d in $(find "$parent" -mindepth 1 -depth -type d 2>/dev/null) "$parent"; do
+    rmdir "$d" 2>/dev/null
+  done
+}
+CLEANUPS+=(churn_cleanup)
+
+dir="$T/churn"
+JC_INTERVAL=0.1 write_conf "$dir" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Select \"$run/**\"
+  Collect \"cpu\" \"pressure\""
+start_collectd "$dir"
+sleep 1
+fds_start=$(ls "/proc/$COLLECTD_PID/fd" | wc -l)
+
+# The churn: every 0.25 s a new cgroup (every third one with a child), and
+# the one made a second earlier goes; bounded by CHURN_SECONDS.
+log="$T/churn.log"
+end=$((SECONDS + CHURN_SECONDS))
+i=0
+while [ $SECONDS -lt $end ] && [ $i -lt 400 ]; do
+  i=$((i + 1))
+  mkdir "$parent/c$i" && echo "$(date +%s.%N) made c$i" >>"$log"
+  if [ $((i % 3)) -eq 0 ]; then
+    mkdir "$parent/c$i/inner" && echo "$(date +%s.%N) made c$i/inner" >>"$log"
+  fi
+  old=$((i - 4))
+  if [ $old -gt 0 ]; then
+    rmdir "$parent/c$old/inner" 2>/dev/null && echo "$(date +%s.%N) gone c$old/inner" >>"$log"
+    rmdir "$parent/c$old" && echo "$(date +%s.%N) gone c$old" >>"$log"
+  fi
+  sleep 0.25
+done
+sleep 0.5
+fds_end=$(ls "/proc/$COLLECTD_PID/fd" | wc -l)
+# The last ones still exist: the descriptor count compares with them gone.
+churn_cleanup
+mkdir "$parent"
+sleep 0.6
+fds_empty=$(ls "/proc/$COLLECTD_PID/fd" | wc -l)
+stop_collectd
+
+made=$(grep -c ' made ' "$log")
+ok $(( made < 20 )) "the script made $made cgroups in ${CHURN_SECONDS} s"
+[ "$(grep -cE '^\[(error|warning)\]' "$dir/collectd.log")" -eq 0 ]
+ok $? "no ERROR or WARNING in collectd's log"
+grep -E '^\[(error|warning)\]' "$dir/collectd.log" | head -5 | diag
+[ "$fds_empty" -eq "$fds_start" ]
+ok $? "collectd's descriptors: $fds_start after start, $fds_end during churn, $fds_empty after"
+
+# Every cgroup that lived at least 0.3 s (three reads) was reported.
+missing=0
+lived=0
+while read -r name; do
+  t0=$(awk -v n="$name" '$2 == "made" && $3 == n { print $1 }' "$log")
+  t1=$(awk -v n="$name" '$2 == "gone" && $3 == n { print $1 }' "$log")
+  [ -n "$t1" ] || continue
+  awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a >= 0.3) }' || continue
+  lived=$((lived + 1))
+  inst="${run}_$(echo "$name" | tr / _)"
+  if ! ls "$dir/csv/testhost/joule_cgroup-$inst/derive-cpu_usage_usec-"* >/dev/null 2>&1; then
+    missing=$((missing + 1))
+    echo "not reported: $name" | diag
+  fi
+done < <(awk '$2 == "made" { print $3 }' "$log")
+[ "$lived" -gt 20 ] && [ "$missing" -eq 0 ]
+ok $? "all $lived cgroups that lived three reads were reported ($missing missing)"
+reads=$(grep -c "\"type_instance\":\"cpu_some_avg10\"" "$dir/collectd.log")
+echo "value lists of cpu_some_avg10: $reads" | diag
+tap_done
