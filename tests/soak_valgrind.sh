@@ -37,6 +37,14 @@ COLLECTD_PIDS+=("$vg_pid")
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$vg_pid/status"; }
 fds() { ls "/proc/$vg_pid/fd" | wc -l; }
 
+# settle: remove every churn cgroup and let collectd read the empty parent
+# for a second, so that descriptor counts compare like with like.
+settle() {
+  local d
+  for d in $(find "$parent" -mindepth 1 -depth -type d); do rmdir "$d"; done
+  sleep 1.5
+}
+
 # Churn for the whole run: a new cgroup every 0.3 s (some nested), the one
 # made four steps earlier removed; bounded in time and count.
 end=$((SECONDS + SOAK_SECONDS))
@@ -53,10 +61,12 @@ while [ $SECONDS -lt $end ] && [ $i -lt 1000 ]; do
     rmdir "$parent/s$old"
   fi
   if [ -z "$rss_warm" ] && [ $SECONDS -ge $warm ]; then
+    settle
     rss_warm=$(rss) fds_warm=$(fds)
   fi
   sleep 0.3
 done
+settle
 rss_end=$(rss) fds_end=$(fds)
 kill -TERM "$vg_pid"
 wait "$vg_pid"

@@ -1,0 +1,66 @@
+/*
+ * jcli_common — what the joule-cgroup subcommands share: the one-line
+ * error on stderr, the core's log lines, option values, finding the
+ * cgroup v2 root, and clocks.
+ *
+ * Nothing here writes to stdout: stdout carries JSON only.
+ */
+#ifndef JCLI_COMMON_H
+#define JCLI_COMMON_H
+
+#include "jc_collector.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define JCLI_PROGRAM "joule-cgroup"
+
+/* Exit statuses of list and sample; run ends with its command's status. */
+enum {
+  JCLI_EXIT_OK = 0,
+  JCLI_EXIT_FAILURE = 1,
+  JCLI_EXIT_USAGE = 2,
+};
+
+/* "joule-cgroup: <message>\n" on stderr, in one write. */
+void jcli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * The core's jc_log_fn: warnings and errors go to stderr as
+ * "joule-cgroup: [warning: ]<message>"; notices, info and debug lines are
+ * for collectd's log and are dropped here.
+ */
+void jcli_log(void *ctx, int level, const char *msg);
+
+/* "0.5", "2": seconds, 0.01 to 86400.  -1 when not such a number. */
+int jcli_parse_seconds(const char *text, double *ret_seconds);
+/* A whole number from 1 to LONG_MAX.  -1 when not such a number. */
+int jcli_parse_count(const char *text, long *ret_count);
+
+/*
+ * The cgroup v2 directory to work on: `given` (--root, made absolute), or
+ * the first cgroup2 mount of /proc/self/mountinfo when NULL.  With
+ * real_only, a copy of a tree (fixtures) is refused: `run` needs the
+ * kernel.  Writes the absolute path; returns an O_DIRECTORY fd, or -1 after
+ * printing one error line.
+ */
+int jcli_open_root(const char *given, bool real_only, char *ret_path,
+                   size_t size);
+
+/*
+ * Completes cfg with the root (an absolute path from jcli_open_root) and
+ * starts a collector on it: the baseline sample is taken.  Takes cfg.
+ * NULL after printing the error.
+ */
+jc_collector *jcli_collector_start(jc_config *cfg, const char *root);
+
+/* Was sig ignored (SIG_IGN) when we started?  A blocked signal is queued
+ * even when ignored, so code that blocks signals to wait for them asks
+ * this first, to keep the ignoring a parent asked for. */
+bool jcli_signal_ignored(int sig);
+
+uint64_t jcli_monotonic_ns(void);
+double jcli_wall_seconds(void); /* Unix time */
+
+#endif

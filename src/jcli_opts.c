@@ -1,0 +1,165 @@
+/*
+ * jcli_opts — see jcli_opts.h.
+ */
+#include "jcli_opts.h"
+
+#include "jcli_common.h"
+
+#include <getopt.h>
+#include <string.h>
+
+void jcli_usage(FILE *out) {
+  fputs(
+      "usage: joule-cgroup list   [--root DIR] [--select PAT]... [--ignore PAT]...\n"
+      "                           [--instance-from path|basename]\n"
+      "       joule-cgroup sample [--root DIR] [--select PAT]... [--ignore PAT]...\n"
+      "                           [--instance-from path|basename] [--collect GROUP]...\n"
+      "                           [--interval SEC] [--count N]\n"
+      "       joule-cgroup run    [--root DIR] [--interval SEC] [--keep]\n"
+      "                           [--output FILE] -- CMD [ARG...]\n"
+      "       joule-cgroup --help | --version\n"
+      "\n"
+      "list    the cgroups a selection picks and the instance each gets (JSON)\n"
+      "sample  one JSON line per sample with every metric of each cgroup\n"
+      "        (default: every 1 s until interrupted)\n"
+      "run     run CMD in a new cgroup, sample it every --interval (default\n"
+      "        0.1 s) and print one JSON report of what it cost when it and\n"
+      "        its children have exited; exits with CMD's status\n"
+      "\n"
+      "Patterns and groups are the plugin's Select, Ignore and Collect values\n"
+      "(cpu memory io pressure events pids); see joule-cgroup(1) and\n"
+      "joule_cgroup(5).\n",
+      out);
+}
+
+enum {
+  KEY_ROOT = 256,
+  KEY_SELECT,
+  KEY_IGNORE,
+  KEY_INSTANCE_FROM,
+  KEY_COLLECT,
+  KEY_INTERVAL,
+  KEY_COUNT,
+  KEY_KEEP,
+  KEY_OUTPUT,
+};
+
+static const struct option long_options[] = {
+    {"root", required_argument, NULL, KEY_ROOT},
+    {"select", required_argument, NULL, KEY_SELECT},
+    {"ignore", required_argument, NULL, KEY_IGNORE},
+    {"instance-from", required_argument, NULL, KEY_INSTANCE_FROM},
+    {"collect", required_argument, NULL, KEY_COLLECT},
+    {"interval", required_argument, NULL, KEY_INTERVAL},
+    {"count", required_argument, NULL, KEY_COUNT},
+    {"keep", no_argument, NULL, KEY_KEEP},
+    {"output", required_argument, NULL, KEY_OUTPUT},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+/* The JCLI_OPT_* bit that allows an option key. */
+static unsigned bit_of(int key) {
+  switch (key) {
+  case KEY_ROOT: return JCLI_OPT_ROOT;
+  case KEY_SELECT:
+  case KEY_IGNORE: return JCLI_OPT_SELECT;
+  case KEY_INSTANCE_FROM: return JCLI_OPT_INSTANCE_FROM;
+  case KEY_COLLECT: return JCLI_OPT_COLLECT;
+  case KEY_INTERVAL: return JCLI_OPT_INTERVAL;
+  case KEY_COUNT: return JCLI_OPT_COUNT;
+  case KEY_KEEP: return JCLI_OPT_KEEP;
+  case KEY_OUTPUT: return JCLI_OPT_OUTPUT;
+  default: return 0;
+  }
+}
+
+static int usage_error(const char *command, const char *what, const char *arg) {
+  jcli_error("%s: %s \"%s\"; see joule-cgroup --help", command, what, arg);
+  return -1;
+}
+
+/* A value the core refused: names the option and the value. */
+static int value_error(const char *option, const char *value, const char *why) {
+  jcli_error("--%s \"%s\": %s", option, value, why);
+  return -1;
+}
+
+static int apply(jcli_opts *o, int key, const char *option, const char *v) {
+  char err[512];
+  int r = 0;
+  switch (key) {
+  case KEY_ROOT: o->root = v; break;
+  case KEY_SELECT: r = jc_config_add_pattern(o->cfg, false, v, err, sizeof(err)); break;
+  case KEY_IGNORE: r = jc_config_add_pattern(o->cfg, true, v, err, sizeof(err)); break;
+  case KEY_INSTANCE_FROM:
+    r = jc_config_set_instance_from(o->cfg, v, err, sizeof(err));
+    break;
+  case KEY_COLLECT: r = jc_config_add_collect(o->cfg, v, err, sizeof(err)); break;
+  case KEY_INTERVAL:
+    if (jcli_parse_seconds(v, &o->interval) < 0)
+      return value_error(option, v, "must be a number of seconds from 0.01 to 86400");
+    break;
+  case KEY_COUNT:
+    if (jcli_parse_count(v, &o->count) < 0)
+      return value_error(option, v, "must be a whole number, 1 or more");
+    break;
+  case KEY_KEEP: o->keep = true; break;
+  case KEY_OUTPUT: o->output = v; break;
+  }
+  return r < 0 ? value_error(option, v, err) : 0;
+}
+
+/* The positional arguments: run's command, an error for the others. */
+static int take_rest(jcli_opts *o, unsigned allowed, int argc, char **argv) {
+  if (!(allowed & JCLI_OPT_COMMAND)) {
+    if (optind < argc)
+      return usage_error(argv[0], "unexpected argument", argv[optind]);
+    return 0;
+  }
+  if (optind >= argc) {
+    jcli_error("%s: missing command; usage: joule-cgroup %s [OPTIONS] -- CMD "
+               "[ARG...]",
+               argv[0], argv[0]);
+    return -1;
+  }
+  o->command = argv + optind;
+  return 0;
+}
+
+int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv) {
+  *o = (jcli_opts){.cfg = jc_config_new()};
+  if (!o->cfg) {
+    jcli_error("out of memory");
+    return -1;
+  }
+  opterr = 0; /* our own one-line messages */
+  optind = 1;
+  for (;;) {
+    int index = -1;
+    int key = getopt_long(argc, argv, "+:h", long_options, &index);
+    if (key == -1)
+      break;
+    if (key == 'h') {
+      jcli_usage(stdout);
+      return 1;
+    }
+    if (key == ':')
+      return usage_error(argv[0], "missing value for option", argv[optind - 1]);
+    if (key == '?')
+      return usage_error(argv[0], "unknown option", argv[optind - 1]);
+    if (!(allowed & bit_of(key))) {
+      char name[64];
+      snprintf(name, sizeof(name), "--%s", long_options[index].name);
+      return usage_error(argv[0], "option not available here:", name);
+    }
+    if (apply(o, key, long_options[index].name, optarg) < 0)
+      return -1;
+  }
+  return take_rest(o, allowed, argc, argv);
+}
+
+void jcli_opts_release(jcli_opts *o) {
+  jc_config_free(o->cfg);
+  o->cfg = NULL;
+}

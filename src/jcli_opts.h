@@ -1,0 +1,57 @@
+/*
+ * jcli_opts — the command line of a joule-cgroup subcommand.
+ *
+ * Every subcommand accepts a subset of one set of long options; the
+ * selection options go straight into a jc_config (the plugin's own
+ * validation), the others into plain fields.  The options are the
+ * configuration keys of the plugin where there is one: --root is
+ * CgroupRoot, --select Select, --ignore Ignore, --collect Collect,
+ * --instance-from InstanceFrom.
+ *
+ *   jcli_opts o;
+ *   r = jcli_opts_parse(&o, "sample", JCLI_OPT_ROOT | ..., argc, argv);
+ *   ... take o.cfg (set it to NULL) ...
+ *   jcli_opts_release(&o);           frees what was not taken
+ */
+#ifndef JCLI_OPTS_H
+#define JCLI_OPTS_H
+
+#include "jc_config.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+
+enum {
+  JCLI_OPT_ROOT = 1u << 0,          /* --root DIR */
+  JCLI_OPT_SELECT = 1u << 1,        /* --select PAT, --ignore PAT */
+  JCLI_OPT_INSTANCE_FROM = 1u << 2, /* --instance-from path|basename */
+  JCLI_OPT_COLLECT = 1u << 3,       /* --collect GROUP */
+  JCLI_OPT_INTERVAL = 1u << 4,      /* --interval SEC */
+  JCLI_OPT_COUNT = 1u << 5,         /* --count N */
+  JCLI_OPT_KEEP = 1u << 6,          /* --keep */
+  JCLI_OPT_OUTPUT = 1u << 7,        /* --output FILE */
+  JCLI_OPT_COMMAND = 1u << 8,       /* [--] CMD [ARG...] after the options */
+};
+
+typedef struct {
+  const char *root;  /* NULL: the first cgroup2 mount */
+  jc_config *cfg;    /* owned until the caller takes it */
+  double interval;   /* seconds; 0 when not given */
+  long count;        /* 0 when not given */
+  bool keep;
+  const char *output; /* NULL: stdout */
+  char **command;     /* NULL-terminated, into argv; NULL when none */
+} jcli_opts;
+
+/*
+ * Parses argv (argv[0] is the subcommand's name).  0: parsed; 1: --help
+ * was given and the usage printed; -1: a usage error was printed (one
+ * line, exit status JCLI_EXIT_USAGE).
+ */
+int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv);
+void jcli_opts_release(jcli_opts *o);
+
+/* The usage text of joule-cgroup. */
+void jcli_usage(FILE *out);
+
+#endif

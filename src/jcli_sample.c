@@ -1,0 +1,147 @@
+/*
+ * jcli_sample — `joule-cgroup sample`: the values the plugin would
+ * dispatch, as one JSON line per sample, without collectd.
+ *
+ *   {"time": 1712345678.123,
+ *    "cgroups": [{"instance": "system.slice_nginx.service",
+ *                 "cgroup": "system.slice/nginx.service",
+ *                 "values": {"ps_cputime": {"user": 6543000, "syst": 3333000},
+ *                            "derive-cpu_usage_usec": 9876000,
+ *                            "gauge-cpu_cores": 0.25, ...}}]}
+ *
+ * The first line comes one interval after the baseline sample, so that
+ * every line has the rates (gauge-cpu_cores, percent-cpu) as well.
+ * SIGINT and SIGTERM end the stream between two lines.
+ */
+#include "jcli_commands.h"
+#include "jcli_common.h"
+#include "jcli_json.h"
+#include "jcli_opts.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+#define DEFAULT_INTERVAL 1.0
+
+/* One line under construction: the cgroup whose values are open. */
+typedef struct {
+  jcli_json *json;
+  const char *open_relpath; /* valid during one read pass */
+} sample_line;
+
+static void close_cgroup(sample_line *l) {
+  if (!l->open_relpath)
+    return;
+  jcli_json_map_close(l->json); /* values */
+  jcli_json_map_close(l->json); /* the cgroup */
+  l->open_relpath = NULL;
+}
+
+/* jc_collect_fn: a cgroup's metrics arrive together, cgroup after cgroup. */
+static void add_metric(void *ctx, const jc_target *t, const jc_metric *m) {
+  sample_line *l = ctx;
+  if (!l->open_relpath || strcmp(l->open_relpath, t->relpath) != 0) {
+    close_cgroup(l);
+    jcli_json_map_open(l->json);
+    jcli_json_key(l->json, "instance");
+    jcli_json_string(l->json, t->instance);
+    jcli_json_key(l->json, "cgroup");
+    jcli_json_string(l->json, t->meta);
+    jcli_json_key(l->json, "values");
+    jcli_json_map_open(l->json);
+    l->open_relpath = t->relpath;
+  }
+  jcli_json_metric(l->json, m);
+}
+
+static int print_sample(jc_collector *c, jcli_json *j) {
+  sample_line l = {j, NULL};
+  jcli_json_map_open(j);
+  jcli_json_key(j, "time");
+  jcli_json_double(j, round(jcli_wall_seconds() * 1000) / 1000);
+  jcli_json_key(j, "cgroups");
+  jcli_json_array_open(j);
+  jc_collector_read(c, add_metric, &l);
+  close_cgroup(&l);
+  jcli_json_array_close(j);
+  jcli_json_map_close(j);
+  int r = jcli_json_write(j, STDOUT_FILENO);
+  if (r < 0)
+    jcli_error("cannot write the sample: %s", strerror(-r));
+  return r;
+}
+
+/* Sleeps until deadline (CLOCK_MONOTONIC ns); false when a signal of set
+ * (blocked) arrived instead. */
+static bool wait_until(uint64_t deadline, const sigset_t *set) {
+  for (;;) {
+    uint64_t now = jcli_monotonic_ns();
+    if (now >= deadline)
+      return true;
+    uint64_t left = deadline - now;
+    struct timespec ts = {(time_t)(left / 1000000000u),
+                          (long)(left % 1000000000u)};
+    int sig = sigtimedwait(set, NULL, &ts);
+    if (sig > 0)
+      return false;
+    if (errno == EAGAIN)
+      return true;
+  }
+}
+
+static int sample_loop(jc_collector *c, double interval, long count) {
+  jcli_json *j = jcli_json_new(false);
+  if (!j) {
+    jcli_error("out of memory");
+    return -1;
+  }
+  sigset_t stop;
+  sigemptyset(&stop);
+  if (!jcli_signal_ignored(SIGINT)) /* `sample &` in a script ignores it */
+    sigaddset(&stop, SIGINT);
+  sigaddset(&stop, SIGTERM);
+  sigprocmask(SIG_BLOCK, &stop, NULL);
+  uint64_t step = (uint64_t)(interval * 1e9), next = jcli_monotonic_ns();
+  int r = 0;
+  for (long n = 0; r == 0 && (count == 0 || n < count); n++) {
+    next += step;
+    if (!wait_until(next, &stop))
+      break;
+    r = print_sample(c, j);
+    uint64_t now = jcli_monotonic_ns();
+    while (next + step <= now) /* late (suspended): skip, do not burst */
+      next += step;
+  }
+  jcli_json_free(j);
+  return r;
+}
+
+int jcli_sample(int argc, char **argv) {
+  jcli_opts o;
+  int r = jcli_opts_parse(&o,
+                          JCLI_OPT_ROOT | JCLI_OPT_SELECT |
+                              JCLI_OPT_INSTANCE_FROM | JCLI_OPT_COLLECT |
+                              JCLI_OPT_INTERVAL | JCLI_OPT_COUNT,
+                          argc, argv);
+  if (r != 0) {
+    jcli_opts_release(&o);
+    return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
+  }
+  char root[PATH_MAX];
+  int rootfd = jcli_open_root(o.root, false, root, sizeof(root));
+  jc_collector *c = NULL;
+  if (rootfd >= 0) {
+    close(rootfd);
+    c = jcli_collector_start(o.cfg, root);
+    o.cfg = NULL; /* taken */
+  }
+  double interval = o.interval > 0 ? o.interval : DEFAULT_INTERVAL;
+  r = c ? sample_loop(c, interval, o.count) : -1;
+  jc_collector_free(c);
+  jcli_opts_release(&o);
+  return r < 0 ? JCLI_EXIT_FAILURE : JCLI_EXIT_OK;
+}

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# joule-cgroup list on the fixture trees: for every [select ...] section of
+# tests/fixtures/expected/*.txt, the command prints one JSON document whose
+# cgroups are exactly the section's, each with the instance the SPEC gives
+# it (hashed long names, ~hash after a collision) and its relative path.
+. "$(dirname "$0")/lib/common.sh"
+JC="$top_builddir/joule-cgroup"
+need "built joule-cgroup" -- test -x "$JC"
+need "python3" -- command -v python3
+
+cp -r "$FIXTURES" "$T/fixtures"
+sh "$T/fixtures/make-hostile.sh"
+F="$T/fixtures"
+
+# compare.py EXPECTED SECTION < list output: one line per mismatch.
+cat >"$T/compare.py" <<'PY'
+import json, sys
+
+def fnv1a32(text):
+    h = 0x811C9DC5
+    for b in text.encode():
+        h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+    return h
+
+def expected(path, section):
+    rows, inside = [], False
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if line.startswith("["):
+            inside = line == "[select %s]" % section
+        elif inside and line and not line.startswith("#"):
+            cols = line.split("\t")
+            rows.append((cols[0], cols[1], cols[2] if len(cols) > 2 else ""))
+    return rows
+
+def instance(column, path):
+    if column == "(root)":
+        return "root"
+    if column == "(long: hashed)":
+        flat = path.replace("/", "_")
+        return "%08x~%s" % (fnv1a32(path), flat[-(127 - 9):])
+    return column
+
+doc = json.load(sys.stdin)
+got = {c["cgroup"]: c["instance"] for c in doc["cgroups"]}
+bad = []
+if len(got) != len(doc["cgroups"]):
+    bad.append("a cgroup is listed twice")
+if len(set(got.values())) != len(got):
+    bad.append("two cgroups share an instance")
+want = expected(sys.argv[1], sys.argv[2])
+plain = 0
+for column, path, note in want:
+    meta = "/" if path == "(root)" else path
+    name = instance(column, path)
+    have = got.pop(meta, None)
+    ok = have == name or (note == "collision" and
+                          have == "%s~%08x" % (name, fnv1a32(path)))
+    plain += have == name
+    if not ok:
+        bad.append("%s: instance %r, want %r" % (meta, have, name))
+for meta in got:
+    bad.append("%s: listed, but not expected" % meta)
+for line in bad:
+    print(line)
+print("%d cgroups, %d wrong" % (len(want), len(bad)))
+sys.exit(1 if bad or not want else 0)
+PY
+
+# list_case TREE SECTION: the [select SECTION] of TREE's expected file.
+list_case() {
+  local tree=$1 section=$2 args=() word mode=select
+  for word in $section; do
+    case $word in
+      select) mode=select ;;
+      ignore) mode=ignore ;;
+      basename) args+=(--instance-from basename) ;;
+      *) args+=("--$mode" "$word") ;;
+    esac
+  done
+  "$JC" list --root "$F/$tree" "${args[@]}" >"$T/out" 2>"$T/err"
+  local status=$? verdict
+  verdict=$(python3 "$T/compare.py" "$F/expected/$tree.txt" "$section" <"$T/out" 2>&1)
+  [ $? -eq 0 ] && [ "$status" -eq 0 ]
+  ok $? "$tree, $section: ${verdict##*$'\n'}"
+  # stderr: one warning per collision, nothing else (no file is read).
+  local collisions
+  collisions=$(h="[select $section]" awk '$0 == ENVIRON["h"] { f = 1; next } /^\[/ { f = 0 }
+    f && /\tcollision$/' "$F/expected/$tree.txt" | wc -l)
+  [ "$(grep -c . "$T/err")" -eq "$((collisions / 2))" ] &&
+    ! grep -v 'warning: cgroups ".*" and ".*" would both be reported as' "$T/err" | grep -q .
+  ok $? "$tree, $section: stderr has $((collisions / 2)) collision warning(s) and nothing else"
+  { echo "$verdict" | grep -v ' wrong$'; cat "$T/err"; } | head -10 | diag
+}
+
+# Every section, with the word "select" dropped: "[select A ignore B]".
+for f in "$F"/expected/*.txt; do
+  tree=$(basename "$f" .txt)
+  while IFS= read -r header; do
+    section=${header#\[select }
+    section=${section%\]}
+    set -f # the patterns are words for the command, not for the shell
+    list_case "$tree" "$section"
+    set +f
+  done < <(grep '^\[select ' "$f")
+done
+
+# The document itself: the resolved root, walk order (parents first).
+"$JC" list --root "$F/k6.1-systemd" --select '**' >"$T/out"
+python3 -c '
+import json, sys
+doc = json.load(open(sys.argv[1]))
+paths = [c["cgroup"] for c in doc["cgroups"]]
+assert doc["root"] == sys.argv[2], doc["root"]
+assert paths[0] == "/" and doc["cgroups"][0]["instance"] == "root"
+for i, p in enumerate(paths[1:], 1):   # a parent comes before its children
+    if "/" in p:
+        assert p.rsplit("/", 1)[0] in paths[:i], p
+' "$T/out" "$(cd "$F/k6.1-systemd" && pwd -P)"
+ok $? "list: root is the resolved --root, cgroups in walk order"
+
+# The default root is the first cgroup2 mount, as for the plugin.
+mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+if [ -n "$mnt" ]; then
+  "$JC" list >"$T/out" 2>"$T/err"
+  python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["root"] == sys.argv[2]' "$T/out" "$mnt"
+  ok $? "list without --root: the cgroup2 mount $mnt"
+fi
+tap_done

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# joule-cgroup run on the real kernel: CMD runs in a fresh cgroup from its
+# first instruction (its own /proc/self/cgroup says so), everything it
+# forks is accounted, the report is one JSON document with the command's
+# exit status, wall time, CPU and (where the controllers are) memory and
+# I/O, and the cgroup is gone afterwards.  Signals are forwarded, --keep
+# keeps the cgroup, --output writes the report to a file.
+# Everything lives under a parent named for this run, removed at the end.
+. "$(dirname "$0")/lib/common.sh"
+JC="$top_builddir/joule-cgroup"
+need "built joule-cgroup" -- test -x "$JC"
+need "python3" -- command -v python3
+need "root" -- test "$(id -u)" -eq 0
+mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+need "a cgroup2 mount" -- test -n "$mnt"
+need "bash with EPOCHREALTIME" -- bash -c 'test -n "$EPOCHREALTIME"'
+
+parent="$mnt/joule-clitest-$$"
+mkdir "$parent"
+# The controllers the mount hands to us, handed on to the runs' cgroups
+# (a unified host; on a hybrid one there are none).
+for c in $(cat "$parent/cgroup.controllers"); do
+  echo "+$c" >"$parent/cgroup.subtree_control" 2>/dev/null
+done
+run_cleanup() {
+  local d p
+  for d in $(find "$parent" -mindepth 1 -depth -type d 2>/dev/null); do
+    for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    for _ in 1 2 3 4 5; do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
+  done
+  rmdir "$parent" 2>/dev/null
+}
+CLEANUPS+=(run_cleanup)
+
+# A shell busy loop of $1 µs of wall time, as a bash function text.
+BUSY='busy() { local end=$(( ${EPOCHREALTIME/./} + $1 )); while (( ${EPOCHREALTIME/./} < end )); do :; done; }'
+# `times` prints user and system time of the shell and of its children:
+# the CPU the workload itself was charged, whatever the machine's load.
+CPU_OF_TIMES='import re, sys
+t = [float(m) * 60 + float(s) for m, s in re.findall(r"(\d+)m([\d.]+)s", open(sys.argv[1]).read())]
+print(round(sum(t), 3))'
+
+# field REPORT EXPR: a value of the report, as Python prints it.
+field() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
+between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
+
+# busy_check NAME WANT-CORES LO HI: cores busy in [LO, HI] -- unless the
+# workload itself got less CPU than that (another job held the CPUs): then
+# the figure is skipped, and only the accounting below is checked.
+busy_check() {
+  local name=$1 report=$2 own=$3 lo=$4 hi=$5 cores wall own_cores
+  cores=$(field "$report" 'r["cpu"]["cores_busy"]')
+  wall=$(field "$report" 'r["wall_seconds"]')
+  own_cores=$(awk -v c="$own" -v w="$wall" 'BEGIN { printf "%.3f", c / w }')
+  if between "$cores" "$lo" "$hi"; then
+    ok 0 "$name: cores busy $cores, in [$lo, $hi]"
+  elif [ "${CI:-}" != true ] && ! between "$own_cores" "$lo" 99; then
+    # Outside CI only: CI runs the suite alone on its machine, a skip there
+    # would hide a real failure.
+    echo "ok $((TAP_N += 1)) - $name: cores busy $cores # SKIP the workload got only $own_cores cores (load: $(cut -d' ' -f1-3 /proc/loadavg))"
+  else
+    ok 1 "$name: cores busy $cores, in [$lo, $hi]"
+  fi
+  # The cgroup's usage is what the workload's processes were charged.
+  local usage
+  usage=$(field "$report" 'r["cpu"]["usage_usec"] / 1e6')
+  awk -v u="$usage" -v o="$own" 'BEGIN { d = u - o; if (d < 0) d = -d; exit !(d <= 0.1 * o + 0.05) }'
+  ok $? "$name: usage ${usage} s = the workload's own CPU time ${own} s (±10%)"
+}
+
+gone() { ! ls -d "$parent"/joule-cgroup-run-* >/dev/null 2>&1; }
+
+# --- one busy loop of 1.5 s, exit 3 -------------------------------------------
+"$JC" run --root "$parent" -- bash -c "$BUSY"'
+  grep "^0::" /proc/self/cgroup >"$1"
+  busy 1500000
+  times >"$2"
+  exit 3' cmd "$T/cgroup" "$T/times" >"$T/report" 2>"$T/err"
+status=$?
+[ "$status" -eq 3 ]
+ok $? "run exits with the command's status (3): $status"
+python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/report"
+ok $? "the report is one JSON document"
+diag <"$T/report"
+[ "$(field "$T/report" 'r["exit_status"], r["signal"], r["command"][:2]')" = "(3, None, ['bash', '-c'])" ]
+ok $? "report: exit_status 3, signal null, the command"
+wall=$(field "$T/report" 'r["wall_seconds"]')
+between "$wall" 1.45 2.0
+ok $? "wall time near 1.5 s: $wall"
+busy_check "one busy loop" "$T/report" "$(python3 -c "$CPU_OF_TIMES" "$T/times")" 0.7 1.3
+cg=$(cat "$T/cgroup")
+[[ $cg == "0::/joule-clitest-$$/joule-cgroup-run-"* ]] &&
+  [ "$mnt${cg#0::}" = "$(field "$T/report" 'r["cgroup"]')" ]
+ok $? "the command's /proc/self/cgroup names the created cgroup ($cg)"
+gone
+ok $? "the cgroup is gone afterwards"
+[ ! -s "$T/err" ]
+ok $? "nothing on stderr"
+cat "$T/err" | head -20 | diag
+
+# --- children: two busy loops in the background, and wait ---------------------
+"$JC" run --root "$parent" -- bash -c "$BUSY"'
+  busy 1500000 & busy 1500000 & wait
+  times >"$1"' cmd "$T/times" >"$T/report" 2>"$T/err"
+status=$?
+[ "$status" -eq 0 ] && [ ! -s "$T/err" ]
+ok $? "forking command: status 0, nothing on stderr"
+busy_check "two busy children" "$T/report" "$(python3 -c "$CPU_OF_TIMES" "$T/times")" 1.4 2.3
+gone
+ok $? "the cgroup is gone afterwards"
+
+# --- without clone3: the child enters the cgroup itself before exec -------------
+JOULE_CGROUP_NO_CLONE3=1 "$JC" run --root "$parent" --interval 0.05 -- \
+  sh -c 'grep "^0::" /proc/self/cgroup >"$1"; exit 7' sh "$T/cgroup" >"$T/report" 2>"$T/err"
+status=$?
+cg=$(cat "$T/cgroup")
+[ "$status" -eq 7 ] && [[ $cg == "0::/joule-clitest-$$/joule-cgroup-run-"* ]] &&
+  [ "$(field "$T/report" 'r["interval"], r["exit_status"]')" = "(0.05, 7)" ] && gone
+ok $? "fork fallback: status 7, in the cgroup before exec ($cg), removed"
+
+# --- a command killed by a signal -----------------------------------------------
+"$JC" run --root "$parent" -- sh -c 'kill -KILL $$' >"$T/report" 2>"$T/err"
+status=$?
+[ "$status" -eq 137 ] && [ "$(field "$T/report" 'r["exit_status"], r["signal"]')" = "(137, 9)" ]
+ok $? "killed by SIGKILL: status 137, signal 9 in the report"
+
+# --- SIGTERM to joule-cgroup goes to the command ---------------------------------
+# wait_running: until a run's cgroup holds a process.
+wait_running() {
+  local i
+  for i in $(seq 100); do
+    cat "$parent"/joule-cgroup-run-*/cgroup.procs 2>/dev/null | grep -q . && return 0
+    sleep 0.05
+  done
+  return 1
+}
+start=$EPOCHREALTIME
+"$JC" run --root "$parent" -- sleep 30 >"$T/report" 2>"$T/err" &
+jc=$!
+wait_running
+kill -TERM "$jc"
+wait "$jc"
+status=$?
+[ "$status" -eq 143 ] && [ "$(field "$T/report" 'r["exit_status"], r["signal"]')" = "(143, 15)" ] &&
+  [ ! -s "$T/err" ] && gone
+ok $? "SIGTERM forwarded: status $status, the report printed, the cgroup removed"
+awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a < 10) }'
+ok $? "... at once, not after sleep 30"
+
+# SIGINT from another process (job control: not ignored in the background).
+set -m
+"$JC" run --root "$parent" -- sleep 30 >"$T/report" 2>"$T/err" &
+jc=$!
+set +m
+wait_running
+kill -INT "$jc"
+wait "$jc"
+status=$?
+[ "$status" -eq 130 ] && [ "$(field "$T/report" 'r["signal"]')" = 2 ] && gone
+ok $? "SIGINT forwarded: status $status, signal 2 in the report"
+
+# --- the command exits, a child lives on: run waits for it ----------------------
+"$JC" run --root "$parent" -- sh -c 'sleep 30 & echo $! >"$1"; exit 0' sh "$T/pid" \
+  >"$T/report" 2>"$T/err" &
+jc=$!
+for _ in $(seq 100); do [ -s "$T/pid" ] && break; sleep 0.05; done
+sleep 0.5
+kill -0 "$jc" 2>/dev/null && [ ! -s "$T/report" ]
+ok $? "run waits while a child of the command is alive"
+kill -TERM "$jc"
+wait "$jc"
+status=$?
+! kill -0 "$(cat "$T/pid")" 2>/dev/null && [ "$status" -eq 0 ] &&
+  [ "$(field "$T/report" 'r["exit_status"]')" = 0 ] && gone
+ok $? "SIGTERM then goes to what is left; status is the command's ($status)"
+
+# --- --keep and --output ------------------------------------------------------------
+"$JC" run --root "$parent" --keep --output "$T/kept.json" -- sh -c 'echo hello' >"$T/out" 2>"$T/err"
+status=$?
+kept=$(field "$T/kept.json" 'r["cgroup"]')
+[ "$status" -eq 0 ] && [ "$(cat "$T/out")" = hello ] && [ ! -s "$T/err" ] &&
+  [ "$(field "$T/kept.json" 'r["kept"]')" = True ] && [ -d "$kept" ]
+ok $? "--keep --output: stdout is the command's, the report in the file, $kept kept"
+rmdir "$kept"
+
+# --- memory and I/O: figures where the controllers are, null where not ---------------
+"$JC" run --root "$parent" -- sh -c 'head -c 20000000 /dev/zero | tail -c 1 >/dev/null; sleep 0.3' \
+  >"$T/report" 2>"$T/err"
+if grep -qw memory "$parent/cgroup.subtree_control"; then
+  python3 - "$T/report" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["memory"]
+assert m["current"]["max"] >= m["current"]["min"] > 0, m
+assert m["peak"] is None or m["peak"] >= m["current"]["max"], m
+PY
+  ok $? "memory: current min <= max, peak >= max"
+else
+  [ "$(field "$T/report" 'r["memory"], r["io"]')" = "(None, None)" ]
+  ok $? "memory and io are null: no memory or io controller here (hybrid host)"
+fi
+[ "$(field "$T/report" 'r["samples"] >= 2')" = True ] && [ ! -s "$T/err" ]
+ok $? "a 0.3 s command is sampled every 0.1 s ($(field "$T/report" 'r["samples"]') samples)"
+
+[ -z "$(find "$parent" -mindepth 1 -type d)" ]
+ok $? "nothing is left under $parent"
+tap_done

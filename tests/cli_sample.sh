@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# joule-cgroup sample on the fixture trees: every [values PATH] figure of
+# tests/fixtures/expected/*.txt appears, exactly, under its SPEC §3 name
+# ("ps_cputime" {"user","syst"}, "memory-current", "disk_octets"
+# {"read","write"}, "pressure-cpu_some_avg10", ...); one JSON line per
+# sample; rates on every line; hostile files give warnings on stderr once,
+# never broken JSON; SIGTERM ends the stream between two lines.
+. "$(dirname "$0")/lib/common.sh"
+JC="$top_builddir/joule-cgroup"
+need "built joule-cgroup" -- test -x "$JC"
+need "python3" -- command -v python3
+
+cp -r "$FIXTURES" "$T/fixtures"
+sh "$T/fixtures/make-hostile.sh"
+F="$T/fixtures"
+ALL=(--collect cpu --collect memory --collect io --collect pressure
+  --collect events --collect pids)
+
+# check.py EXPECTED GROUPS PATH... < sample output: the figures of each
+# [values PATH] in the first line; "all" checks every section.
+cat >"$T/check.py" <<'PY'
+import json, sys
+
+MEMSTAT = ["anon", "file", "kernel", "kernel_stack", "slab", "shmem"]
+CPU_DERIVE = ["usage_usec", "nr_periods", "nr_throttled", "throttled_usec",
+              "nr_bursts", "burst_usec"]
+
+def sections(path):
+    out, cur = {}, None
+    for line in open(path, encoding="utf-8"):
+        line = line.rstrip("\n")
+        if line.startswith("["):
+            cur = line[8:-1] if line.startswith("[values ") else None
+            if cur is not None:
+                out[cur] = {}
+        elif cur is not None and line and not line.startswith("#"):
+            key, value = line.split("\t")[:2]
+            out[cur][key] = value
+    return out
+
+def expectations(v, groups):
+    """(json key, data source or None, expected number or None=absent)."""
+    out = []
+    def add(name, ds, key):
+        if key not in v:
+            return
+        if v[key] != "(absent)":
+            out.append((name, ds, float(v[key]), key))
+        elif ds is None:
+            out.append((name, None, None, key))
+    if "cpu" in groups:
+        add("ps_cputime", "user", "cpu.stat:user_usec")
+        add("ps_cputime", "syst", "cpu.stat:system_usec")
+        for k in CPU_DERIVE:
+            add("derive-cpu_" + k, None, "cpu.stat:" + k)
+    if "memory" in groups:
+        add("memory-current", None, "memory.current")
+        add("memory-peak", None, "memory.peak")
+        add("memory-swap_current", None, "memory.swap.current")
+        for k in MEMSTAT:
+            add("memory-" + k, None, "memory.stat:" + k)
+    if "io" in groups:
+        add("disk_octets", "read", "io.stat:sum:rbytes")
+        add("disk_octets", "write", "io.stat:sum:wbytes")
+        add("disk_ops", "read", "io.stat:sum:rios")
+        add("disk_ops", "write", "io.stat:sum:wios")
+    if "pressure" in groups:
+        for res in ("cpu", "memory", "io"):
+            for kind in ("some", "full"):
+                base = "%s.pressure:%s:" % (res, kind)
+                for avg in ("avg10", "avg60", "avg300"):
+                    add("pressure-%s_%s_%s" % (res, kind, avg), None, base + avg)
+                add("derive-%s_%s_stall_usec" % (res, kind), None, base + "total")
+    if "events" in groups:
+        for key in v:
+            if key.startswith("memory.events:"):
+                add("derive-memory_events_" + key.split(":")[1], None, key)
+    if "pids" in groups:
+        add("count-pids", None, "pids.current")
+    return out
+
+expected_file, groups, paths = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
+lines = sys.stdin.read().splitlines()
+doc = json.loads(lines[0])
+got = {c["cgroup"]: c["values"] for c in doc["cgroups"]}
+want = sections(expected_file)
+if paths == ["all"]:
+    paths = list(want)
+checked = bad = 0
+for path in paths:
+    meta = "/" if path == "(root)" else path
+    values = got.get(meta)
+    if values is None:
+        print("%s: not in the sample" % meta)
+        bad += 1
+        continue
+    for name, ds, number, key in expectations(want[path], groups):
+        checked += 1
+        have = values.get(name)
+        if ds is not None and isinstance(have, dict):
+            have = have.get(ds)
+        if number is None:
+            if have is not None:
+                print("%s: %s = %s, but %s is absent" % (meta, name, have, key))
+                bad += 1
+        elif have is None or abs(have - number) > 1e-9 * max(1, abs(number)):
+            print("%s: %s%s = %s, want %s (%s)" % (meta, name,
+                  "." + ds if ds else "", have, number, key))
+            bad += 1
+print("%d figures in %d cgroups checked, %d wrong" % (checked, len(paths), bad))
+sys.exit(1 if bad or not checked else 0)
+PY
+
+# values_case NAME TREE GROUPS PATHS -- SAMPLE-ARGS...
+values_case() {
+  local name=$1 tree=$2 groups=$3 paths=$4; shift 5
+  "$JC" sample --count 1 --interval 0.05 --root "$F/$tree" "$@" >"$T/out" 2>"$T/err"
+  local status=$? verdict
+  verdict=$(python3 "$T/check.py" "$F/expected/$tree.txt" "$groups" $paths <"$T/out" 2>&1)
+  [ $? -eq 0 ] && [ "$status" -eq 0 ] && [ "$(wc -l <"$T/out")" -eq 1 ]
+  ok $? "$name: ${verdict##*$'\n'}"
+  { echo "$verdict" | grep -v ' wrong$'; cat "$T/err"; } | head -10 | diag
+}
+
+# The command of the issue: default Collect (cpu memory io).
+values_case "k6.1-systemd system.slice/*.service" k6.1-systemd cpu,memory,io \
+  "(root) system.slice/nginx.service system.slice/systemd-logind.service" -- \
+  --select 'system.slice/*.service'
+[ ! -s "$T/err" ]
+ok $? "k6.1-systemd system.slice/*.service: nothing on stderr"
+values_case "k6.1-systemd system.slice/*.service, every group" k6.1-systemd \
+  cpu,memory,io,pressure,events,pids \
+  "(root) system.slice/nginx.service system.slice/systemd-logind.service" -- \
+  --select 'system.slice/*.service' "${ALL[@]}"
+# Every tree, every [values] section, every group.
+for tree in k5.10-basic k6.1-systemd k6.6-docker k6.8-kubernetes; do
+  values_case "$tree **, every group" "$tree" cpu,memory,io,pressure,events,pids \
+    all -- --select '**' "${ALL[@]}"
+done
+
+# Lines, times, rates: --count 3 gives three lines, one interval apart,
+# each with gauge-cpu_cores and percent-cpu for every cgroup.
+"$JC" sample --count 3 --interval 0.2 --root "$F/k6.6-docker" >"$T/out" 2>"$T/err"
+python3 - "$T/out" <<'PY'
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+docs = [json.loads(l) for l in lines]
+assert len(docs) == 3, len(docs)
+for a, b in zip(docs, docs[1:]):
+    assert 0.1 < b["time"] - a["time"] < 0.5, (a["time"], b["time"])
+for d in docs:
+    assert d["cgroups"], d
+    for c in d["cgroups"]:
+        assert c["values"]["gauge-cpu_cores"] == 0, c   # the tree stands still
+        assert c["values"]["percent-cpu"] == 0, c
+PY
+ok $? "--count 3 --interval 0.2: three lines 0.2 s apart, rates on each"
+
+# Hostile files, and a cgroup whose name is not UTF-8: valid JSON, the
+# valid values, every problem once on stderr as a warning.
+bad="$F/hostile/bad$(printf '\377')name"
+mkdir "$bad" && cp "$F/hostile/dup_name/"* "$bad/"
+"$JC" sample --count 2 --interval 0.05 --root "$F/hostile" --select '*' "${ALL[@]}" \
+  >"$T/out" 2>"$T/err"
+status=$?
+python3 - "$T/out" <<'PY'
+import json, sys
+docs = [json.loads(l) for l in open(sys.argv[1], encoding="utf-8").read().splitlines()]
+assert len(docs) == 2
+got = {c["cgroup"]: c["values"] for c in docs[0]["cgroups"]}
+assert "bad\ufffdname" in got, sorted(got)
+assert got["garbage"]["memory-current"] == 4403200, got["garbage"]
+assert "ps_cputime" not in got["garbage"]
+PY
+ok $? "hostile tree: valid JSON, U+FFFD for a bad byte, the valid values"
+[ "$status" -eq 0 ] && [ -s "$T/err" ] &&
+  ! grep -v '^joule-cgroup: warning: ' "$T/err" | grep -q . &&
+  [ "$(sort "$T/err" | uniq -d | wc -l)" -eq 0 ]
+ok $? "hostile tree: exit 0; $(wc -l <"$T/err") warnings on stderr, each once"
+
+# SIGTERM ends an endless stream between two lines, with status 0.
+"$JC" sample --interval 0.1 --root "$F/k6.1-systemd" >"$T/out" 2>"$T/err" &
+pid=$!
+for _ in $(seq 50); do [ "$(wc -l <"$T/out")" -ge 3 ] && break; sleep 0.1; done
+kill -TERM "$pid"
+wait "$pid"
+status=$?
+python3 -c 'import json, sys; [json.loads(l) for l in open(sys.argv[1])]' "$T/out" &&
+  [ "$status" -eq 0 ] && [ "$(wc -l <"$T/out")" -ge 3 ] && [ ! -s "$T/err" ]
+ok $? "SIGTERM: status $status, $(wc -l <"$T/out") complete lines, nothing on stderr"
+tap_done

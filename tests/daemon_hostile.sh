@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Hostile files through the real collectd: empty files, no trailing
+# newline, binary junk, 2^64-1 and beyond, negative numbers, a 1 MiB line,
+# partial io.stat lines, two paths with one instance.  collectd keeps
+# running, every valid figure goes out exactly, nothing invalid does, and
+# each problem is logged once per cgroup however many reads follow.
+. "$(dirname "$0")/lib/common.sh"
+need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
+need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
+need "python3" -- command -v python3
+EXPECT="python3 $top_srcdir/tests/lib/csv_expect.py"
+cp -r "$FIXTURES" "$T/fixtures"
+sh "$T/fixtures/make-hostile.sh"
+E="$T/fixtures/expected/hostile.txt"
+
+dir="$T/hostile"
+JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$T/fixtures/hostile\"
+  Select \"*\"
+  Collect \"cpu\" \"memory\" \"io\" \"pressure\" \"pids\""
+run_collectd "$dir" 2
+reads=$(grep -c '"plugin_instance":"no-newline","type":"derive","type_instance":"cpu_usage_usec"' "$dir/collectd.log")
+grep -q 'Exiting normally' "$dir/collectd.log" && [ "$reads" -ge 5 ]
+ok $? "collectd read the hostile tree $reads times and exited normally"
+
+want=$($EXPECT --instances "$E" '*' | tr ' ' '\n' | grep -v '^dup_name$' | tr '\n' ' ' | sed 's/ $//')
+got=$(csv_instances "$dir")
+# dup holds dup/name too, but "*" selects one level: no collision here.
+[ "$got" = "$(echo "$want dup_name" | tr ' ' '\n' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')" ]
+ok $? "instances: $got"
+
+check_values() { # path instance groups
+  local out
+  out=$($EXPECT "$E" "$1" "$dir/csv/testhost/joule_cgroup-$2" "$3" 2>&1)
+  ok $? "$1: every valid figure exact, nothing invalid sent (${out##*$'\n'})"
+  echo "$out" | grep -v 'figures checked' | diag
+}
+check_values no-newline no-newline cpu,memory,io,pressure,pids
+check_values partial-io partial-io cpu,memory,io,pressure,pids
+check_values empty empty cpu,memory,io,pressure,pids
+check_values garbage garbage cpu,memory,io,pressure,pids
+check_values huge huge cpu,memory,io,pressure,pids
+check_values longline longline cpu,io,pressure,pids
+[ "$(csv_last "$dir" longline memory-current)" = 4608000 ] &&
+  ! ls "$dir/csv/testhost/joule_cgroup-longline/memory-anon-"* >/dev/null 2>&1
+ok $? "longline: memory.current goes out, the oversized memory.stat does not"
+
+# Each problem once, whatever the number of reads.
+dups=$(grep -E '^\[(warning|error|notice)\] joule_cgroup plugin:' "$dir/collectd.log" | sort | uniq -d | wc -l)
+[ "$dups" -eq 0 ]
+ok $? "no problem logged twice in $reads reads"
+for cg in empty garbage huge longline; do
+  n=$(grep -cE "^\[warning\] joule_cgroup plugin: .*/hostile/$cg/" "$dir/collectd.log")
+  [ "$n" -ge 1 ]
+  ok $? "$cg: its problems are logged ($n lines)"
+done
+grep -E '^\[(warning|error|notice)\] joule_cgroup plugin:' "$dir/collectd.log" | sed "s|$T/fixtures/||" | diag
+! grep -qE '^\[warning\] joule_cgroup plugin: .*/hostile/(no-newline|partial-io)/' "$dir/collectd.log"
+ok $? "valid files without a newline or with partial io lines are not problems"
+tap_done
