@@ -71,20 +71,12 @@ ok $? "sample --help: usage on stdout, status 0"
 ok $? "--version"
 
 # The command's own failures need the real hierarchy (a cgroup is made).
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 if [ "$(id -u)" -ne 0 ] || [ -z "$mnt" ]; then
   [ "${CI:-}" = true ] && ok 1 "required: root and a cgroup2 mount, for run's exec errors"
   echo "# skipped: run's exec errors need root and a cgroup2 mount"
   tap_done
 fi
-parent="$mnt/joule-clitest-$$"
-mkdir "$parent"
-errors_cleanup() {
-  local d
-  for d in $(find "$parent" -mindepth 1 -depth -type d 2>/dev/null); do rmdir "$d"; done
-  rmdir "$parent" 2>/dev/null
-}
-CLEANUPS+=(errors_cleanup)
+make_run_parent joule-clitest
 fails 127 'cannot execute "joule-no-such-command": No such file or directory' \
   "run of a command that does not exist" -- run --root "$parent" -- joule-no-such-command arg
 printf 'not a program\n' >"$T/data"

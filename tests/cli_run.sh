@@ -10,27 +10,15 @@
 JC="$top_builddir/joule-cgroup"
 need "built joule-cgroup" -- test -x "$JC"
 need "python3" -- command -v python3
-need "root" -- test "$(id -u)" -eq 0
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-need "a cgroup2 mount" -- test -n "$mnt"
+need_kernel
 need "bash with EPOCHREALTIME" -- bash -c 'test -n "$EPOCHREALTIME"'
 
-parent="$mnt/joule-clitest-$$"
-mkdir "$parent"
+make_run_parent joule-clitest
 # The controllers the mount hands to us, handed on to the runs' cgroups
 # (a unified host; on a hybrid one there are none).
 for c in $(cat "$parent/cgroup.controllers"); do
   echo "+$c" >"$parent/cgroup.subtree_control" 2>/dev/null
 done
-run_cleanup() {
-  local d p
-  for d in $(find "$parent" -mindepth 1 -depth -type d 2>/dev/null); do
-    for p in $(cat "$d/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
-    for _ in 1 2 3 4 5; do rmdir "$d" 2>/dev/null && break; sleep 0.1; done
-  done
-  rmdir "$parent" 2>/dev/null
-}
-CLEANUPS+=(run_cleanup)
 
 # A shell busy loop of $1 µs of wall time, as a bash function text.
 BUSY='busy() { local end=$(( ${EPOCHREALTIME/./} + $1 )); while (( ${EPOCHREALTIME/./} < end )); do :; done; }'

@@ -15,7 +15,6 @@ need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
 need "influxd (Debian influxdb)" -- command -v influxd
 need "carbon-cache (Debian graphite-carbon)" -- test -x /usr/bin/carbon-cache
 need "curl" -- command -v curl
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 need "a cgroup2 mount" -- test -n "$mnt"
 
 fleet_start_influxdb "$T/influx" || { ok 1 "InfluxDB started on 127.0.0.1"; tap_done; }

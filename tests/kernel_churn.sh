@@ -5,23 +5,12 @@
 # same at the end as after start-up, and every cgroup that lived for two
 # reads has its values in the output.
 . "$(dirname "$0")/lib/common.sh"
-need "root" -- test "$(id -u)" -eq 0
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-need "a cgroup2 mount" -- test -n "$mnt"
+need_kernel
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
 : "${CHURN_SECONDS:=20}"
 
-run="joule-churn-$$"
-parent="$mnt/$run"
-mkdir "$parent"
-churn_cleanup() {
-  local d
-  for d in $(find "$parent" -mindepth 1 -depth -type d 2>/dev/null) "$parent"; do
-    rmdir "$d" 2>/dev/null
-  done
-}
-CLEANUPS+=(churn_cleanup)
+make_run_parent joule-churn
 
 dir="$T/churn"
 JC_INTERVAL=0.1 write_conf "$dir" "  CgroupRoot \"$mnt\"
@@ -30,7 +19,7 @@ JC_INTERVAL=0.1 write_conf "$dir" "  CgroupRoot \"$mnt\"
   Collect \"cpu\" \"pressure\""
 start_collectd "$dir"
 sleep 1
-fds_start=$(ls "/proc/$COLLECTD_PID/fd" | wc -l)
+fds_start=$(plugin_fds "$COLLECTD_PID")
 
 # The churn: every 0.25 s a new cgroup (every third one with a child), and
 # the one made a second earlier goes; bounded by CHURN_SECONDS.
@@ -51,12 +40,11 @@ while [ $SECONDS -lt $end ] && [ $i -lt 400 ]; do
   sleep 0.25
 done
 sleep 0.5
-fds_end=$(ls "/proc/$COLLECTD_PID/fd" | wc -l)
+fds_end=$(plugin_fds "$COLLECTD_PID")
 # The last ones still exist: the descriptor count compares with them gone.
-churn_cleanup
-mkdir "$parent"
+empty_run_parent
 sleep 0.6
-fds_empty=$(ls "/proc/$COLLECTD_PID/fd" | wc -l)
+fds_empty=$(plugin_fds "$COLLECTD_PID")
 stop_collectd
 
 made=$(grep -c ' made ' "$log")
@@ -65,7 +53,7 @@ ok $(( made < 20 )) "the script made $made cgroups in ${CHURN_SECONDS} s"
 ok $? "no ERROR or WARNING in collectd's log"
 grep -E '^\[(error|warning)\]' "$dir/collectd.log" | head -5 | diag
 [ "$fds_empty" -eq "$fds_start" ]
-ok $? "collectd's descriptors: $fds_start after start, $fds_end during churn, $fds_empty after"
+ok $? "collectd's descriptors on the cgroup tree: $fds_start after start, $fds_end during churn, $fds_empty after"
 
 # Every cgroup that lived at least 0.3 s (three reads) was reported.
 missing=0

@@ -5,28 +5,13 @@
 # shutdown moves the child back to the parent and removes the cgroup.
 # Everything lives under a parent named for this run, removed at the end.
 . "$(dirname "$0")/lib/common.sh"
-need "root" -- test "$(id -u)" -eq 0
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-need "a cgroup2 mount" -- test -n "$mnt"
+need_kernel
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
 
-run="joule-test-$$"
-parent="$mnt/$run"
-mkdir "$parent"
+make_run_parent joule-test
 busy_pid=
-kernel_cleanup() {
-  [ -n "$busy_pid" ] && kill "$busy_pid" 2>/dev/null && wait "$busy_pid" 2>/dev/null
-  # Anything still inside goes back to the root before the rmdirs.
-  local d p
-  for d in $(find "$parent" -mindepth 1 -depth -type d 2>/dev/null) "$parent"; do
-    for p in $(cat "$d/cgroup.procs" 2>/dev/null); do
-      echo "$p" >"$mnt/cgroup.procs" 2>/dev/null
-    done
-    rmdir "$d" 2>/dev/null
-  done
-}
-CLEANUPS+=(kernel_cleanup)
+CLEANUPS+=('[ -n "$busy_pid" ] && kill "$busy_pid" 2>/dev/null')
 
 bash -c 'while :; do :; done' &
 busy_pid=$!

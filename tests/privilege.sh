@@ -6,9 +6,7 @@
 # modifying system call collectd makes under the cgroup2 mount (strace) is
 # on the allowed list.
 . "$(dirname "$0")/lib/common.sh"
-need "root" -- test "$(id -u)" -eq 0
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-need "a cgroup2 mount" -- test -n "$mnt"
+need_kernel
 need "strace" -- command -v strace
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
@@ -41,18 +39,10 @@ ok $? "the fixture tree is unchanged after the run (created cgroup removed)"
 head -5 "$T/diff" | diag
 
 # --- the real kernel: every modifying call is an allowed one -----------------
-run="joule-priv-$$"
-parent="$mnt/$run"
-mkdir -p "$parent/other"
-priv_cleanup() {
-  [ -n "${sleeper:-}" ] && kill "$sleeper" 2>/dev/null
-  local d
-  for d in $(find "$parent" -mindepth 1 -depth -type d 2>/dev/null) "$parent"; do
-    for p in $(cat "$d/cgroup.procs" 2>/dev/null); do echo "$p" >"$mnt/cgroup.procs"; done
-    rmdir "$d" 2>/dev/null
-  done
-}
-CLEANUPS+=(priv_cleanup)
+make_run_parent joule-priv
+mkdir "$parent/other"
+sleeper=
+CLEANUPS+=('[ -n "$sleeper" ] && kill "$sleeper" 2>/dev/null')
 sleep 300 >/dev/null 2>&1 &
 sleeper=$!
 echo "$sleeper" >"$T/sleeper.pid"

@@ -5,24 +5,13 @@
 # indirectly lost, collectd's descriptor count flat, its RSS flat after
 # warm-up.  SOAK_SECONDS (default 45) bounds the run.
 . "$(dirname "$0")/lib/common.sh"
-need "root" -- test "$(id -u)" -eq 0
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-need "a cgroup2 mount" -- test -n "$mnt"
+need_kernel
 need "valgrind" -- command -v valgrind
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
 : "${SOAK_SECONDS:=45}"
 
-run="joule-soak-$$"
-parent="$mnt/$run"
-mkdir "$parent"
-soak_cleanup() {
-  local d
-  for d in $(find "$parent" -mindepth 1 -depth -type d 2>/dev/null) "$parent"; do
-    rmdir "$d" 2>/dev/null
-  done
-}
-CLEANUPS+=(soak_cleanup)
+make_run_parent joule-soak
 
 dir="$T/soak"
 JC_INTERVAL=0.1 write_conf "$dir" "  CgroupRoot \"$mnt\"
@@ -35,13 +24,12 @@ vg_pid=$!
 COLLECTD_PIDS+=("$vg_pid")
 
 rss() { awk '/^VmRSS/ { print $2 }' "/proc/$vg_pid/status"; }
-fds() { ls "/proc/$vg_pid/fd" | wc -l; }
+fds() { plugin_fds "$vg_pid"; }
 
 # settle: remove every churn cgroup and let collectd read the empty parent
 # for a second, so that descriptor counts compare like with like.
 settle() {
-  local d
-  for d in $(find "$parent" -mindepth 1 -depth -type d); do rmdir "$d"; done
+  empty_run_parent
   sleep 1.5
 }
 
@@ -80,7 +68,7 @@ grep -q 'definitely lost: 0 bytes' "$dir/valgrind.txt" && grep -q 'indirectly lo
 ok $? "valgrind: 0 bytes definitely or indirectly lost"
 grep -E 'definitely lost|indirectly lost' "$dir/valgrind.txt" | sed 's/^==[0-9]*== *//' | diag
 [ "$fds_end" -eq "$fds_warm" ]
-ok $? "descriptor count flat: $fds_warm after warm-up, $fds_end at the end"
+ok $? "descriptors on the cgroup tree flat: $fds_warm after warm-up, $fds_end at the end"
 [ "$rss_end" -le $((rss_warm + rss_warm / 20 + 512)) ]
 ok $? "RSS flat after warm-up: $rss_warm kB -> $rss_end kB"
 [ "$(loud_lines "$dir")" -eq 0 ]

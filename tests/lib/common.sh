@@ -91,6 +91,55 @@ need() { # need DESCRIPTION -- COMMAND...
   fi
 }
 
+# ---- the real kernel --------------------------------------------------------
+
+# The cgroup2 mount point, "" when there is none.
+mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+
+# need_kernel: root and a cgroup2 mount (fails in CI, skips elsewhere).
+need_kernel() {
+  need "root" -- test "$(id -u)" -eq 0
+  need "a cgroup2 mount" -- test -n "$mnt"
+}
+
+# plugin_fds PID: descriptors of process PID on the cgroup tree, and
+# inotify: the plugin's.  (The csv plugin opens and closes its files all
+# the time; counting those would measure a race.)
+plugin_fds() {
+  find "/proc/$1/fd" -mindepth 1 -printf '%l\n' 2>/dev/null |
+    grep -cE "^($mnt|anon_inode:inotify)" || true
+}
+
+# make_run_parent NAME: $parent = $mnt/NAME-<pid>, a cgroup for this test
+# run only ($run is its name under the mount).  Everything below it, and it,
+# goes at exit.
+make_run_parent() {
+  run="$1-$$"
+  parent="$mnt/$run"
+  mkdir "$parent"
+  CLEANUPS+=(remove_run_parent)
+}
+
+# kill_and_rmdir DIR: the processes in cgroup DIR are this test's own:
+# killed, then DIR removed (retried while they die).
+kill_and_rmdir() {
+  local p i
+  for p in $(cat "$1/cgroup.procs" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+  for i in 1 2 3 4 5 6 7 8 9 10; do rmdir "$1" 2>/dev/null && return; sleep 0.1; done
+}
+
+# empty_run_parent: removes every cgroup below $parent, deepest first.
+empty_run_parent() {
+  local d
+  for d in $(find "$parent" -mindepth 1 -depth -type d 2>/dev/null); do
+    kill_and_rmdir "$d"
+  done
+}
+remove_run_parent() {
+  empty_run_parent
+  kill_and_rmdir "$parent"
+}
+
 # write_conf DIR PLUGIN-BLOCK-TEXT [EXTRA-GLOBAL-TEXT]
 # A collectd config: logfile, csv and write_log (JSON, for the meta data)
 # into DIR, the stock plugins from collectd's directory, then the plugin
