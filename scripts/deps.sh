@@ -4,7 +4,7 @@
 set -euo pipefail
 
 build_pkgs="gcc make autoconf automake libtool pkg-config collectd-core collectd-dev libyajl-dev"
-test_pkgs="valgrind clang strace curl python3 rrdtool librrd8 libgcrypt20 libyajl2 fonts-dejavu-core influxdb graphite-carbon python3-whisper"
+test_pkgs="valgrind clang libclang-rt-14-dev strace curl python3 rrdtool librrd8 libgcrypt20 libyajl2 fonts-dejavu-core influxdb graphite-carbon python3-whisper"
 
 want="$build_pkgs"
 [ "${1:-}" = "--tests" ] && want="$build_pkgs $test_pkgs"

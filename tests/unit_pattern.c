@@ -88,6 +88,17 @@ int main(void) {
   refused("a/", "empty path level");
   refused("/[unclosed/", "invalid regular expression");
   refused("**/a/**/b/**/c/**/d/**/e", "more than");
+  /* Regexes that would take glibc's regcomp or regexec seconds or
+     gigabytes (found by fuzzing): refused at config time. */
+  refused("/(a{32767}){32767}/", "repeats too much");
+  refused("/a++/", "adjacent repetition");
+  refused("/^(a*)\\1$/", "back-reference");
+  ok(matches("/^system\\.slice/docker-[0-9a-f]{64}\\.scope$/",
+             "system.slice/docker-"
+             "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+             ".scope"),
+     "an ordinary interval still compiles and matches");
+  ok(matches("/(a*)*b/", "aab"), "a group repeated after its own repeat is fine");
   ok(matches("a/**/**/b", "a/b"), "consecutive \"**\" collapse");
   return done_testing();
 }

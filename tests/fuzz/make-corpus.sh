@@ -1,0 +1,174 @@
+#!/usr/bin/env bash
+# make-corpus.sh — writes the seed corpus of the fuzz targets,
+# tests/fuzz/corpus/<target>/, from the fixture trees and the edge cases
+# below.  The corpus is committed; this script says where each seed comes
+# from and rebuilds it byte for byte (it removes seeds it does not write).
+# libFuzzer never writes here: scripts/fuzz.sh fuzzes a copy.
+#   tests/fuzz/make-corpus.sh
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+fx=$here/../fixtures
+out=$here/corpus
+
+# seed TARGET NAME: stdin → corpus/TARGET/NAME
+seed() { mkdir -p "$out/$1"; cat >"$out/$1/$2"; }
+# sample_seed TARGET NAME LETTER CAP FILE: "<letter><cap>" + FILE's bytes
+sample_seed() { { printf '%s%s' "$3" "$4"; cat "$5"; } | seed "$1" "$2"; }
+long() { head -c "$1" /dev/zero | tr '\0' "$2"; }
+
+rm -rf "$out"
+
+# ---- single: memory.current, memory.peak, memory.swap.current, pids.current
+cp_single() { seed single "$1" <"$2"; }
+cp_single memory.current-k6.1 "$fx/k6.1-systemd/system.slice/memory.current"
+cp_single memory.peak-no-newline "$fx/hostile/no-newline/memory.peak"
+cp_single pids.current-k6.8 "$fx/k6.8-kubernetes/kubepods.slice/pids.current"
+printf 'max\n' | seed single max
+printf '0\n' | seed single zero
+printf '18446744073709551615\n' | seed single u64-max
+printf '18446744073709551616\n' | seed single u64-max-plus-1
+printf '99999999999999999999999999\n' | seed single overflow-long
+printf -- '-1\n' | seed single negative
+printf '' | seed single empty
+printf '12' | seed single no-newline
+printf ' \t7 \t\n' | seed single blanks
+printf '12 13\n' | seed single two-words
+printf '1\0002\n' | seed single nul-inside
+printf 'maxi\n' | seed single not-max
+printf '0x10\n+5\n' | seed single hex-and-plus
+printf '4096\r\n' | seed single crlf
+printf '\377\376garbage\001\n' | seed single binary
+{ long 600 9; printf '\n'; } | seed single long-line
+
+# ---- flat: cpu.stat, memory.stat, memory.events
+seed flat cpu.stat-k5.10 <"$fx/k5.10-basic/cpu.stat"
+seed flat cpu.stat-k6.1 <"$fx/k6.1-systemd/cpu.stat"
+seed flat memory.stat-k6.8 <"$fx/k6.8-kubernetes/memory.stat"
+seed flat memory.events-k6.1 <"$fx/k6.1-systemd/system.slice/memory.events"
+seed flat cpu.stat-huge <"$fx/hostile/huge/cpu.stat"
+seed flat cpu.stat-garbage <"$fx/hostile/garbage/cpu.stat"
+seed flat memory.stat-garbage <"$fx/hostile/garbage/memory.stat"
+seed flat memory.events-no-newline <"$fx/hostile/no-newline/memory.events"
+printf '' | seed flat empty
+printf '\n\n \n\t\n' | seed flat blank-lines
+printf 'key\nkey 1 2\nkey -3\n 9\nok 1\n' | seed flat malformed-lines
+printf 'usage_usec 100\r\nuser_usec 5\n' | seed flat crlf
+{ printf 'anon 1\n'; long 1000 k; printf ' 2\nfile 3'; } | seed flat long-key
+
+# ---- io: io.stat
+seed io io.stat-k5.10 <"$fx/k5.10-basic/io.stat"
+seed io io.stat-k6.1-cost <"$fx/k6.1-systemd/io.stat"
+seed io io.stat-huge <"$fx/hostile/huge/io.stat"
+seed io io.stat-partial <"$fx/hostile/partial-io/io.stat"
+seed io io.stat-no-newline <"$fx/hostile/no-newline/io.stat"
+printf '' | seed io empty
+printf '8:0\n' | seed io device-only
+printf '8:0 rbytes=\n8:0 =5\n8:0 rbytes\n' | seed io bad-fields
+printf '4294967295:4294967295 rbytes=1\n4294967296:0 rbytes=1\n' | seed io devno-limits
+printf '8 rbytes=1\n:1 rbytes=1\n8: rbytes=1\n8:0:1 rbytes=1\n' | seed io bad-devno
+printf '8:0 rbytes=18446744073709551616 wbytes=1\n' | seed io overflow
+printf '8:0 rbytes=-1\n' | seed io negative
+printf '\n\n259:0 rbytes=1 cost.vrate=99.50 cost.usage=0\n\n' | seed io empty-lines
+
+# ---- pressure: {cpu,memory,io}.pressure
+seed pressure cpu.pressure-k5.10-some-only <"$fx/k5.10-basic/cpu.pressure"
+seed pressure cpu.pressure-k6.1 <"$fx/k6.1-systemd/cpu.pressure"
+seed pressure memory.pressure-k6.1 <"$fx/k6.1-systemd/memory.pressure"
+seed pressure io.pressure-no-newline <"$fx/hostile/no-newline/io.pressure"
+printf '' | seed pressure empty
+printf 'full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' | seed pressure full-only
+printf 'some avg10=1.00 avg60=2.00 avg300=3.00\n' | seed pressure no-total
+printf 'some avg10=100.00 avg60=.5 avg300=5. total=18446744073709551616\n' | seed pressure bad-numbers
+printf 'some avg10=1.1234567890 avg60=18446744073709551615.999999999 avg300=0 total=18446744073709551615\n' | seed pressure long-fractions
+printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=0 extra=7\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\nnone x=1\n' | seed pressure unknown-line
+
+# ---- mountinfo: lines of /proc/self/mountinfo, without their newline
+mi() { printf '%s' "$2" | seed mountinfo "$1"; }
+# This build machine (Debian 12 container, hybrid v1 + v2):
+mi host-cgroup2-unified '41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw'
+mi host-cgroup-v1 '32 31 0:29 / /sys/fs/cgroup/cpu rw,relatime - cgroup cgroup rw,cpu'
+mi host-tmpfs '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755'
+mi host-root-ext4 '27 1 254:0 / / rw,relatime - ext4 /dev/vda rw,discard,resv_strict,resuid=65534,resgid=65534'
+# A systemd host (optional "shared:" field), a container's view, escapes:
+mi systemd-cgroup2 '35 24 0:30 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:9 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot'
+mi container-cgroup2 '1285 1280 0:30 /system.slice/docker-6e928e8a9ee5.scope /sys/fs/cgroup ro,nosuid,nodev,noexec,relatime master:9 - cgroup2 cgroup rw'
+mi escaped-space-tab '40 22 0:38 / /mnt/my\040cgroup\011v2\134x rw shared:1 master:2 - cgroup2 none rw'
+mi bad-escapes '40 22 0:38 / /mnt/a\04\400\999\\ rw - cgroup2 none rw'
+mi no-separator '41 31 0:38 / /sys/fs/cgroup/unified rw,relatime cgroup2 cgroup2 rw'
+mi nothing-after-separator '41 31 0:38 / /sys/fs/cgroup/unified rw,relatime -'
+mi too-few-fields '41 31 0:38 /'
+mi empty ''
+mi long-mount-point "41 31 0:38 / /$(long 3000 a) rw - cgroup2 cgroup2 rw"
+mi tabs-and-blanks $'  41\t31 0:38   /   /x\trw - \tcgroup2 cgroup2'
+
+# ---- pattern: "pattern\0path\0path..."
+pt() { local name=$1; shift; { printf '%s' "$1"; shift; for p in "$@"; do printf '\0%s' "$p"; done; } | seed pattern "$name"; }
+pt service-glob 'system.slice/*.service' system.slice/nginx.service system.slice user.slice/user-1000.slice
+pt globstar-k8s 'kubepods.slice/**/*.scope' 'kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pode63e6211_e9ee_5ea2_9453_af137f4472e7.slice/cri-containerd-26eda36863810f1f00f42af8622f014140678f680c4388dce8fcb3a4fac08a4b.scope' kubepods.slice kubepods.slice/x.scope
+pt regex-k8s '/^kubepods\.slice/.*\.scope$/' kubepods.slice/a/b.scope system.slice/x.scope
+pt bracket-escape 'system.slice/system-systemd\\x2dfsck.slice/[a-z]*@?*.service' 'system.slice/system-systemd\x2dfsck.slice/systemd-fsck@dev-disk-by\x2dlabel-boot.service'
+pt globstar-only '**' a a/b/c ''
+pt globstar-limit '**/a/**/b/**/c/**/d/**' a/b/c/d x/a/y/b/z/c/w/d
+pt too-many-globstars '**/a/**/b/**/c/**/d/**/e' a/b/c/d/e
+pt dotdot '../etc' etc
+pt dot-level 'a/./b' a/b
+pt absolute '/sys/fs/cgroup/x' x
+pt empty-level 'a//b' a/b
+pt bad-regex '/(/' a
+pt bad-bracket '[a-' '[a-'
+pt regex-backref '/^(a*)*\1$/' aaaaaaaaaaaaaaaaaaaaaaaaaaaaab
+pt stars-level '*a*a*a*a*a*b' aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaac
+pt empty-pattern '' a
+pt single-slash '/' a
+pt deep "$(for i in $(seq 70); do printf 'l%d/' "$i"; done)x" "$(for i in $(seq 70); do printf 'l%d/' "$i"; done)x"
+
+# ---- name: relative paths
+nm() { printf '%s' "$2" | seed name "$1"; }
+nm root ''
+nm first-level 'init.scope'
+nm service 'system.slice/nginx.service'
+nm systemd-escape 'system.slice/system-systemd\x2dfsck.slice/systemd-fsck@dev-disk-by\x2dlabel-boot.service'
+nm k8s-208 'kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pode04aa1a7_ada9_5951_980e_1e1f9372c098.slice/cri-containerd-c5a895d0b9e9fc50bc8185f9984c605eb97d5236eb47fbd6d026f64eb8cecb54.scope'
+nm exactly-127 "$(long 127 x)"
+nm exactly-128 "$(long 128 x)"
+nm trailing-slash 'a/b/'
+nm only-slashes '///'
+# A multibyte character (é, then a 4-byte emoji) across the 118-byte cut:
+nm utf8-at-cut "$(long 100 a)/$(long 10 b)$(printf '\303\251\360\237\230\200')$(long 112 c)"
+nm continuation-bytes "$(long 20 x)$(head -c 200 /dev/zero | tr '\0' '\200')"
+
+# ---- sample: "<file letter><device capacity digit><file text>"
+sample_seed sample cpu.stat-k6.1 a 4 "$fx/k6.1-systemd/cpu.stat"
+sample_seed sample cpu.stat-garbage a 4 "$fx/hostile/garbage/cpu.stat"
+sample_seed sample cpu.stat-huge a 4 "$fx/hostile/huge/cpu.stat"
+sample_seed sample memory.current-huge b 0 "$fx/hostile/huge/memory.current"
+sample_seed sample memory.peak-overflow c 0 "$fx/hostile/huge/memory.peak"
+sample_seed sample memory.swap.current-negative d 0 "$fx/hostile/huge/memory.swap.current"
+sample_seed sample memory.stat-k6.8 e 0 "$fx/k6.8-kubernetes/memory.stat"
+sample_seed sample memory.stat-garbage e 0 "$fx/hostile/garbage/memory.stat"
+sample_seed sample io.stat-k6.1-cost f 4 "$fx/k6.1-systemd/io.stat"
+sample_seed sample io.stat-partial-cap1 f 1 "$fx/hostile/partial-io/io.stat"
+sample_seed sample io.stat-huge f 4 "$fx/hostile/huge/io.stat"
+sample_seed sample cpu.pressure-k6.1 g 0 "$fx/k6.1-systemd/cpu.pressure"
+sample_seed sample memory.pressure-k6.1 h 0 "$fx/k6.1-systemd/memory.pressure"
+sample_seed sample io.pressure-k5.10 i 0 "$fx/k5.10-basic/io.pressure"
+sample_seed sample memory.events-k6.1 j 0 "$fx/k6.1-systemd/system.slice/memory.events"
+sample_seed sample pids.current-k6.8 k 0 "$fx/k6.8-kubernetes/kubepods.slice/pids.current"
+sample_seed sample bad-file-id l 0 "$fx/k6.1-systemd/cpu.stat"
+printf 'a4' | seed sample cpu.stat-empty
+
+# ---- metrics: NUL-separated records (see fuzz_metrics.c)
+mt() { local name=$1; shift; local first=1 r; for r in "$@"; do [ $first = 1 ] || printf '\0'; first=0; printf '%s' "$r"; done | seed metrics "$name"; }
+f() { printf '%s%s' "$1" "$(cat "$2")"; }
+k61=$fx/k6.1-systemd
+mt two-reads-k6.1 '@4' "$(f a "$k61/cpu.stat")" "$(f b "$k61/system.slice/memory.current")" \
+  "$(f e "$k61/system.slice/memory.stat")" "$(f f "$k61/io.stat")" "$(f g "$k61/cpu.pressure")" \
+  "$(f j "$k61/system.slice/memory.events")" "$(f k "$k61/system.slice/pids.current")" '+1000' \
+  'ausage_usec 1316502444
+user_usec 953697388
+system_usec 358484056' "$(f f "$k61/io.stat")"
+mt per-device '@p2' "$(f f "$fx/hostile/partial-io/io.stat")" "$(f f "$k61/io.stat")" '+10' "$(f f "$k61/io.stat")"
+mt counter-backwards 'ausage_usec 5000000' '+1000' 'ausage_usec 100' '+1000' 'ausage_usec 200'
+mt clock-backwards 'ausage_usec 100' '-1000' 'ausage_usec 200' '+0' 'ausage_usec 300' '+5' 'ausage_usec 400'
+mt huge-values "$(f a "$fx/hostile/huge/cpu.stat")" "$(f f "$fx/hostile/huge/io.stat")" '+1000' \
+  'ausage_usec 18446744073709551615' '@p'
