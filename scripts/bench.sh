@@ -49,6 +49,14 @@ Interval $interval
 BaseDir "$tmp"
 PIDFile "$tmp/collectd.pid"
 TypesDB "/usr/share/collectd/types.db"
+# Without a log plugin collectd prints "no write plugin" for every value
+# list, which would be measured instead of the plugin.
+PluginDir "$COLLECTD_PLUGINDIR"
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel err
+  File "$tmp/collectd.log"
+</Plugin>
 PluginDir "$top_builddir/.libs"
 LoadPlugin joule_cgroup
 <Plugin joule_cgroup>
@@ -91,4 +99,4 @@ echo "a: pread on kept fds, no parsing (floor); b: core read pass; b': same, Max
 echo "(stat files reopened per read); c: fopen/fgets/sscanf/fclose; µs per cgroup per pass, fastest"
 echo "of 5 runs; heap B and fds: per the core at b, per tracked cgroup / in all; kern kB: SUnreclaim"
 echo "delta of the core's kept descriptors; collectd: real collectd CPU µs per read per cgroup"
-echo "(cpu.stat + cpu.pressure, dispatch included, no write plugin)."
+echo "(cpu.stat and the three pressure files, dispatch included, no write plugin)."
