@@ -139,6 +139,17 @@ jc_collector *jcli_collector_start(jc_config *cfg, const char *root) {
   return c;
 }
 
+jc_collector *jcli_collector_at(const char *given_root, jc_config *cfg) {
+  char root[PATH_MAX];
+  int fd = jcli_open_root(given_root, false, root, sizeof(root));
+  if (fd < 0) {
+    jc_config_free(cfg);
+    return NULL;
+  }
+  close(fd);
+  return jcli_collector_start(cfg, root);
+}
+
 bool jcli_signal_ignored(int sig) {
   struct sigaction sa;
   return sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;

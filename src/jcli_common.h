@@ -55,6 +55,10 @@ int jcli_open_root(const char *given, bool real_only, char *ret_path,
  */
 jc_collector *jcli_collector_start(jc_config *cfg, const char *root);
 
+/* Both steps for list and sample: the root given (or found) checked, then
+ * a collector started on it with cfg, which it takes, also on failure. */
+jc_collector *jcli_collector_at(const char *given_root, jc_config *cfg);
+
 /* Was sig ignored (SIG_IGN) when we started?  A blocked signal is queued
  * even when ignored, so code that blocks signals to wait for them asks
  * this first, to keep the ignoring a parent asked for. */

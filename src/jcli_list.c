@@ -58,17 +58,11 @@ int jcli_list(int argc, char **argv) {
     jcli_opts_release(&o);
     return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
   }
-  char root[PATH_MAX];
-  int rootfd = jcli_open_root(o.root, false, root, sizeof(root));
-  jc_collector *c = NULL;
-  if (rootfd >= 0) {
-    close(rootfd);
-    /* A list is the walk and the names: no accounting file is read, so
-     * nothing but naming problems (collisions) is reported. */
-    o.cfg->collect = 0;
-    c = jcli_collector_start(o.cfg, root);
-    o.cfg = NULL; /* taken */
-  }
+  /* A list is the walk and the names: no accounting file is read, so
+   * nothing but naming problems (collisions) is reported. */
+  o.cfg->collect = 0;
+  jc_collector *c = jcli_collector_at(o.root, o.cfg);
+  o.cfg = NULL; /* taken */
   r = c ? print_list(c) : -1;
   jc_collector_free(c);
   jcli_opts_release(&o);

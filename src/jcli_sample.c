@@ -131,14 +131,8 @@ int jcli_sample(int argc, char **argv) {
     jcli_opts_release(&o);
     return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
   }
-  char root[PATH_MAX];
-  int rootfd = jcli_open_root(o.root, false, root, sizeof(root));
-  jc_collector *c = NULL;
-  if (rootfd >= 0) {
-    close(rootfd);
-    c = jcli_collector_start(o.cfg, root);
-    o.cfg = NULL; /* taken */
-  }
+  jc_collector *c = jcli_collector_at(o.root, o.cfg);
+  o.cfg = NULL; /* taken */
   double interval = o.interval > 0 ? o.interval : DEFAULT_INTERVAL;
   r = c ? sample_loop(c, interval, o.count) : -1;
   jc_collector_free(c);

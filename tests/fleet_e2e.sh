@@ -21,7 +21,8 @@ fleet_start_influxdb "$T/influx" || { ok 1 "InfluxDB started on 127.0.0.1"; tap_
 fleet_start_carbon "$T/carbon" || { ok 1 "carbon-cache started on 127.0.0.1"; tap_done; }
 ok 0 "InfluxDB and carbon-cache listen on 127.0.0.1"
 
-# fleet_conf DIR HOST PLUGIN-BLOCK: collectd → network + write_graphite.
+# fleet_conf DIR HOST PLUGIN-BLOCK: collectd with the plugin, sending to
+# the servers (fleet_collectd_outputs).
 fleet_conf() {
   mkdir -p "$1"
   cat >"$1/collectd.conf" <<CONF
@@ -39,27 +40,7 @@ LoadPlugin logfile
   Timestamp false
   PrintSeverity true
 </Plugin>
-<LoadPlugin network>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin network>
-  Server "127.0.0.1" "$FLEET_INFLUX_COLLECTD_PORT"
-</Plugin>
-<LoadPlugin write_graphite>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin write_graphite>
-  <Node "carbon">
-    Host "127.0.0.1"
-    Port "$FLEET_CARBON_PORT"
-    Protocol "tcp"
-    Prefix "collectd."
-    EscapeCharacter "_"
-    SeparateInstances true
-    StoreRates false
-    AlwaysAppendDS false
-  </Node>
-</Plugin>
+$(fleet_collectd_outputs)
 PluginDir "$PLUGIN_BUILDDIR"
 LoadPlugin joule_cgroup
 <Plugin joule_cgroup>

@@ -135,21 +135,7 @@ ok "$rc" "carbon-cache accepts on 127.0.0.1:$FLEET_CARBON_PORT"
 ((rc == 0)) || bail "no carbon-cache"
 
 # --- collectd ----------------------------------------------------------------
-# Options that matter for what arrives:
-#  - FlushInterval 1 on network and write_graphite: both only send when their
-#    ~1.4 kB buffer is full, which a handful of values per second may take
-#    many seconds to reach; a flush every second bounds the delay.
-#  - network: plain unsigned packets, the InfluxDB listener runs with
-#    security-level "none".
-#  - write_graphite: Prefix "collectd." puts every host under one root;
-#    StoreRates false sends DERIVE counters as the raw integer, so a fixture
-#    value can be compared exactly (operators may prefer rates, see
-#    conf/graphite.conf); AlwaysAppendDS false leaves single-DS types without
-#    a trailing ".value"; SeparateInstances true makes plugin instance and
-#    type instance path levels of their own, so Graphite wildcards can pick
-#    "all cgroups" or "all types"; EscapeCharacter "_" replaces the dots in
-#    cgroup names like system.slice_foo.service that would otherwise split
-#    the path.
+# Where values go: fleet_collectd_outputs (tests/lib/fleet.sh).
 cat >"$tmp/collectd.conf" <<EOF
 Hostname "$HOST"
 FQDNLookup false
@@ -179,29 +165,7 @@ LoadPlugin unixsock
   SocketPerms "0600"
 </Plugin>
 
-<LoadPlugin network>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin network>
-  Server "127.0.0.1" "$FLEET_INFLUX_COLLECTD_PORT"
-</Plugin>
-
-<LoadPlugin write_graphite>
-  FlushInterval 1
-</LoadPlugin>
-<Plugin write_graphite>
-  <Node "carbon">
-    Host "127.0.0.1"
-    Port "$FLEET_CARBON_PORT"
-    Protocol "tcp"
-    Prefix "collectd."
-    EscapeCharacter "_"
-    StoreRates false
-    AlwaysAppendDS false
-    SeparateInstances true
-    LogSendErrors true
-  </Node>
-</Plugin>
+$(fleet_collectd_outputs)
 EOF
 
 rc=0
