@@ -19,7 +19,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${FUZZ_BUILD:-$top/_build-fuzz}
 fuzzdir=$top/tests/fuzz
-cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -I$top/src -I$fuzzdir"
+cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -I$top/src/core -I$fuzzdir"
 
 case $seconds in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a number, not '$seconds'" >&2; exit 2 ;; esac
 mkdir -p "$build" || exit 2
@@ -41,9 +41,9 @@ build_target() {
   local core
   core=$(sed -n 's|^// fuzz-sources:||p' "$src")
   [ -n "$core" ] || { echo "$t: no '// fuzz-sources:' line in $src" >&2; return 1; }
-  for f in $core; do deps+=("$top/src/$f"); done
+  for f in $core; do deps+=("$top/src/core/$f"); done
   local newest
-  newest=$(ls -t "$src" "${deps[@]}" "$fuzzdir"/*.h "$top"/src/jc_*.h "$0" 2>/dev/null | head -n 1)
+  newest=$(ls -t "$src" "${deps[@]}" "$fuzzdir"/*.h "$top"/src/core/jc_*.h "$0" 2>/dev/null | head -n 1)
   [ -x "$bin" ] && [ "$bin" -nt "$newest" ] && return 0
   # shellcheck disable=SC2086
   if ! clang $cflags -o "$bin.tmp" "$src" "${deps[@]}" >"$build/$t.build.log" 2>&1; then

@@ -6,8 +6,8 @@
 #
 #   sudo scripts/graph.sh [OUT.png]
 #
-# Environment: JC_PLUGIN_DIR (where joule_cgroup.so is; default src/.libs,
-# or _build/.libs where scripts/build.sh puts it), JC_CGROUP_ROOT (default:
+# Environment: JC_PLUGIN_DIR (where joule_cgroup.so is; default _build/.libs,
+# where scripts/build.sh puts it), JC_CGROUP_ROOT (default:
 # the first cgroup2 mount), COLLECTD, KEEP=1 to keep the temp dir with the
 # RRD files and the collectd log.
 #
@@ -24,10 +24,7 @@ set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 out=${1:-$repo/docs/cgroup-cpu-memory.png}
-if [[ -z ${JC_PLUGIN_DIR:-} ]]; then
-	JC_PLUGIN_DIR=$repo/src/.libs
-	[[ -f $JC_PLUGIN_DIR/joule_cgroup.so ]] || JC_PLUGIN_DIR=$repo/_build/.libs
-fi
+JC_PLUGIN_DIR=${JC_PLUGIN_DIR:-$repo/_build/.libs}
 COLLECTD=${COLLECTD:-/usr/sbin/collectd}
 STOCK_PLUGIN_DIR=/usr/lib/collectd
 HOST=graph

@@ -9,76 +9,19 @@
 # Values are fed through unixsock in joule_cgroup's shapes. The joule_cgroup
 # blocks are cut out: this test is about the shipping, and runs before the
 # plugin is built (the end-to-end test of the plugin loads it for real).
-set -euo pipefail
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/.." && pwd)
+. "$(dirname "$0")/lib/common.sh"
 # Ports apart from fleet_smoke.sh's, so both can run at once.
 FLEET_PORT_OFFSET=${FLEET_PORT_OFFSET:-100}
-# shellcheck source-path=SCRIPTDIR source=lib/fleet.sh
-. "$here/lib/fleet.sh"
+. "$top_srcdir/tests/lib/fleet.sh"
+CLEANUPS+=(fleet_stop_all)
+need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
+need "influxd (Debian influxdb)" -- command -v influxd
+need "carbon-cache (Debian graphite-carbon)" -- test -x /usr/bin/carbon-cache
 
-COLLECTD=${COLLECTD:-/usr/sbin/collectd}
+repo=$top_srcdir
+tmp=$T
 # The central's Listen port; fleet-host.conf's Server is rewritten to it.
 CENTRAL_PORT=${FLEET_CENTRAL_PORT:-$((25927 + FLEET_PORT_OFFSET))}
-
-tmp=$(mktemp -d)
-pids=()
-
-cleanup() {
-	set +e
-	local pid i
-	for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null; done
-	for pid in "${pids[@]}"; do
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$pid" 2>/dev/null
-		wait "$pid" 2>/dev/null
-	done
-	pids=()
-	fleet_stop_all
-	rm -rf -- "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-n=0
-failed=0
-PLAN=12
-echo "1..$PLAN"
-ok() {
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then echo "ok $n - $2"; else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-check() {
-	local desc=$1 rc=0
-	shift
-	"$@" || rc=$?
-	ok "$rc" "$desc"
-}
-bail() {
-	echo "# $1; skipping the rest"
-	while ((n < PLAN)); do ok 1 "not run: $1"; done
-	exit 1
-}
-
-num_between() { awk -v v="$1" -v lo="$2" -v hi="$3" \
-	'BEGIN { exit !(v ~ /^-?[0-9.e+-]+$/ && v + 0 >= lo && v + 0 <= hi) }'; }
-influx_between() { # MEASUREMENT WHERE LO HI
-	local v
-	v=$(fleet_influx_values collectd \
-		"SELECT last(value) FROM \"$1\" WHERE $2" | tail -n 1) &&
-		num_between "$v" "$3" "$4"
-}
-whisper_between() {
-	local v
-	v=$(fleet_whisper_last "$1") && num_between "$v" "$2" "$3"
-}
 
 # render FILE: the conf file on stdout with loopback targets, 1 s flushes and
 # no joule_cgroup block (from "LoadPlugin joule_cgroup" to its </Plugin>).
@@ -128,12 +71,11 @@ start() {
 		globals "$name"
 		for f in "$@"; do render "$repo/conf/$f"; done
 	} >"$tmp/$name/collectd.conf"
-	"$COLLECTD" -t -C "$tmp/$name/collectd.conf" >"$tmp/$name/t.out" 2>&1 || {
-		sed 's/^/# /' "$tmp/$name/t.out"
+	"$COLLECTD_BIN" -t -C "$tmp/$name/collectd.conf" >"$tmp/$name/t.out" 2>&1 || {
+		diag <"$tmp/$name/t.out"
 		return 1
 	}
-	"$COLLECTD" -f -C "$tmp/$name/collectd.conf" >"$tmp/$name/out" 2>&1 &
-	pids+=($!)
+	start_collectd "$tmp/$name"
 	fleet_wait_for test -S "$tmp/$name/collectd.sock"
 }
 
@@ -161,21 +103,19 @@ feed() {
 	EOF
 }
 
-rc=0
-{ fleet_start_influxdb "$tmp/influx" && fleet_start_carbon "$tmp/carbon"; } || rc=$?
-ok "$rc" "influxd and carbon-cache are up on 127.0.0.1"
-((rc == 0)) || bail "no servers"
+{ fleet_start_influxdb "$tmp/influx" && fleet_start_carbon "$tmp/carbon"; }
+ok $? "influxd and carbon-cache are up on 127.0.0.1" || tap_done
 
 # --- conf/influxdb.conf + conf/graphite.conf -----------------------------------
 check "single host: influxdb.conf + graphite.conf load in collectd" \
 	start single influxdb.conf graphite.conf
 check "single host: values accepted" feed single
 check "single host: InfluxDB has joule_cgroup_value{host=single} = 0.5" \
-	fleet_wait_for influx_between joule_cgroup_value \
+	fleet_wait_for fleet_influx_between joule_cgroup_value \
 	"host='single' AND type='gauge' AND type_instance='cpu_cores'" 0.5 0.5
 # StoreRates true: 1000 bytes per ~1 s round -> about 1000 B/s.
 check "single host: Graphite has the disk_octets read rate (~1000 B/s)" \
-	fleet_wait_for whisper_between \
+	fleet_wait_for fleet_whisper_between \
 	collectd/single/joule_cgroup/system_slice_web_service/disk_octets/read 500 2000
 
 # --- conf/fleet-central.conf <- conf/fleet-host.conf ------------------------------
@@ -183,13 +123,13 @@ check "central: fleet-central.conf loads in collectd" start central fleet-centra
 check "fleet host: fleet-host.conf loads in collectd" start fleethost fleet-host.conf
 check "fleet host: values accepted" feed fleethost
 check "central -> InfluxDB: joule_cgroup_value{host=fleethost} = 0.5 (Forward true)" \
-	fleet_wait_for influx_between joule_cgroup_value \
+	fleet_wait_for fleet_influx_between joule_cgroup_value \
 	"host='fleethost' AND type='gauge' AND type_instance='cpu_cores'" 0.5 0.5
 check "central -> InfluxDB: raw counter joule_cgroup_write{host=fleethost} arrives" \
-	fleet_wait_for influx_between joule_cgroup_write \
+	fleet_wait_for fleet_influx_between joule_cgroup_write \
 	"host='fleethost' AND type='disk_octets'" 0 6000
 check "central -> Graphite: collectd/fleethost/.../gauge/cpu_cores = 0.5" \
-	fleet_wait_for whisper_between \
+	fleet_wait_for fleet_whisper_between \
 	collectd/fleethost/joule_cgroup/system_slice_web_service/gauge/cpu_cores 0.5 0.5
 
 rc=0
@@ -200,5 +140,4 @@ for name in single central fleethost; do
 done
 ok "$rc" "no collectd logged an error"
 
-echo "# $((n - failed)) passed, $failed failed"
-((n == PLAN && failed == 0))
+tap_done

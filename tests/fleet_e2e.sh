@@ -76,23 +76,22 @@ whisper_last() {
   fleet_wait_for fleet_whisper_last "$1" >/dev/null 2>&1 || return 1
   fleet_whisper_last "$1"
 }
-same() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 == b + 0) }'; }
 
 q_long="host='fixturehost' AND instance='$inst'"
 v=$(influx_last joule_cgroup_value "$q_long AND type='memory' AND type_instance='current'")
-same "$v" 1903333376
+fleet_num_eq "$v" 1903333376
 ok $? "InfluxDB joule_cgroup_value{instance=$inst,type=memory,type_instance=current} = $v"
 v=$(influx_last joule_cgroup_read "$q_long AND type='disk_octets'")
-same "$v" 2147483648
+fleet_num_eq "$v" 2147483648
 ok $? "InfluxDB joule_cgroup_read{type=disk_octets} = $v (io.stat rbytes summed)"
 v=$(influx_last joule_cgroup_write "$q_long AND type='disk_octets'")
-same "$v" 3221225472
+fleet_num_eq "$v" 3221225472
 ok $? "InfluxDB joule_cgroup_write{type=disk_octets} = $v"
 v=$(influx_last joule_cgroup_user "$q_long AND type='ps_cputime'")
-same "$v" 654321098
+fleet_num_eq "$v" 654321098
 ok $? "InfluxDB joule_cgroup_user{type=ps_cputime} = $v"
 v=$(influx_last joule_cgroup_value "$q_long AND type='derive' AND type_instance='cpu_usage_usec'")
-same "$v" 876543210
+fleet_num_eq "$v" 876543210
 ok $? "InfluxDB joule_cgroup_value{type=derive,type_instance=cpu_usage_usec} = $v"
 v=$(influx_last joule_cgroup_value "host='fixturehost' AND instance='system.slice_kubelet.service' AND type='memory' AND type_instance='current'")
 [ -n "$v" ]
@@ -100,16 +99,16 @@ ok $? "InfluxDB has system.slice_kubelet.service memory-current ($v)"
 
 g="collectd/fixturehost/joule_cgroup/$graphite_inst"
 v=$(whisper_last "$g/memory/current")
-same "$v" 1903333376
+fleet_num_eq "$v" 1903333376
 ok $? "Graphite collectd.fixturehost.joule_cgroup.$graphite_inst.memory.current = $v"
 v=$(whisper_last "$g/disk_octets/read")
-same "$v" 2147483648
+fleet_num_eq "$v" 2147483648
 ok $? "Graphite ...disk_octets.read = $v"
 v=$(whisper_last "$g/disk_octets/write")
-same "$v" 3221225472
+fleet_num_eq "$v" 3221225472
 ok $? "Graphite ...disk_octets.write = $v"
 v=$(whisper_last "$g/ps_cputime/syst")
-same "$v" 222222112
+fleet_num_eq "$v" 222222112
 ok $? "Graphite ...ps_cputime.syst = $v"
 
 v=$(influx_last joule_cgroup_value "host='kernelhost' AND instance='root' AND type='derive' AND type_instance='cpu_usage_usec'")

@@ -11,95 +11,26 @@
 #
 # Nothing in it needs root (CI runs it as root); it takes under 10 s.
 # Packages: collectd-core influxdb graphite-carbon python3-whisper curl.
-set -euo pipefail
+. "$(dirname "$0")/lib/common.sh"
+. "$top_srcdir/tests/lib/fleet.sh"
+CLEANUPS+=(fleet_stop_all)
+need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
+need "influxd (Debian influxdb)" -- command -v influxd
+need "carbon-cache (Debian graphite-carbon)" -- test -x /usr/bin/carbon-cache
+need "curl" -- command -v curl
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source-path=SCRIPTDIR source=lib/fleet.sh
-. "$here/lib/fleet.sh"
-
-COLLECTD=${COLLECTD:-/usr/sbin/collectd}
 HOST=fleettest
-
-tmp=$(mktemp -d)
-collectd_pid=
-
-cleanup() {
-	set +e
-	if [[ -n $collectd_pid ]]; then
-		kill -TERM "$collectd_pid" 2>/dev/null
-		for ((i = 0; i < 50; i++)); do
-			kill -0 "$collectd_pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -KILL "$collectd_pid" 2>/dev/null
-		wait "$collectd_pid" 2>/dev/null
-		collectd_pid=
-	fi
-	fleet_stop_all
-	rm -rf -- "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-
-# --- TAP -------------------------------------------------------------------
-n=0
-failed=0
-PLAN=23
-echo "1..$PLAN"
-
-ok() { # ok STATUS DESCRIPTION
-	n=$((n + 1))
-	if [[ $1 == 0 ]]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
-
-# check DESCRIPTION CMD...: one test point from a command's exit status.
-check() {
-	local desc=$1 rc=0
-	shift
-	"$@" || rc=$?
-	ok "$rc" "$desc"
-}
-
-# bail DESCRIPTION: the rest cannot run; report the remaining points failed.
-bail() {
-	echo "# $1; skipping the rest"
-	while ((n < PLAN)); do ok 1 "not run: $1"; done
-	exit 1
-}
-
-# --- small helpers -----------------------------------------------------------
-num_eq() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 == b + 0) }'; }
-num_between() { awk -v v="$1" -v lo="$2" -v hi="$3" \
-	'BEGIN { exit !(v ~ /^-?[0-9.e+-]+$/ && v + 0 >= lo && v + 0 <= hi) }'; }
+tmp=$T
 
 # influx_has_series KEY: SHOW SERIES lists exactly KEY (a line-protocol key).
 influx_has_series() {
 	fleet_influx_values collectd 'SHOW SERIES' | grep -Fqx -- "$1"
 }
-
-# influx_last MEASUREMENT WHERE: the newest "value" of the matching series.
-influx_last() {
-	fleet_influx_values collectd \
-		"SELECT last(value) FROM \"$1\" WHERE $2" | tail -n 1
-}
-influx_is() { local v; v=$(influx_last "$1" "$2") && num_eq "$v" "$3"; }
-influx_between() {
-	local v
-	v=$(influx_last "$1" "$2") && num_between "$v" "$3" "$4"
-}
+influx_is() { local v; v=$(fleet_influx_last "$1" "$2") && fleet_num_eq "$v" "$3"; }
 # influx_pair_is M1 M2 WHERE V1 V2: both data sources of a 2-DS type.
 influx_pair_is() { influx_is "$1" "$3" "$4" && influx_is "$2" "$3" "$5"; }
 
-whisper_is() { local v; v=$(fleet_whisper_last "$1") && num_eq "$v" "$2"; }
-whisper_between() {
-	local v
-	v=$(fleet_whisper_last "$1") && num_between "$v" "$2" "$3"
-}
+whisper_is() { local v; v=$(fleet_whisper_last "$1") && fleet_num_eq "$v" "$2"; }
 # whisper_pair_is DIR DS1 DS2 V1 V2
 whisper_pair_is() { whisper_is "$1/$2" "$4" && whisper_is "$1/$3" "$5"; }
 
@@ -125,14 +56,10 @@ putval() {
 }
 
 # --- servers -----------------------------------------------------------------
-rc=0
-fleet_start_influxdb "$tmp/influx" || rc=$?
-ok "$rc" "influxd answers /ping on 127.0.0.1:$FLEET_INFLUX_HTTP_PORT"
-((rc == 0)) || bail "no InfluxDB"
-rc=0
-fleet_start_carbon "$tmp/carbon" || rc=$?
-ok "$rc" "carbon-cache accepts on 127.0.0.1:$FLEET_CARBON_PORT"
-((rc == 0)) || bail "no carbon-cache"
+fleet_start_influxdb "$tmp/influx"
+ok $? "influxd answers /ping on 127.0.0.1:$FLEET_INFLUX_HTTP_PORT" || tap_done
+fleet_start_carbon "$tmp/carbon"
+ok $? "carbon-cache accepts on 127.0.0.1:$FLEET_CARBON_PORT" || tap_done
 
 # --- collectd ----------------------------------------------------------------
 # Where values go: fleet_collectd_outputs (tests/lib/fleet.sh).
@@ -168,13 +95,11 @@ LoadPlugin unixsock
 $(fleet_collectd_outputs)
 EOF
 
-rc=0
-"$COLLECTD" -t -C "$tmp/collectd.conf" >"$tmp/collectd-t.out" 2>&1 || rc=$?
-ok "$rc" "collectd accepts the generated config (collectd -t)"
-((rc == 0)) || { sed 's/^/# /' "$tmp/collectd-t.out"; bail "bad collectd config"; }
+"$COLLECTD_BIN" -t -C "$tmp/collectd.conf" >"$tmp/collectd-t.out" 2>&1
+ok $? "collectd accepts the generated config (collectd -t)" ||
+  { diag <"$tmp/collectd-t.out"; tap_done; }
 
-"$COLLECTD" -f -C "$tmp/collectd.conf" >"$tmp/collectd.out" 2>&1 &
-collectd_pid=$!
+start_collectd "$tmp"
 check "collectd runs and opens its unixsock" fleet_wait_for test -S "$tmp/collectd.sock"
 
 # Fixtures with the shapes of SPEC section 3: two DERIVE data sources
@@ -192,7 +117,7 @@ fixtures=(
 )
 rc=0
 for round in 1 2 3; do
-	putval "${fixtures[@]}" || rc=$?
+	putval "${fixtures[@]}" || rc=1
 	((round == 3)) || sleep 1
 done
 ok "$rc" "unixsock accepts joule_cgroup-shaped value lists"
@@ -202,12 +127,12 @@ ok "$rc" "unixsock accepts joule_cgroup-shaped value lists"
 # When the first value of a backend did not arrive in 20 s, waiting as long
 # for each later one only makes a failing run slow: 1 s is enough then.
 patience=$FLEET_WAIT_TRIES
-before=$failed
+before=$TAP_FAILED
 check "influx: series load_shortterm,host=$HOST,type=load" \
 	fleet_wait_for influx_has_series "load_shortterm,host=$HOST,type=load"
-((failed == before)) || FLEET_WAIT_TRIES=5
+((TAP_FAILED == before)) || FLEET_WAIT_TRIES=5
 check "influx: load_shortterm holds a plausible load (0..5000)" \
-	fleet_wait_for influx_between load_shortterm "host='$HOST'" 0 5000
+	fleet_wait_for fleet_influx_between load_shortterm "host='$HOST'" 0 5000
 check "influx: 2-DS if_octets -> interface_rx,host=$HOST,instance=lo,type=if_octets" \
 	fleet_wait_for influx_has_series "interface_rx,host=$HOST,instance=lo,type=if_octets"
 check "influx: gauge-cpu_cores -> joule_cgroup_value{type=gauge,type_instance=cpu_cores} = 0.75" \
@@ -230,12 +155,12 @@ check "influx: disk_octets of the hashed instance -> joule_cgroup_read / _write"
 g=collectd/$HOST
 jc=$g/joule_cgroup
 FLEET_WAIT_TRIES=$patience
-before=$failed
+before=$TAP_FAILED
 check "graphite: $g/load/load/shortterm holds a plausible load" \
-	fleet_wait_for whisper_between "$g/load/load/shortterm" 0 5000
-((failed == before)) || FLEET_WAIT_TRIES=5
+	fleet_wait_for fleet_whisper_between "$g/load/load/shortterm" 0 5000
+((TAP_FAILED == before)) || FLEET_WAIT_TRIES=5
 check "graphite: 2-DS if_octets -> $g/interface/lo/if_octets/rx" \
-	fleet_wait_for whisper_between "$g/interface/lo/if_octets/rx" 0 1e18
+	fleet_wait_for fleet_whisper_between "$g/interface/lo/if_octets/rx" 0 1e18
 check "graphite: $jc/system_slice_foo_service/gauge/cpu_cores = 0.75" \
 	fleet_wait_for whisper_is "$jc/system_slice_foo_service/gauge/cpu_cores" 0.75
 check "graphite: $jc/system_slice_foo_service/ps_cputime/user = 123456" \
@@ -249,7 +174,7 @@ check "graphite: '~' kept -> $jc/1a2b3c4d~cri-containerd-0123abcd_scope/disk_oct
 	"$jc/1a2b3c4d~cri-containerd-0123abcd_scope/disk_octets" read write 4096 8192
 
 # --- the daemon itself ---------------------------------------------------------
-check "collectd is still running" kill -0 "$collectd_pid"
+check "collectd is still running" kill -0 "$COLLECTD_PID"
 rc=0
 if grep -Ei 'error|fail' "$tmp/collectd.log" >"$tmp/errors"; then
 	rc=1
@@ -262,9 +187,4 @@ ok "$rc" "collectd logged no errors"
 stray() { [[ -z $(cd "$FLEET_WHISPER_DIR" && find . -name '*.wsp' ! -path './collectd/*') ]]; }
 check "graphite: no .wsp file outside collectd/" stray
 
-if ((n != PLAN)); then
-	echo "# planned $PLAN tests but ran $n"
-	failed=$((failed + 1))
-fi
-echo "# $((n - failed)) passed, $failed failed"
-((failed == 0))
+tap_done

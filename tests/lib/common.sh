@@ -1,8 +1,8 @@
 # tests/lib/common.sh — shared by the shell tests: TAP output, a real
 # collectd run with the built plugin, and reading what it wrote.
 #
-# Every test sources this, calls tap_plan-free `ok`/`fail` helpers, and ends
-# with `tap_done`.  Temporary files live in $T (removed at exit), and every
+# Every test sources this, reports with `ok`/`check` (no plan up front),
+# and ends with `tap_done`.  Temporary files live in $T (removed at exit), and every
 # collectd started through run_collectd is stopped at exit as well.
 
 set -u
@@ -19,7 +19,9 @@ TAP_FAILED=0
 COLLECTD_PIDS=()
 CLEANUPS=()
 
-ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
+# ok STATUS DESCRIPTION: one test point; returns STATUS, so that
+# `ok $? "server up" || tap_done` ends a test whose rest cannot run.
+ok() {
   local status=$1; shift
   TAP_N=$((TAP_N + 1))
   if [ "$status" -eq 0 ]; then
@@ -28,6 +30,7 @@ ok() { # ok CONDITION-EXIT-STATUS DESCRIPTION
     TAP_FAILED=$((TAP_FAILED + 1))
     echo "not ok $TAP_N - $*"
   fi
+  return "$status"
 }
 
 check() { # check DESCRIPTION -- COMMAND...

@@ -362,3 +362,26 @@ fleet_whisper_last() {
 		print(repr(found[-1]))
 	EOF
 }
+
+# ---- checks of values read back ---------------------------------------------
+
+# fleet_num_eq A B / fleet_num_between V LO HI: numeric comparisons that
+# fail on an empty or non-numeric value.
+fleet_num_eq() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 == b + 0) }'; }
+fleet_num_between() { awk -v v="$1" -v lo="$2" -v hi="$3" \
+	'BEGIN { exit !(v ~ /^-?[0-9.e+-]+$/ && v + 0 >= lo && v + 0 <= hi) }'; }
+
+# fleet_influx_last MEASUREMENT WHERE: the newest "value" of the matching
+# series in database collectd.
+fleet_influx_last() {
+	fleet_influx_values collectd \
+		"SELECT last(value) FROM \"$1\" WHERE $2" | tail -n 1
+}
+fleet_influx_between() { # MEASUREMENT WHERE LO HI
+	local v
+	v=$(fleet_influx_last "$1" "$2") && fleet_num_between "$v" "$3" "$4"
+}
+fleet_whisper_between() { # PATH LO HI
+	local v
+	v=$(fleet_whisper_last "$1") && fleet_num_between "$v" "$2" "$3"
+}

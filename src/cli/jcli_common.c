@@ -14,13 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
-
-#ifndef CGROUP2_SUPER_MAGIC
-#define CGROUP2_SUPER_MAGIC 0x63677270
-#endif
 
 /* One line on stderr in one write, so that lines of two processes never
  * mix; cut (not split) when too long. */
@@ -94,11 +89,6 @@ static int find_root(const char *given, char *ret_path, size_t size) {
   return 0;
 }
 
-static bool on_cgroup2(int fd) {
-  struct statfs fs;
-  return fstatfs(fd, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
-}
-
 int jcli_open_root(const char *given, bool real_only, char *ret_path,
                    size_t size) {
   if (find_root(given, ret_path, size) < 0)
@@ -108,7 +98,7 @@ int jcli_open_root(const char *given, bool real_only, char *ret_path,
     jcli_error("cgroup root \"%s\": %s", ret_path, strerror(errno));
     return -1;
   }
-  if (jc_hier_verify_v2(fd) < 0 || (real_only && !on_cgroup2(fd))) {
+  if (jc_hier_verify_v2(fd) < 0 || (real_only && !jc_hier_is_cgroupfs(fd))) {
     jcli_error("\"%s\" is not a cgroup v2 directory%s; give --root the "
                "cgroup2 mount point (the line of type cgroup2 in "
                "/proc/self/mountinfo) or a cgroup below it",
@@ -153,12 +143,6 @@ jc_collector *jcli_collector_at(const char *given_root, jc_config *cfg) {
 bool jcli_signal_ignored(int sig) {
   struct sigaction sa;
   return sigaction(sig, NULL, &sa) == 0 && sa.sa_handler == SIG_IGN;
-}
-
-uint64_t jcli_monotonic_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 double jcli_wall_seconds(void) {

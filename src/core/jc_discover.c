@@ -10,7 +10,10 @@
  * changed, so a read pass walks only then (or every RescanInterval, as a
  * safety net, or at every read when inotify is not available).
  */
-#include "jc_internal.h"
+#include "jc_discover.h"
+
+#include "jc_clock.h"
+#include "jc_managed.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -122,7 +125,7 @@ static void watch_dir(jc_collector *c, const char *relpath) {
     return;
   if (errno == ENOENT)
     return; /* vanished while we walked: its parent's watch saw it */
-  jc_logf(c, JC_LOG_NOTICE,
+  jc_logf(&c->log, JC_LOG_NOTICE,
           "cannot watch %s for new cgroups (%s); the tree is walked at every "
           "read instead%s",
           path, strerror(errno),
@@ -239,7 +242,7 @@ static int cmp_found(const void *a, const void *b) {
                      ((const found_entry *)b)->relpath);
 }
 
-void jc_tracked_close_fds(jc_collector *c, jc_tracked *t) {
+static void tracked_close_fds(jc_collector *c, jc_tracked *t) {
   for (int f = 0; f < JC_FILE_COUNT; f++)
     if (t->fd[f] >= 0) {
       close(t->fd[f]);
@@ -251,7 +254,7 @@ void jc_tracked_close_fds(jc_collector *c, jc_tracked *t) {
 void jc_tracked_free(jc_collector *c, jc_tracked *t) {
   if (!t)
     return;
-  jc_tracked_close_fds(c, t);
+  tracked_close_fds(c, t);
   if (t->dirfd >= 0) {
     close(t->dirfd);
     c->fds_kept--;
@@ -298,12 +301,12 @@ static jc_tracked *tracked_new(jc_collector *c, found_entry *e) {
 
 /* The same path now holds another cgroup: forget everything about the old. */
 static void tracked_restart(jc_collector *c, jc_tracked *t, found_entry *e) {
-  jc_tracked_close_fds(c, t);
+  tracked_close_fds(c, t);
   adopt_dirfd(c, t, e);
   t->ino = e->ino;
   t->rate = (jc_rate_state){0};
   t->absent = 0;
-  jc_logf(c, JC_LOG_DEBUG, "cgroup %s was re-created; new baseline",
+  jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s was re-created; new baseline",
           t->relpath[0] ? t->relpath : "/");
 }
 
@@ -328,7 +331,7 @@ static int resolve_collisions(jc_collector *c) {
     char was[JC_INSTANCE_SIZE];
     memcpy(was, t->instance, sizeof(was));
     jc_name_disambiguate(t->instance, t->relpath);
-    jc_logf(c, JC_LOG_WARNING,
+    jc_logf(&c->log, JC_LOG_WARNING,
             "cgroups \"%s\" and \"%s\" would both be reported as \"%s\"; "
             "\"%s\" is reported as \"%s\"",
             keeper->relpath, t->relpath, was, t->relpath, t->instance);
@@ -351,7 +354,7 @@ static int merge(jc_collector *c, found_list *l) {
                                     : jc_path_cmp(c->tracked[i]->relpath,
                                                   l->entry[j].relpath);
     if (cmp < 0) {
-      jc_logf(c, JC_LOG_DEBUG, "cgroup %s vanished", c->tracked[i]->relpath);
+      jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s vanished", c->tracked[i]->relpath);
       jc_tracked_free(c, c->tracked[i++]);
     } else if (cmp > 0) {
       jc_tracked *t = tracked_new(c, &l->entry[j++]);
@@ -398,14 +401,14 @@ int jc_discover_rescan(jc_collector *c) {
   c->last_rescan_ns = jc_now_ns();
   c->rescans++;
   if (r < 0)
-    jc_logf(c, JC_LOG_WARNING, "walking %s failed: %s", c->root, strerror(-r));
+    jc_logf(&c->log, JC_LOG_WARNING, "walking %s failed: %s", c->root, strerror(-r));
   return r;
 }
 
 int jc_discover_init(jc_collector *c) {
   c->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (c->inotify_fd < 0)
-    jc_logf(c, JC_LOG_NOTICE,
+    jc_logf(&c->log, JC_LOG_NOTICE,
             "inotify is not available (%s); the tree is walked at every read",
             strerror(errno));
   return 0;
@@ -437,7 +440,7 @@ void jc_discover_drop_gone(jc_collector *c) {
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
     if (t->gone) {
-      jc_logf(c, JC_LOG_DEBUG, "cgroup %s vanished", t->relpath);
+      jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s vanished", t->relpath);
       jc_tracked_free(c, t);
       c->rescan_needed = true;
     } else {

@@ -18,6 +18,8 @@
 #include "jcli_json.h"
 #include "jcli_opts.h"
 
+#include "jc_clock.h"
+
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -79,7 +81,7 @@ static int print_sample(jc_collector *c, jcli_json *j) {
  * (blocked) arrived instead. */
 static bool wait_until(uint64_t deadline, const sigset_t *set) {
   for (;;) {
-    uint64_t now = jcli_monotonic_ns();
+    uint64_t now = jc_now_ns();
     if (now >= deadline)
       return true;
     uint64_t left = deadline - now;
@@ -105,14 +107,14 @@ static int sample_loop(jc_collector *c, double interval, long count) {
     sigaddset(&stop, SIGINT);
   sigaddset(&stop, SIGTERM);
   sigprocmask(SIG_BLOCK, &stop, NULL);
-  uint64_t step = (uint64_t)(interval * 1e9), next = jcli_monotonic_ns();
+  uint64_t step = (uint64_t)(interval * 1e9), next = jc_now_ns();
   int r = 0;
   for (long n = 0; r == 0 && (count == 0 || n < count); n++) {
     next += step;
     if (!wait_until(next, &stop))
       break;
     r = print_sample(c, j);
-    uint64_t now = jcli_monotonic_ns();
+    uint64_t now = jc_now_ns();
     while (next + step <= now) /* late (suspended): skip, do not burst */
       next += step;
   }

@@ -77,6 +77,11 @@ int jc_hier_find_mount(const char *mountinfo, char *ret_path, size_t size) {
   return result;
 }
 
+bool jc_hier_is_cgroupfs(int fd) {
+  struct statfs fs;
+  return fstatfs(fd, &fs) == 0 && fs.f_type == CGROUP2_SUPER_MAGIC;
+}
+
 int jc_hier_verify_v2(int dirfd) {
   struct statfs fs;
   if (fstatfs(dirfd, &fs) < 0)

@@ -64,7 +64,6 @@ jc_collector *jcli_collector_at(const char *given_root, jc_config *cfg);
  * this first, to keep the ignoring a parent asked for. */
 bool jcli_signal_ignored(int sig);
 
-uint64_t jcli_monotonic_ns(void);
 double jcli_wall_seconds(void); /* Unix time */
 
 #endif

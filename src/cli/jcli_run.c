@@ -20,6 +20,7 @@
 #include "jcli_report.h"
 #include "jcli_spawn.h"
 
+#include "jc_clock.h"
 #include "jc_hier.h"
 #include "jc_parse.h"
 
@@ -193,7 +194,7 @@ static int set_up(run_state *s) {
 
 static int start_command(run_state *s) {
   jcli_spawn_result sp;
-  s->t_start = jcli_monotonic_ns();
+  s->t_start = jc_now_ns();
   jcli_spawn(s->cgfd, s->opts.command, &s->child_mask, &sp);
   s->pid = sp.pid;
   const char *cmd = s->opts.command[0];
@@ -269,7 +270,7 @@ static bool finished(const run_state *s) { return s->cmd_done && s->empty; }
 static void wait_for_end(run_state *s) {
   uint64_t step = (uint64_t)(s->interval * 1e9), next = s->t_start + step;
   while (!finished(s)) {
-    uint64_t now = jcli_monotonic_ns(), left = next > now ? next - now : 0;
+    uint64_t now = jc_now_ns(), left = next > now ? next - now : 0;
     struct timespec ts = {(time_t)(left / 1000000000u),
                           (long)(left % 1000000000u)};
     struct pollfd p[2] = {{s->sigfd, POLLIN, 0}, {s->eventsfd, POLLPRI, 0}};
@@ -281,7 +282,7 @@ static void wait_for_end(run_state *s) {
       handle_signals(s);
     if (p[1].revents & (POLLPRI | POLLERR))
       check_empty(s);
-    now = jcli_monotonic_ns();
+    now = jc_now_ns();
     if (finished(s))
       break;
     if (now >= next) {
@@ -290,7 +291,7 @@ static void wait_for_end(run_state *s) {
         next += step;
     }
   }
-  s->t_end = jcli_monotonic_ns();
+  s->t_end = jc_now_ns();
 }
 
 /* The shell's view of the status: the exit code, or 128 + the signal. */

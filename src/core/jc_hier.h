@@ -34,6 +34,9 @@ int jc_hier_find_mount(const char *mountinfo, char *ret_path, size_t size);
  */
 int jc_hier_verify_v2(int dirfd);
 
+/* Is fd on the kernel's cgroup2 file system (not a copy of a tree)? */
+bool jc_hier_is_cgroupfs(int fd);
+
 /* Parses cgroup.controllers or cgroup.subtree_control of dirfd. */
 int jc_hier_controllers(int dirfd, const char *file, unsigned *ret_mask);
 

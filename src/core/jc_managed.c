@@ -5,8 +5,9 @@
  * At shutdown: for the levels we created, move the processes still inside
  * to the parent of what we created, then remove the directories.
  */
+#include "jc_managed.h"
+
 #include "jc_hier.h"
-#include "jc_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,14 +70,14 @@ static int check_parent_enables(jc_collector *c, const jc_managed *m) {
   if (fd >= 0)
     close(fd);
   if (r < 0) {
-    jc_logf(c, JC_LOG_ERR, "cannot read %s/cgroup.subtree_control: %s", where,
+    jc_logf(&c->log, JC_LOG_ERR, "cannot read %s/cgroup.subtree_control: %s", where,
             strerror(-r));
     return -1;
   }
   for (unsigned i = 0; i < sizeof(ctrl_names) / sizeof(*ctrl_names); i++) {
     if (!(wanted & (1u << i)) || (enabled & (1u << i)))
       continue;
-    jc_logf(c, JC_LOG_ERR,
+    jc_logf(&c->log, JC_LOG_ERR,
             "controller \"%s\" is not enabled for the children of %s; enable "
             "it with: echo \"+%s\" > %s/cgroup.subtree_control",
             ctrl_names[i], where, ctrl_names[i], where);
@@ -96,24 +97,24 @@ static int ensure_exists(jc_collector *c, const jc_managed *m,
   }
   if (fd != -ENOENT || !m->create) {
     if (fd == -ENOENT)
-      jc_logf(c, JC_LOG_ERR,
+      jc_logf(&c->log, JC_LOG_ERR,
               "cgroup %s does not exist; create it (mkdir %s) or set "
               "\"Create true\" in <Cgroup \"%s\">",
               where, where, m->path);
     else
-      jc_logf(c, JC_LOG_ERR, "<Cgroup \"%s\">: %s", m->path, why);
+      jc_logf(&c->log, JC_LOG_ERR, "<Cgroup \"%s\">: %s", m->path, why);
     return -1;
   }
   int r = jc_hier_mkdirs(c->rootfd, m->path, &st->created_levels, why,
                          sizeof(why));
   if (r < 0) {
-    jc_logf(c, JC_LOG_ERR, "cannot create cgroup %s: %s%s", where, why,
+    jc_logf(&c->log, JC_LOG_ERR, "cannot create cgroup %s: %s%s", where, why,
             r == -EACCES || r == -EPERM
                 ? "; collectd must run as root or own the parent cgroup"
                 : "");
     return -1;
   }
-  jc_logf(c, JC_LOG_INFO, "created cgroup %s", where);
+  jc_logf(&c->log, JC_LOG_INFO, "created cgroup %s", where);
   return 0;
 }
 
@@ -129,7 +130,7 @@ static int attach_one(jc_collector *c, int fd, const char *where, pid_t pid,
       : r == -EBUSY ? "the cgroup has controllers enabled for its children, "
                       "and cgroup v2 keeps processes in leaf cgroups only"
                     : strerror(-r);
-  jc_logf(c, JC_LOG_ERR, "%s: cannot move process %d into %s: %s", source,
+  jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s: %s", source,
           (int)pid, where, hint);
   return -1;
 }
@@ -139,7 +140,7 @@ static int attach_all(jc_collector *c, const jc_managed *m) {
   full_path(c, m->path, where, sizeof(where));
   int fd = open_dir(c, m->path);
   if (fd < 0) {
-    jc_logf(c, JC_LOG_ERR, "cannot open %s: %s", where, strerror(-fd));
+    jc_logf(&c->log, JC_LOG_ERR, "cannot open %s: %s", where, strerror(-fd));
     return -1;
   }
   int r = 0;
@@ -152,7 +153,7 @@ static int attach_all(jc_collector *c, const jc_managed *m) {
     snprintf(source, sizeof(source), "AttachPidFile \"%s\"", m->pid_files[i]);
     int e = jc_hier_read_pid_file(m->pid_files[i], &pid);
     if (e < 0) {
-      jc_logf(c, JC_LOG_ERR, "%s: %s", source,
+      jc_logf(&c->log, JC_LOG_ERR, "%s: %s", source,
               e == -EINVAL ? "does not hold a process id" : strerror(-e));
       r = -1;
     } else {
@@ -198,13 +199,13 @@ static void release_one(jc_collector *c, const jc_managed *m, size_t levels) {
   full_path(c, m->path, where, sizeof(where));
   int r = jc_hier_rmdirs(c->rootfd, m->path, levels);
   if (r < 0)
-    jc_logf(c, JC_LOG_WARNING, "cannot remove cgroup %s: %s%s", where,
+    jc_logf(&c->log, JC_LOG_WARNING, "cannot remove cgroup %s: %s%s", where,
             strerror(-r),
             r == -EBUSY ? " (it has child cgroups or processes we did not "
                           "put there); left in place"
                         : "");
   else
-    jc_logf(c, JC_LOG_INFO, "removed cgroup %s", where);
+    jc_logf(&c->log, JC_LOG_INFO, "removed cgroup %s", where);
 }
 
 void jc_managed_release(jc_collector *c) {

@@ -1,13 +1,16 @@
 /*
- * jc_internal — the collector's state, shared by its modules
- * (jc_collector.c: life cycle and read pass; jc_discover.c: walking the
- * tree and keeping the tracked set; jc_managed.c: <Cgroup> blocks).
- * Nothing outside those files includes this header.
+ * jc_internal — the collector's state, shared by its modules:
+ * jc_collector.c (life cycle and read pass) uses jc_discover.c (walking
+ * the tree, keeping the tracked set) and jc_managed.c (<Cgroup> blocks);
+ * jc_discover.c asks jc_managed.c which paths are managed.  Calls go that
+ * way only; the log and the clock they share live below them (jc_log,
+ * jc_clock).  Nothing outside those three files includes this header.
  */
 #ifndef JC_INTERNAL_H
 #define JC_INTERNAL_H
 
 #include "jc_collector.h"
+#include "jc_log.h"
 #include "jc_name.h"
 
 #include <limits.h>
@@ -45,8 +48,7 @@ typedef struct {
 
 struct jc_collector {
   jc_config *cfg;
-  jc_log_fn log;
-  void *log_ctx;
+  jc_log log;
 
   char root[PATH_MAX];
   int rootfd;
@@ -77,25 +79,5 @@ struct jc_collector {
 
   jc_managed_state *managed;
 };
-
-void jc_logf(jc_collector *c, int level, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-uint64_t jc_now_ns(void);
-
-/* jc_discover.c */
-int jc_path_cmp(const char *a, const char *b);
-int jc_discover_init(jc_collector *c);
-bool jc_discover_changed(jc_collector *c); /* drains notifications */
-int jc_discover_rescan(jc_collector *c);
-void jc_tracked_close_fds(jc_collector *c, jc_tracked *t);
-void jc_tracked_free(jc_collector *c, jc_tracked *t);
-void jc_discover_drop_gone(jc_collector *c);
-
-/* jc_managed.c */
-int jc_managed_setup(jc_collector *c);
-void jc_managed_release(jc_collector *c);
-bool jc_is_managed_path(const jc_collector *c, const char *relpath);
-const char *jc_managed_instance(const jc_collector *c, const char *relpath);
 
 #endif

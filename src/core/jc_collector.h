@@ -19,17 +19,9 @@
 #define JC_COLLECTOR_H
 
 #include "jc_config.h"
+#include "jc_log.h"
 #include "jc_metrics.h"
 
-/* Same numbers as syslog's and collectd's LOG_* levels. */
-enum {
-  JC_LOG_ERR = 3,
-  JC_LOG_WARNING = 4,
-  JC_LOG_NOTICE = 5,
-  JC_LOG_INFO = 6,
-  JC_LOG_DEBUG = 7
-};
-typedef void (*jc_log_fn)(void *ctx, int level, const char *msg);
 
 /* The cgroup a metric belongs to. */
 typedef struct {

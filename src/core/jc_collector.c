@@ -7,8 +7,12 @@
  * shared buffer, parsed in place into the one shared sample, and turned
  * into metrics.  In steady state it makes no heap allocation.
  */
-#include "jc_hier.h"
 #include "jc_internal.h"
+
+#include "jc_clock.h"
+#include "jc_discover.h"
+#include "jc_hier.h"
+#include "jc_managed.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,28 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <time.h>
 #include <unistd.h>
 
 #define BUF_INITIAL (64 * 1024)
 #define BUF_MAX (1024 * 1024) /* larger than any kernel stat file */
-
-void jc_logf(jc_collector *c, int level, const char *fmt, ...) {
-  if (!c->log)
-    return;
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
-  c->log(c->log_ctx, level, msg);
-}
-
-uint64_t jc_now_ns(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx) {
   jc_collector *c = calloc(1, sizeof(*c));
@@ -47,8 +33,7 @@ jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx) {
     return NULL;
   }
   c->cfg = cfg;
-  c->log = log;
-  c->log_ctx = log_ctx;
+  c->log = (jc_log){log, log_ctx};
   c->rootfd = -1;
   c->inotify_fd = -1;
   return c;
@@ -68,7 +53,7 @@ static int resolve_root(jc_collector *c) {
   }
   int r = jc_hier_find_mount("/proc/self/mountinfo", c->root, sizeof(c->root));
   if (r < 0)
-    jc_logf(c, JC_LOG_ERR,
+    jc_logf(&c->log, JC_LOG_ERR,
             "no cgroup2 file system is mounted (none in /proc/self/mountinfo); "
             "mount one with: mount -t cgroup2 none /sys/fs/cgroup, or set "
             "CgroupRoot");
@@ -79,13 +64,13 @@ static int open_root(jc_collector *c) {
   c->rootfd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (c->rootfd < 0) {
     int e = errno;
-    jc_logf(c, JC_LOG_ERR, "CgroupRoot \"%s\": %s%s", c->root, strerror(e),
+    jc_logf(&c->log, JC_LOG_ERR, "CgroupRoot \"%s\": %s%s", c->root, strerror(e),
             e == EACCES ? "; collectd must be able to read the cgroup tree"
                         : "");
     return -1;
   }
   if (jc_hier_verify_v2(c->rootfd) < 0) {
-    jc_logf(c, JC_LOG_ERR,
+    jc_logf(&c->log, JC_LOG_ERR,
             "CgroupRoot \"%s\" is not a cgroup v2 directory (cgroup v1 or "
             "another file system); set CgroupRoot to the cgroup2 mount point "
             "(the line of type cgroup2 in /proc/self/mountinfo)",
@@ -113,7 +98,7 @@ static void choose_files(jc_collector *c) {
     if (reported & ctrl)
       continue;
     reported |= ctrl;
-    jc_logf(c, c->cfg->collect_given ? JC_LOG_WARNING : JC_LOG_INFO,
+    jc_logf(&c->log, c->cfg->collect_given ? JC_LOG_WARNING : JC_LOG_INFO,
             "controller \"%s\" is not available in %s (not listed in its "
             "cgroup.controllers; on a hybrid host it is bound to cgroup v1); "
             "its values are not collected",
@@ -121,7 +106,7 @@ static void choose_files(jc_collector *c) {
   }
   if ((c->cfg->collect & JC_COLLECT_PRESSURE) &&
       faccessat(c->rootfd, "cpu.pressure", F_OK, 0) < 0) {
-    jc_logf(c, JC_LOG_WARNING,
+    jc_logf(&c->log, JC_LOG_WARNING,
             "%s/cpu.pressure is missing: the kernel has pressure stall "
             "information disabled (boot with psi=1); pressure is not "
             "collected",
@@ -242,7 +227,7 @@ static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
   va_start(ap, fmt);
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
-  jc_logf(c, level, "%s", msg);
+  jc_logf(&c->log, level, "%s", msg);
 }
 
 static void recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
@@ -251,7 +236,7 @@ static void recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
   t->problems &= ~JC_PROBLEM_FILE(f);
   char where[PATH_MAX];
   full_path(c, t, where, sizeof(where));
-  jc_logf(c, JC_LOG_INFO, "%s/%s can be read again", where, jc_files[f].name);
+  jc_logf(&c->log, JC_LOG_INFO, "%s/%s can be read again", where, jc_files[f].name);
 }
 
 /* Does the cgroup directory still exist?  (A file of it went missing.) */

@@ -1,0 +1,18 @@
+/*
+ * jc_log — see jc_log.h.
+ */
+#include "jc_log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+void jc_logf(const jc_log *log, int level, const char *fmt, ...) {
+  if (!log->fn)
+    return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof(msg), fmt, ap);
+  va_end(ap);
+  log->fn(log->ctx, level, msg);
+}
