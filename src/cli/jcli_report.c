@@ -101,10 +101,11 @@ static void json_cpu(const jcli_report *r, const jcli_run_info *info,
     key_int(j, "user_usec", r->user_usec);
     key_int(j, "system_usec", r->system_usec);
   }
-  key_double(j, "cores_busy",
-             info->wall_seconds > 0
-                 ? rounded((double)r->usage_usec / 1e6 / info->wall_seconds)
-                 : 0);
+  jcli_json_key(j, "cores_busy");
+  if (info->wall_seconds > 0)
+    jcli_json_double(j, rounded((double)r->usage_usec / 1e6 / info->wall_seconds));
+  else
+    jcli_json_null(j); /* no time passed: no rate, not a measured 0 */
   jcli_json_key(j, "cores_busy_max");
   if (r->have_cores_max)
     jcli_json_double(j, rounded(r->cores_max));

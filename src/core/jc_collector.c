@@ -13,10 +13,10 @@
 #include "jc_discover.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
+#include "jc_problem.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +65,8 @@ static int open_root(jc_collector *c) {
   if (c->rootfd < 0) {
     int e = errno;
     jc_logf(&c->log, JC_LOG_ERR, "CgroupRoot \"%s\": %s%s", c->root, strerror(e),
-            e == EACCES ? "; collectd must be able to read the cgroup tree"
+            e == EACCES ? "; run as root, or give this user read access to "
+                          "the cgroup tree"
                         : "");
     return -1;
   }
@@ -183,9 +184,9 @@ static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f) {
       snprintf(path, sizeof(path), "%s/%s", t->relpath, name);
       name = path;
     }
-    fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    fd = jc_hier_open_file(dirfd, name, !t->on_cgroupfs);
     if (fd < 0)
-      return -errno;
+      return fd;
   }
   ssize_t len;
   while ((len = pread(fd, c->buf, c->buf_size, 0)) == (ssize_t)c->buf_size) {
@@ -209,105 +210,6 @@ static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f) {
   return len;
 }
 
-static void full_path(const jc_collector *c, const jc_tracked *t, char *out,
-                      size_t size) {
-  snprintf(out, size, "%s%s%s", c->root, t->relpath[0] ? "/" : "", t->relpath);
-}
-
-/* Logs a problem of t once; its bit stays set until the problem is over. */
-static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
-                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
-                     const char *fmt, ...) {
-  if (t->problems & bit)
-    return;
-  t->problems |= bit;
-  char msg[900];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
-  jc_logf(&c->log, level, "%s", msg);
-}
-
-static void recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
-  if (!(t->problems & JC_PROBLEM_FILE(f)))
-    return;
-  t->problems &= ~JC_PROBLEM_FILE(f);
-  char where[PATH_MAX];
-  full_path(c, t, where, sizeof(where));
-  jc_logf(&c->log, JC_LOG_INFO, "%s/%s can be read again", where, jc_files[f].name);
-}
-
-/* Does the cgroup directory still exist?  (A file of it went missing.) */
-static bool still_exists(const jc_collector *c, const jc_tracked *t) {
-  int dirfd = t->dirfd >= 0 ? t->dirfd : c->rootfd;
-  char path[PATH_MAX];
-  snprintf(path, sizeof(path), "%s%scgroup.procs", t->dirfd >= 0 ? "" : t->relpath,
-           t->dirfd >= 0 || !t->relpath[0] ? "" : "/");
-  return faccessat(dirfd, path, F_OK, 0) == 0;
-}
-
-/* A controller file is missing from a cgroup whose hierarchy has the
- * controller: its parent does not enable it for its children.  A NOTICE,
- * not a WARNING: healthy systemd hosts look like this (user managers do not
- * hand io down to their session cgroups). */
-static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
-  const char *ctrl = jc_files[f].controller;
-  char parent[PATH_MAX];
-  snprintf(parent, sizeof(parent), "%s", t->relpath);
-  char *slash = strrchr(parent, '/');
-  if (slash)
-    *slash = '\0';
-  else
-    parent[0] = '\0';
-  char where[PATH_MAX + 8];
-  snprintf(where, sizeof(where), "%s%s%s", c->root, parent[0] ? "/" : "",
-           parent);
-  complain(c, t, JC_LOG_NOTICE, JC_PROBLEM_CTRL(jc_ctrl_bit(ctrl)),
-           "controller \"%s\" is not enabled for the children of %s; enable "
-           "it with: echo \"+%s\" > %s/cgroup.subtree_control",
-           ctrl, where, ctrl, where);
-}
-
-/* A file could not be opened or read.  Returns false when t is gone. */
-static bool read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
-                        int err) {
-  const jc_file_info *fi = &jc_files[f];
-  if (err == -ENODEV || (err == -ENOENT && !still_exists(c, t)))
-    return false;
-  if (err == -ENOENT) {
-    t->absent |= 1u << f;
-    bool expected = fi->optional || (!t->relpath[0] && fi->absent_at_root);
-    if (!expected && fi->controller)
-      controller_missing(c, t, f);
-    else if (!expected)
-      complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f), "%s%s%s/%s is missing", c->root,
-               t->relpath[0] ? "/" : "", t->relpath, fi->name);
-    return true;
-  }
-  char where[PATH_MAX];
-  full_path(c, t, where, sizeof(where));
-  complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
-           "cannot read %s/%s: %s%s", where,
-           fi->name, strerror(-err),
-           err == -EACCES ? "; collectd must run as root or be given read "
-                            "access to the cgroup tree"
-                          : "");
-  return true;
-}
-
-static void parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
-                         int err) {
-  char where[PATH_MAX];
-  full_path(c, t, where, sizeof(where));
-  complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
-           "%s/%s is malformed (%s); %s until it is valid again", where,
-           jc_files[f].name, strerror(-err),
-           jc_sample_has(&c->sample, f) ? "its malformed lines are skipped"
-                                        : "its values are skipped");
-}
-
 /* Fills c->sample from t's files.  Returns false when t has vanished. */
 static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
   jc_sample_reset(&c->sample);
@@ -319,7 +221,7 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
       continue;
     ssize_t len = read_file(c, t, (jc_file_id)f);
     if (len < 0) {
-      if (!read_failed(c, t, (jc_file_id)f, (int)len))
+      if (!jc_problem_read_failed(c, t, (jc_file_id)f, (int)len))
         return false;
       continue;
     }
@@ -328,9 +230,9 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
     int r = jc_sample_parse(&c->sample, (jc_file_id)f, c->buf, (size_t)len,
                             &c->cfg->memstat);
     if (r < 0)
-      parse_failed(c, t, (jc_file_id)f, r);
+      jc_problem_parse_failed(c, t, (jc_file_id)f, r);
     else
-      recovered(c, t, (jc_file_id)f);
+      jc_problem_recovered(c, t, (jc_file_id)f);
   }
   return true;
 }
@@ -392,8 +294,10 @@ int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
   bool changed = jc_discover_changed(c);
   uint64_t now = jc_now_ns();
   if (changed || c->rescan_needed ||
-      now - c->last_rescan_ns >= (uint64_t)(c->cfg->rescan_interval * 1e9))
+      now - c->last_rescan_ns >= (uint64_t)(c->cfg->rescan_interval * 1e9)) {
     jc_discover_rescan(c);
+    jc_problem_forget_vanished(c);
+  }
   read_all(c, emit, ctx);
   return 0;
 }
@@ -437,6 +341,7 @@ void jc_collector_free(jc_collector *c) {
   if (!c)
     return;
   jc_managed_release(c);
+  jc_problem_release(c);
   for (size_t i = 0; i < c->tracked_count; i++)
     jc_tracked_free(c, c->tracked[i]);
   free(c->tracked);

@@ -13,6 +13,7 @@
 #include "jc_discover.h"
 
 #include "jc_clock.h"
+#include "jc_hier.h"
 #include "jc_managed.h"
 
 #include <dirent.h>
@@ -290,6 +291,7 @@ static jc_tracked *tracked_new(jc_collector *c, found_entry *e) {
   t->dirfd = -1;
   for (int f = 0; f < JC_FILE_COUNT; f++)
     t->fd[f] = -1;
+  t->on_cgroupfs = jc_hier_is_cgroupfs(e->fd);
   adopt_dirfd(c, t, e);
   const char *instance = jc_managed_instance(c, t->relpath);
   if (instance)
@@ -302,6 +304,7 @@ static jc_tracked *tracked_new(jc_collector *c, found_entry *e) {
 /* The same path now holds another cgroup: forget everything about the old. */
 static void tracked_restart(jc_collector *c, jc_tracked *t, found_entry *e) {
   tracked_close_fds(c, t);
+  t->on_cgroupfs = jc_hier_is_cgroupfs(e->fd);
   adopt_dirfd(c, t, e);
   t->ino = e->ino;
   t->rate = (jc_rate_state){0};

@@ -34,10 +34,24 @@ unsigned jc_ctrl_bit(const char *name) {
   return 0;
 }
 
-ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size) {
-  int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+int jc_hier_open_file(int dirfd, const char *name, bool check_type) {
+  /* O_NONBLOCK: a FIFO where a cgroup file belongs must not hang the
+   * caller in open() (a copy of a tree can hold anything). */
+  int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
   if (fd < 0)
     return -errno;
+  struct stat st;
+  if (check_type && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+    close(fd);
+    return -EMEDIUMTYPE;
+  }
+  return fd;
+}
+
+ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size) {
+  int fd = jc_hier_open_file(dirfd, name, true);
+  if (fd < 0)
+    return fd;
   ssize_t len = read(fd, buf, size);
   int saved = errno;
   close(fd);

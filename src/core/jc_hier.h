@@ -40,7 +40,17 @@ bool jc_hier_is_cgroupfs(int fd);
 /* Parses cgroup.controllers or cgroup.subtree_control of dirfd. */
 int jc_hier_controllers(int dirfd, const char *file, unsigned *ret_mask);
 
-/* One bounded read of a small file relative to dirfd; returns its length. */
+/*
+ * Opens a file of a cgroup for reading: never blocks (O_NONBLOCK), never
+ * follows a symlink (-ELOOP).  With check_type, anything but a regular
+ * file (a FIFO, socket or device in a copy of a tree) is refused with
+ * -EMEDIUMTYPE; cgroupfs holds regular files only, so its callers may skip
+ * the check.
+ */
+int jc_hier_open_file(int dirfd, const char *name, bool check_type);
+
+/* One bounded read of a small regular file relative to dirfd (opened with
+ * jc_hier_open_file, type checked); returns its length. */
 ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size);
 
 /* Opens relpath under rootfd as a directory without following symlinks. */

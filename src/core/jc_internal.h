@@ -1,10 +1,11 @@
 /*
- * jc_internal — the collector's state, shared by its modules:
+ * jc_internal — the collector's state, shared by its modules.
  * jc_collector.c (life cycle and read pass) uses jc_discover.c (walking
- * the tree, keeping the tracked set) and jc_managed.c (<Cgroup> blocks);
- * jc_discover.c asks jc_managed.c which paths are managed.  Calls go that
- * way only; the log and the clock they share live below them (jc_log,
- * jc_clock).  Nothing outside those three files includes this header.
+ * the tree, keeping the tracked set), jc_managed.c (<Cgroup> blocks) and
+ * jc_problem.c (what to say when a file fails); jc_discover.c asks
+ * jc_managed.c which paths are managed.  Calls go that way only; the log
+ * and the clock they share live below them (jc_log, jc_clock).  Nothing
+ * outside those four files includes this header.
  */
 #ifndef JC_INTERNAL_H
 #define JC_INTERNAL_H
@@ -28,6 +29,7 @@ typedef struct {
   uint32_t absent;   /* files found missing, skipped until the next walk */
   uint32_t problems; /* problems logged and not yet recovered */
   jc_rate_state rate;
+  bool on_cgroupfs; /* the kernel's files: regular, no type check needed */
   bool gone; /* vanished during this read pass */
 } jc_tracked;
 
@@ -78,6 +80,9 @@ struct jc_collector {
   size_t devname_count;
 
   jc_managed_state *managed;
+
+  struct jc_told_parent *told; /* jc_problem: parents told of a controller */
+  size_t told_count;
 };
 
 #endif

@@ -110,7 +110,8 @@ static int ensure_exists(jc_collector *c, const jc_managed *m,
   if (r < 0) {
     jc_logf(&c->log, JC_LOG_ERR, "cannot create cgroup %s: %s%s", where, why,
             r == -EACCES || r == -EPERM
-                ? "; collectd must run as root or own the parent cgroup"
+                ? "; creating cgroups needs root, or a parent cgroup "
+                  "delegated to this user"
                 : "");
     return -1;
   }
@@ -125,8 +126,8 @@ static int attach_one(jc_collector *c, int fd, const char *where, pid_t pid,
     return 0;
   const char *hint =
       r == -ESRCH                   ? "no such process"
-      : r == -EACCES || r == -EPERM ? "permission denied; collectd must run "
-                                      "as root to move processes"
+      : r == -EACCES || r == -EPERM ? "permission denied; moving processes "
+                                      "needs root"
       : r == -EBUSY ? "the cgroup has controllers enabled for its children, "
                       "and cgroup v2 keeps processes in leaf cgroups only"
                     : strerror(-r);

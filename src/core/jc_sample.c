@@ -6,6 +6,11 @@
 #include <errno.h>
 #include <string.h>
 
+/* Linux 6.1 lets a cgroup switch its pressure files off. */
+#define PSI_OFF                                                                \
+  "pressure stall information is off for this cgroup (0 in its "             \
+  "cgroup.pressure) or for the kernel (booted with psi=0)"
+
 const jc_file_info jc_files[JC_FILE_COUNT] = {
     [JC_FILE_CPU_STAT] = {"cpu.stat", JC_COLLECT_CPU, NULL, false, false},
     [JC_FILE_MEMORY_CURRENT] = {"memory.current", JC_COLLECT_MEMORY, "memory",
@@ -18,11 +23,11 @@ const jc_file_info jc_files[JC_FILE_COUNT] = {
                              false},
     [JC_FILE_IO_STAT] = {"io.stat", JC_COLLECT_IO, "io", false, false},
     [JC_FILE_CPU_PRESSURE] = {"cpu.pressure", JC_COLLECT_PRESSURE, NULL, false,
-                              false},
+                              false, PSI_OFF},
     [JC_FILE_MEMORY_PRESSURE] = {"memory.pressure", JC_COLLECT_PRESSURE, NULL,
-                                 false, false},
+                                 false, false, PSI_OFF},
     [JC_FILE_IO_PRESSURE] = {"io.pressure", JC_COLLECT_PRESSURE, NULL, false,
-                             false},
+                             false, PSI_OFF},
     [JC_FILE_MEMORY_EVENTS] = {"memory.events", JC_COLLECT_EVENTS, "memory",
                                false, true},
     [JC_FILE_PIDS_CURRENT] = {"pids.current", JC_COLLECT_PIDS, "pids", false,

@@ -53,6 +53,9 @@ typedef struct {
                              memory.peak before 5.19, memory.swap.current
                              without swap accounting */
   bool absent_at_root;    /* the root cgroup lacks it by design */
+  const char *missing_hint; /* why it can be missing where it belongs,
+                               NULL when only a bug or a vanishing cgroup
+                               explains it */
 } jc_file_info;
 
 extern const jc_file_info jc_files[JC_FILE_COUNT];

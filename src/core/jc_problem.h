@@ -1,0 +1,36 @@
+/*
+ * jc_problem — what the read pass says when a file of a tracked cgroup
+ * cannot be opened, read or parsed.
+ *
+ * Each problem is logged once per cgroup, and once more (INFO) when it is
+ * over: the semantics of collectd's c_complain_once/c_release, kept in the
+ * core so that the command shares them.  A controller that a parent does
+ * not hand down is said once per parent, with the remedy, and only when
+ * the parent's cgroup.subtree_control really lacks it; any other missing
+ * file is named with what its absence means.  Used by jc_collector.c.
+ */
+#ifndef JC_PROBLEM_H
+#define JC_PROBLEM_H
+
+#include "jc_internal.h"
+
+/* File f of t could not be opened or read (err: a negative errno).
+ * Returns false when t itself is gone (normal churn, not a problem). */
+bool jc_problem_read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
+                            int err);
+
+/* File f of t was read but its text is malformed (err from the parser). */
+void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
+                             int err);
+
+/* File f of t was read and parsed: ends a problem logged before. */
+void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f);
+
+/* After a walk: forgets the parents told about that no longer exist, so
+ * that the memory of what was said stays as small as the tree. */
+void jc_problem_forget_vanished(jc_collector *c);
+
+/* Frees what jc_problem keeps in c.  Idempotent. */
+void jc_problem_release(jc_collector *c);
+
+#endif
