@@ -32,39 +32,33 @@ print(round(sum(t), 3))'
 field() { python3 -c 'import json, sys; r = json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"; }
 between() { awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'; }
 
-# busy_check NAME WANT-CORES LO HI: cores busy in [LO, HI] -- unless the
-# workload itself got less CPU than that (another job held the CPUs): then
-# the figure is skipped, and only the accounting below is checked.
+# busy_check NAME REPORT OWN-CPU-SECONDS: the report's CPU figures against
+# the CPU time the workload's processes were charged by the kernel (bash's
+# `times`), an independent figure that holds however loaded the machine
+# is: usage within 10 %, and cores busy = that CPU time / wall time.
 busy_check() {
-  local name=$1 report=$2 own=$3 lo=$4 hi=$5 cores wall own_cores
-  cores=$(field "$report" 'r["cpu"]["cores_busy"]')
-  wall=$(field "$report" 'r["wall_seconds"]')
-  own_cores=$(awk -v c="$own" -v w="$wall" 'BEGIN { printf "%.3f", c / w }')
-  if between "$cores" "$lo" "$hi"; then
-    ok 0 "$name: cores busy $cores, in [$lo, $hi]"
-  elif [ "${CI:-}" != true ] && ! between "$own_cores" "$lo" 99; then
-    # Outside CI only: CI runs the suite alone on its machine, a skip there
-    # would hide a real failure.
-    echo "ok $((TAP_N += 1)) - $name: cores busy $cores # SKIP the workload got only $own_cores cores (load: $(cut -d' ' -f1-3 /proc/loadavg))"
-  else
-    ok 1 "$name: cores busy $cores, in [$lo, $hi]"
-  fi
-  # The cgroup's usage is what the workload's processes were charged.
-  local usage
+  local name=$1 report=$2 own=$3 cores wall usage want
   usage=$(field "$report" 'r["cpu"]["usage_usec"] / 1e6')
   awk -v u="$usage" -v o="$own" 'BEGIN { d = u - o; if (d < 0) d = -d; exit !(d <= 0.1 * o + 0.05) }'
   ok $? "$name: usage ${usage} s = the workload's own CPU time ${own} s (±10%)"
+  cores=$(field "$report" 'r["cpu"]["cores_busy"]')
+  wall=$(field "$report" 'r["wall_seconds"]')
+  want=$(awk -v c="$own" -v w="$wall" 'BEGIN { printf "%.3f", c / w }')
+  awk -v c="$cores" -v w="$want" 'BEGIN { d = c - w; if (d < 0) d = -d; exit !(d <= 0.1 * w + 0.05) }'
+  ok $? "$name: cores busy $cores = own CPU / wall = $want (±10%; load $(cut -d' ' -f1 /proc/loadavg))"
 }
 
 gone() { ! ls -d "$parent"/joule-cgroup-run-* >/dev/null 2>&1; }
 
 # --- one busy loop of 1.5 s, exit 3 -------------------------------------------
+t0=$EPOCHREALTIME
 "$JC" run --root "$parent" -- bash -c "$BUSY"'
   grep "^0::" /proc/self/cgroup >"$1"
   busy 1500000
   times >"$2"
   exit 3' cmd "$T/cgroup" "$T/times" >"$T/report" 2>"$T/err"
 status=$?
+t1=$EPOCHREALTIME
 [ "$status" -eq 3 ]
 ok $? "run exits with the command's status (3): $status"
 python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$T/report"
@@ -73,9 +67,10 @@ diag <"$T/report"
 [ "$(field "$T/report" 'r["exit_status"], r["signal"], r["command"][:2]')" = "(3, None, ['bash', '-c'])" ]
 ok $? "report: exit_status 3, signal null, the command"
 wall=$(field "$T/report" 'r["wall_seconds"]')
-between "$wall" 1.45 2.0
-ok $? "wall time near 1.5 s: $wall"
-busy_check "one busy loop" "$T/report" "$(python3 -c "$CPU_OF_TIMES" "$T/times")" 0.7 1.3
+outside=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+between "$wall" 1.5 "$outside"
+ok $? "wall time $wall s: at least the loop's 1.5 s, at most the $outside s the test saw"
+busy_check "one busy loop" "$T/report" "$(python3 -c "$CPU_OF_TIMES" "$T/times")"
 cg=$(cat "$T/cgroup")
 [[ $cg == "0::/joule-clitest-$$/joule-cgroup-run-"* ]] &&
   [ "$mnt${cg#0::}" = "$(field "$T/report" 'r["cgroup"]')" ]
@@ -93,7 +88,7 @@ cat "$T/err" | head -20 | diag
 status=$?
 [ "$status" -eq 0 ] && [ ! -s "$T/err" ]
 ok $? "forking command: status 0, nothing on stderr"
-busy_check "two busy children" "$T/report" "$(python3 -c "$CPU_OF_TIMES" "$T/times")" 1.4 2.3
+busy_check "two busy children" "$T/report" "$(python3 -c "$CPU_OF_TIMES" "$T/times")"
 gone
 ok $? "the cgroup is gone afterwards"
 
@@ -114,14 +109,8 @@ ok $? "killed by SIGKILL: status 137, signal 9 in the report"
 
 # --- SIGTERM to joule-cgroup goes to the command ---------------------------------
 # wait_running: until a run's cgroup holds a process.
-wait_running() {
-  local i
-  for i in $(seq 100); do
-    cat "$parent"/joule-cgroup-run-*/cgroup.procs 2>/dev/null | grep -q . && return 0
-    sleep 0.05
-  done
-  return 1
-}
+running() { cat "$parent"/joule-cgroup-run-*/cgroup.procs 2>/dev/null | grep -q .; }
+wait_running() { wait_until running; }
 start=$EPOCHREALTIME
 "$JC" run --root "$parent" -- sleep 30 >"$T/report" 2>"$T/err" &
 jc=$!
@@ -151,7 +140,7 @@ ok $? "SIGINT forwarded: status $status, signal 2 in the report"
 "$JC" run --root "$parent" -- sh -c 'sleep 30 & echo $! >"$1"; exit 0' sh "$T/pid" \
   >"$T/report" 2>"$T/err" &
 jc=$!
-for _ in $(seq 100); do [ -s "$T/pid" ] && break; sleep 0.05; done
+wait_until test -s "$T/pid"
 sleep 0.5
 kill -0 "$jc" 2>/dev/null && [ ! -s "$T/report" ]
 ok $? "run waits while a child of the command is alive"
@@ -186,8 +175,11 @@ else
   [ "$(field "$T/report" 'r["memory"], r["io"]')" = "(None, None)" ]
   ok $? "memory and io are null: no memory or io controller here (hybrid host)"
 fi
-[ "$(field "$T/report" 'r["samples"] >= 2')" = True ] && [ ! -s "$T/err" ]
-ok $? "a 0.3 s command is sampled every 0.1 s ($(field "$T/report" 'r["samples"]') samples)"
+# Sampled, never more often than every 0.1 s (a loaded machine may skip a
+# late sample rather than catch up in a burst).
+[ "$(field "$T/report" '1 <= r["samples"] <= r["wall_seconds"] / r["interval"] + 1')" = True ] &&
+  [ ! -s "$T/err" ]
+ok $? "a 0.3 s command is sampled, at most every 0.1 s ($(field "$T/report" 'r["samples"], r["wall_seconds"]'))"
 
 [ -z "$(find "$parent" -mindepth 1 -type d)" ]
 ok $? "nothing is left under $parent"

@@ -147,7 +147,8 @@ lines = open(sys.argv[1]).read().splitlines()
 docs = [json.loads(l) for l in lines]
 assert len(docs) == 3, len(docs)
 for a, b in zip(docs, docs[1:]):
-    assert 0.1 < b["time"] - a["time"] < 0.5, (a["time"], b["time"])
+    # one interval apart at least (a late line skips, never bursts)
+    assert 0.15 < b["time"] - a["time"] < 30, (a["time"], b["time"])
 for d in docs:
     assert d["cgroups"], d
     for c in d["cgroups"]:
@@ -181,7 +182,8 @@ ok $? "hostile tree: exit 0; $(wc -l <"$T/err") warnings on stderr, each once"
 # SIGTERM ends an endless stream between two lines, with status 0.
 "$JC" sample --interval 0.1 --root "$F/k6.1-systemd" >"$T/out" 2>"$T/err" &
 pid=$!
-for _ in $(seq 50); do [ "$(wc -l <"$T/out")" -ge 3 ] && break; sleep 0.1; done
+lines_at_least() { [ "$(wc -l <"$1")" -ge "$2" ]; }
+wait_until lines_at_least "$T/out" 3
 kill -TERM "$pid"
 wait "$pid"
 status=$?

@@ -21,7 +21,7 @@ run_tree() {
   local dir="$T/$1"
   write_conf "$dir" "  CgroupRoot \"$F/$2\"
 $3"
-  run_collectd "$dir" 1.2
+  run_collectd "$dir" 3
   RUN_DIR=$dir
 }
 

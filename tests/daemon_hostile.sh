@@ -17,7 +17,7 @@ dir="$T/hostile"
 JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$T/fixtures/hostile\"
   Select \"*\"
   Collect \"cpu\" \"memory\" \"io\" \"pressure\" \"pids\""
-run_collectd "$dir" 2
+run_collectd "$dir" 6
 reads=$(grep -c '"plugin_instance":"no-newline","type":"derive","type_instance":"cpu_usage_usec"' "$dir/collectd.log")
 grep -q 'Exiting normally' "$dir/collectd.log" && [ "$reads" -ge 5 ]
 ok $? "collectd read the hostile tree $reads times and exited normally"

@@ -29,7 +29,7 @@ JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$tree\"
   <Cgroup \"joule/batch\">
     Create true
   </Cgroup>"
-run_collectd "$dir" 1.5
+run_collectd "$dir" 2
 grep -q "created cgroup $tree/joule/batch" "$dir/collectd.log" &&
   grep -q "removed cgroup $tree/joule/batch" "$dir/collectd.log"
 ok $? "the managed cgroup joule/batch was created and removed"

@@ -189,17 +189,53 @@ collectd_once() {
   timeout "${2:-20}" "${COLLECTD_ENV[@]}" "$COLLECTD_BIN" -f -C "$1/collectd.conf" >>"$1/collectd.out" 2>&1
 }
 
-# run_collectd DIR SECONDS: collectd in the foreground for SECONDS, then
-# SIGTERM (a clean shutdown, so the plugin's shutdown callback runs).
+# Tests wait for events (reads done, lines logged), never for a time: a
+# loaded machine makes them slower, not red.  JC_WAIT_LIMIT only bounds a
+# hang.
+: "${JC_WAIT_LIMIT:=120}"
+
+# wait_until COMMAND...: runs COMMAND every 0.05 s until it succeeds;
+# status 1 when JC_WAIT_LIMIT seconds pass first.
+wait_until() {
+  local end=$((SECONDS + JC_WAIT_LIMIT))
+  until "$@"; do
+    [ "$SECONDS" -lt "$end" ] || return 1
+    sleep 0.05
+  done
+}
+
+# csv_reads DIR: reads the plugin has done, as the csv plugin saw them: the
+# data lines of its longest csv file (one line per read and value list).
+csv_reads() {
+  local longest
+  longest=$(find "$1/csv" -path '*/joule_cgroup-*' -type f -exec wc -l {} + 2>/dev/null |
+    awk '$2 != "total" && $1 > n { n = $1 } END { print n + 0 }')
+  echo $((longest > 0 ? longest - 1 : 0))
+}
+
+# collectd_reached DIR READS: collectd (COLLECTD_PID) has finished its
+# start-up (READS = 0) or done READS reads of the plugin -- or has exited.
+collectd_reached() {
+  kill -0 "$COLLECTD_PID" 2>/dev/null || return 0
+  if [ "$2" -eq 0 ]; then
+    grep -q 'entering read-loop' "$1/collectd.log" 2>/dev/null
+  else
+    [ "$(csv_reads "$1")" -ge "$2" ]
+  fi
+}
+
+# run_collectd DIR [READS]: collectd in the foreground until the plugin has
+# done READS reads (default 0: until start-up is over, which is when a
+# plugin that fails its init has said why), then SIGTERM: a clean
+# shutdown, so the plugin's shutdown callback runs.  COLLECT_READS is
+# what happened; COLLECT_STATUS collectd's exit status.
 run_collectd() {
-  local dir=$1 seconds=$2
-  "${COLLECTD_ENV[@]}" "$COLLECTD_BIN" -f -C "$dir/collectd.conf" >>"$dir/collectd.out" 2>&1 &
-  local pid=$!
-  COLLECTD_PIDS+=("$pid")
-  sleep "$seconds"
-  kill -TERM "$pid" 2>/dev/null
-  wait "$pid" 2>/dev/null
+  local dir=$1 reads=${2:-0}
+  start_collectd "$dir"
+  wait_until collectd_reached "$dir" "$reads"
+  stop_collectd
   COLLECT_STATUS=$?
+  COLLECT_READS=$(csv_reads "$dir")
 }
 
 # start_collectd DIR: in the background; stop_collectd DIR ends it.
