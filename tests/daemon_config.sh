@@ -39,6 +39,8 @@ done <<'TABLE'
   MemoryStat "a b"	MemoryStat "a b": is not a memory.stat key
   MaxOpenFiles "many"	MaxOpenFiles "many": expects a number
   PerDevice 1	PerDevice 1: expects a boolean
+  NotifyOOM "yes"	NotifyOOM "yes": expects a boolean
+  Collect "limit"	Collect "limit": unknown group; known: cpu, memory, io, pressure, events, pids, limits
   <Cgroup "../x">\n  </Cgroup>	<Cgroup "../x">: contains ".."
   <Cgroup "a">\n    Bogus 1\n  </Cgroup>	Bogus 1: unknown option in <Cgroup>
   <Cgroup "a">\n    AttachPid "me"\n  </Cgroup>	AttachPid "me": expects a number

@@ -21,6 +21,12 @@ static const char *at(const char *rel, char *buf, size_t size) {
   return buf;
 }
 
+const char *fx_path(const char *rel) {
+  static char buf[512];
+  snprintf(buf, sizeof(buf), "%s%s%s", root, rel[0] ? "/" : "", rel);
+  return buf;
+}
+
 const char *fx_root(const char *controllers) {
   snprintf(root, sizeof(root), "/tmp/jc-unit-XXXXXX");
   if (!mkdtemp(root))

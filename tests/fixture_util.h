@@ -5,6 +5,8 @@
 
 /* Creates a temporary root with cgroup.controllers; returns its path. */
 const char *fx_root(const char *controllers);
+/* The full path of rel below the root ("" for the root); static buffer. */
+const char *fx_path(const char *rel);
 void fx_mkdir(const char *rel);
 void fx_write(const char *rel, const char *text);
 void fx_remove(const char *rel); /* a file or a directory tree */

@@ -312,6 +312,171 @@ static void test_collisions_and_budget(const char *root) {
   jc_collector_free(c);
 }
 
+/* ---- notifications -------------------------------------------------------- */
+
+static struct {
+  char instance[128], meta[256], message[512];
+  int severity;
+} notes[16];
+static int note_count;
+
+static void notify_cb(void *ctx, const jc_target *t, const jc_notification *n) {
+  (void)ctx;
+  if (note_count == 16)
+    return;
+  snprintf(notes[note_count].instance, sizeof(notes[0].instance), "%s",
+           t->instance);
+  snprintf(notes[note_count].meta, sizeof(notes[0].meta), "%s", t->meta);
+  snprintf(notes[note_count].message, sizeof(notes[0].message), "%s",
+           n->message);
+  notes[note_count++].severity = n->severity;
+}
+
+static void events(const char *cgroup, int oom_kill) {
+  char path[256], text[256];
+  snprintf(path, sizeof(path), "%s/memory.events", cgroup);
+  snprintf(text, sizeof(text),
+           "low 0\nhigh 0\nmax 3\noom 1\noom_kill %d\noom_group_kill 0\n",
+           oom_kill);
+  fx_write(path, text);
+}
+
+/* A memory cgroup with memory.events: limits on the way down. */
+static void memory_cgroup(const char *rel, const char *max, int oom_kill) {
+  char path[256];
+  fx_cgroup(rel, 10);
+  snprintf(path, sizeof(path), "%s/memory.current", rel);
+  fx_write(path, "1048576\n");
+  snprintf(path, sizeof(path), "%s/memory.peak", rel);
+  fx_write(path, "2097152\n");
+  snprintf(path, sizeof(path), "%s/memory.max", rel);
+  fx_write(path, max);
+  events(rel, oom_kill);
+}
+
+static void read_notes(jc_collector *c) {
+  note_count = 0;
+  read_once(c);
+}
+
+/* Kills told once each, by the deepest tracked cgroup that holds them;
+ * a vanished cgroup's by its nearest tracked ancestor. */
+static void test_oom(void) {
+  static const char *const all[] = {"**", NULL};
+  fx_root("cpu memory\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  memory_cgroup("pod", "536870912\n", 0);
+  memory_cgroup("pod/c1", "max\n", 0);
+  memory_cgroup("pod/c2", "268435456\n", 0);
+  char err[64];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, fx_path(""), err, sizeof(err));
+  jc_config_add_pattern(cfg, false, all[0], err, sizeof(err));
+  jc_config_finish(cfg, err, sizeof(err));
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  jc_collector_set_notify(c, notify_cb, NULL);
+  ok(jc_collector_init(c) == 0, "init with NotifyOOM (the default)");
+  read_notes(c);
+  is_int(note_count, 0, "no kill, no notification");
+
+  events("pod/c1", 2);
+  events("pod", 2);
+  read_notes(c);
+  is_int(note_count, 1, "two kills in pod/c1: one notification");
+  is_str(notes[0].meta, "pod/c1", "from pod/c1 (meta data cgroup)");
+  is_str(notes[0].message,
+         "cgroup pod/c1: 2 processes killed by the OOM killer (memory.max "
+         "512.0 MiB, peak 2.0 MiB)",
+         "its message names the count and the effective memory.max");
+  is_int(notes[0].severity, JC_NOTIF_FAILURE, "severity FAILURE");
+  read_notes(c);
+  is_int(note_count, 0, "nothing more at the next read");
+
+  /* The parent is read before its child: a kill that the child shows
+   * before the parent does is not told twice. */
+  events("pod/c2", 1);
+  read_notes(c);
+  is_int(note_count, 1, "child first: one notification");
+  is_str(notes[0].meta, "pod/c2", "from pod/c2");
+  events("pod", 3);
+  read_notes(c);
+  is_int(note_count, 0, "the parent catching up tells nothing");
+
+  /* A kill, then the cgroup is gone before the next read. */
+  events("pod/c2", 2);
+  events("pod", 4);
+  fx_remove("pod/c2");
+  read_notes(c);
+  is_int(note_count, 1, "a vanished cgroup's kill is not lost");
+  is_str(notes[0].message,
+         "1 process killed by the OOM killer in a cgroup below pod that no "
+         "longer exists",
+         "told by its nearest tracked ancestor");
+  is_str(notes[0].instance, "pod", "as pod");
+
+  events("pod", 5);
+  read_notes(c);
+  is_int(note_count, 1, "a kill in pod itself");
+  is_str(notes[0].message,
+         "cgroup pod: 1 process killed by the OOM killer (memory.max 512.0 "
+         "MiB, peak 2.0 MiB)",
+         "told by pod, with its own limit");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
+/* Effective limits: the smallest of the cgroup's and its ancestors'. */
+static void test_limits(void) {
+  static const char *const all[] = {"**", NULL};
+  fx_root("cpu memory pids\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  memory_cgroup("slice", "67108864\n", 0);
+  fx_write("slice/cpu.max", "50000 100000\n");
+  fx_write("slice/memory.high", "max\n");
+  memory_cgroup("slice/svc", "max\n", 0);
+  fx_write("slice/svc/cpu.max", "200000 100000");
+  fx_write("slice/svc/memory.high", "33554432\n");
+  fx_write("slice/svc/pids.max", "64\n");
+  fx_cgroup("free", 10);
+  fx_write("free/memory.current", "4096\n");
+  fx_write("free/memory.max", "max\n");
+  fx_write("free/cpu.max", "max 100000\n");
+  jc_collector *c = start(fx_path(""), all, NULL,
+                          JC_COLLECT_CPU | JC_COLLECT_MEMORY |
+                              JC_COLLECT_LIMITS | JC_COLLECT_PIDS);
+  usleep(30000);
+  fx_write("slice/svc/cpu.stat", "usage_usec 15010\nuser_usec 1\nsystem_usec 1\n");
+  read_once(c);
+  is_near(value("slice_svc/gauge-cpu_limit_cores"), 0.5, 1e-9,
+          "cpu.max of the slice (0.5 cores) below the service's own 2");
+  is_near(value("slice_svc/memory-max"), 67108864, 0,
+          "memory.max inherited from the slice");
+  is_near(value("slice_svc/memory-high"), 33554432, 0, "its own memory.high");
+  is_near(value("slice_svc/percent-memory_max"), 100.0 * 1048576 / 67108864,
+          1e-9, "percent-memory_max against the effective memory.max");
+  is_near(value("slice_svc/count-pids_max"), 64, 0, "pids.max");
+  ok(value("slice_svc/percent-cpu_limit") > 0,
+     "percent-cpu_limit from the usage rate (%g)",
+     value("slice_svc/percent-cpu_limit"));
+  is_near(value("slice_svc/percent-cpu_limit"),
+          100.0 * value("slice_svc/gauge-cpu_cores") / 0.5, 1e-6,
+          "= cores busy / 0.5 cores");
+  is_near(value("slice/memory-max"), 67108864, 0, "the slice's own");
+  ok(!has("slice/memory-high") && !has("slice/count-pids_max"),
+     "no memory.high or pids.max where there is none");
+  ok(!has("free/memory-max") && !has("free/gauge-cpu_limit_cores") &&
+         !has("free/percent-memory_max") && !has("free/percent-cpu_limit"),
+     "an unlimited cgroup costs no value list");
+  ok(!has("root/memory-max"), "the root has no limits");
+  is_int(loud_logs(NULL), 0, "no WARNING: limit files are optional");
+  fx_write("slice/svc/cpu.max", "fifty 100000\n");
+  read_once(c);
+  read_once(c);
+  is_int(loud_logs("cpu.max is malformed"), 1, "a malformed cpu.max, once");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
 static void test_init_errors(void) {
   char err[64];
   jc_config *cfg = jc_config_new();
@@ -345,5 +510,7 @@ int main(void) {
   test_collisions_and_budget(root);
   fx_cleanup();
   test_init_errors();
+  test_oom();
+  test_limits();
   return done_testing();
 }

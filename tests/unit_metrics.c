@@ -69,7 +69,7 @@ int main(void) {
   jc_memstat_keys k = keys();
   jc_io_device dev[4];
   jc_sample s = {.io_device = dev, .io_device_capacity = 4};
-  jc_metrics_opts o = {&k, 4, false, devname, NULL};
+  jc_metrics_opts o = {&k, 4, false, devname, NULL, ~0u};
   jc_rate_state rate = {0};
 
   ok(!jc_memstat_key_is_event("anon") && jc_memstat_key_is_event("pgfault") &&
@@ -105,7 +105,7 @@ int main(void) {
   is_int(PARSE(&s, JC_FILE_PIDS_CURRENT, "7\n", &k), 0, "pids.current");
 
   seen_count = 0;
-  jc_metrics_emit(&s, &rate, &o, record, NULL);
+  jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   expect_value("ps_cputime", 0, 600000);
   expect_value("ps_cputime", 1, 400000);
   expect_value("derive-cpu_usage_usec", 0, 1000000);
@@ -143,7 +143,7 @@ int main(void) {
         "usage_usec 2500000\nuser_usec 1500000\nsystem_usec 1000000\n", &k);
   s.time_ns = 3000000000ull;
   seen_count = 0;
-  jc_metrics_emit(&s, &rate, &o, record, NULL);
+  jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   expect_value("gauge-cpu_cores", 0, 0.75);
   expect_value("percent-cpu", 0, 18.75);
 
@@ -153,14 +153,14 @@ int main(void) {
         "usage_usec 100\nuser_usec 50\nsystem_usec 50\n", &k);
   s.time_ns = 4000000000ull;
   seen_count = 0;
-  jc_metrics_emit(&s, &rate, &o, record, NULL);
+  jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   ok(find("gauge-cpu_cores") < 0, "counter went back: no rate, new baseline");
   jc_sample_reset(&s);
   PARSE(&s, JC_FILE_CPU_STAT,
         "usage_usec 1000100\nuser_usec 50\nsystem_usec 50\n", &k);
   s.time_ns = 5000000000ull;
   seen_count = 0;
-  jc_metrics_emit(&s, &rate, &o, record, NULL);
+  jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   expect_value("gauge-cpu_cores", 0, 1.0);
 
   /* PerDevice: one series per device, named. */
@@ -171,7 +171,7 @@ int main(void) {
         "253:1 rbytes=1000 wbytes=2000 rios=10 wios=20\n",
         &k);
   seen_count = 0;
-  jc_metrics_emit(&s, &rate, &o, record, NULL);
+  jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   expect_value("disk_octets-sda", 1, 200);
   expect_value("disk_ops-253:1", 0, 10);
   ok(find("disk_octets") < 0, "PerDevice: no summed series");
@@ -189,7 +189,7 @@ int main(void) {
   is_int(PARSE(&s, JC_FILE_MEMORY_CURRENT, "18446744073709551616\n", &k),
          -ERANGE, "memory.current past 2^64-1");
   seen_count = 0;
-  jc_metrics_emit(&s, &rate, &o, record, NULL);
+  jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   expect_value("memory-anon", 0, 1);
   ok(find("memory-file") < 0, "the bad line's key is not sent");
   ok(find("memory-current") < 0, "the bad file is not sent");
@@ -198,7 +198,7 @@ int main(void) {
   PARSE(&s, JC_FILE_CPU_STAT,
         "usage_usec 18446744073709551615\nuser_usec 1\nsystem_usec 1\n", &k);
   seen_count = 0;
-  jc_metrics_emit(&s, &rate, &o, record, NULL);
+  jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   ok(find("derive-cpu_usage_usec") < 0,
      "a counter past INT64_MAX is not sent as a negative derive");
   return done_testing();

@@ -61,24 +61,71 @@ static void test_io(void) {
       "cost.indelay=0\n"
       "253:16 rbytes=5 wbytes=6\n"
       "259:0\n"
+      "8:32  cost.usage=0 cost.wait=0\n"
       "garbage\n"
-      "8:16 rbytes=x\n";
+      "8:16 rbytes=x\n"
+      "(unknown) rbytes=7 wbytes=8 rios=1 wios=2\n"
+      "7:7 7:6 7:5 7:4 rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 dios=0\n"
+      "(unknown) \n"
+      "7:3 rbytes=1 junk wbytes=2\n"
+      "252:0 rbytes=9";
   jc_cursor c;
   jc_cursor_init(&c, text, sizeof(text) - 1);
   jc_io_line l;
   is_int(jc_io_next(&c, &l), 1, "io: full line with cost.* fields");
   ok(l.major == 8 && l.minor == 0 && l.rbytes == 1000 && l.wbytes == 2000 &&
-         l.rios == 10 && l.wios == 20,
+         l.rios == 10 && l.wios == 20 && !l.unknown_device,
      "io: 8:0 values");
   is_int(jc_io_next(&c, &l), 1, "io: line with missing fields");
   ok(l.major == 253 && l.minor == 16 && l.rbytes == 5 && l.wbytes == 6 &&
          l.rios == 0 && l.wios == 0,
      "io: missing fields are zero");
-  is_int(jc_io_next(&c, &l), 1, "io: device only");
-  ok(l.major == 259 && l.rbytes == 0, "io: device only is all zero");
+  is_int(jc_io_next(&c, &l), 1, "io: a device alone is skipped");
+  ok(l.major == 8 && l.minor == 32 && l.rbytes == 0,
+     "io: a device with cost.* keys only is a line of zeros");
   is_int(jc_io_next(&c, &l), -EINVAL, "io: garbage line");
-  is_int(jc_io_next(&c, &l), -EINVAL, "io: non-numeric value");
+  is_int(jc_io_next(&c, &l), -EINVAL, "io: non-numeric value of a known key");
+  is_int(jc_io_next(&c, &l), 1, "io: (unknown) device");
+  ok(l.unknown_device && l.rbytes == 7 && l.wbytes == 8 && l.rios == 1 &&
+         l.wios == 2,
+     "io: (unknown) counts, flagged unknown");
+  is_int(jc_io_next(&c, &l), 1, "io: merged line of several devices");
+  ok(l.major == 7 && l.minor == 4 && l.rbytes == 4096 && l.rios == 1 &&
+         !l.unknown_device,
+     "io: a merged line counts once, for the last device");
+  is_int(jc_io_next(&c, &l), -EINVAL,
+         "io: keyless (unknown) skipped; a word without = after a key is junk");
+  is_int(jc_io_next(&c, &l), 1, "io: last line without newline");
+  ok(l.major == 252 && l.rbytes == 9, "io: 252:0 rbytes=9");
   is_int(jc_io_next(&c, &l), 0, "io: end");
+
+  jc_cursor_init(&c, S("259:0 \n8:0\n(unknown) \n"));
+  is_int(jc_io_next(&c, &l), 0, "io: a file of keyless lines is empty");
+}
+
+static void test_cpu_max(void) {
+  uint64_t q = 7, p = 7;
+  is_int(jc_parse_cpu_max(S("max 100000\n"), &q, &p), 0, "cpu.max: max");
+  ok(q == JC_VALUE_MAX && p == 100000, "cpu.max: no quota, period 100000");
+  is_int(jc_parse_cpu_max(S("50000 100000\n"), &q, &p), 0, "cpu.max: quota");
+  ok(q == 50000 && p == 100000, "cpu.max: 50000 100000");
+  is_int(jc_parse_cpu_max(S("150000 100000"), &q, &p), 0,
+         "cpu.max: without a newline (as a peer writes it)");
+  ok(q == 150000 && p == 100000, "cpu.max: 150000 100000");
+  q = p = 7;
+  is_int(jc_parse_cpu_max(S("max\n"), &q, &p), -EINVAL, "cpu.max: no period");
+  is_int(jc_parse_cpu_max(S("50000 0\n"), &q, &p), -EINVAL,
+         "cpu.max: period 0");
+  is_int(jc_parse_cpu_max(S("0 100000\n"), &q, &p), -EINVAL,
+         "cpu.max: quota 0");
+  is_int(jc_parse_cpu_max(S("50000 100000 1\n"), &q, &p), -EINVAL,
+         "cpu.max: three words");
+  is_int(jc_parse_cpu_max(S("-1 100000\n"), &q, &p), -EINVAL,
+         "cpu.max: negative quota");
+  is_int(jc_parse_cpu_max(S("50000.5 100000\n"), &q, &p), -EINVAL,
+         "cpu.max: fraction");
+  is_int(jc_parse_cpu_max(S(""), &q, &p), -EINVAL, "cpu.max: empty");
+  ok(q == 7 && p == 7, "cpu.max: outputs untouched on errors");
 }
 
 static void test_pressure(void) {
@@ -133,6 +180,7 @@ int main(void) {
   test_single();
   test_flat();
   test_io();
+  test_cpu_max();
   test_pressure();
   test_mountinfo();
   return done_testing();

@@ -13,6 +13,8 @@
 #include "jc_discover.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
+#include "jc_oom.h"
+#include "jc_peak.h"
 #include "jc_problem.h"
 
 #include <errno.h>
@@ -40,6 +42,11 @@ jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx) {
 }
 
 const char *jc_collector_root(const jc_collector *c) { return c->root; }
+
+void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx) {
+  c->notify = fn;
+  c->notify_ctx = ctx;
+}
 
 void jc_collector_get_stats(const jc_collector *c, jc_collector_stats *ret) {
   *ret = (jc_collector_stats){c->tracked_count, c->rescans, c->fds_kept,
@@ -89,7 +96,7 @@ static void choose_files(jc_collector *c) {
   unsigned reported = 0;
   for (int f = 0; f < JC_FILE_COUNT; f++) {
     const jc_file_info *fi = &jc_files[f];
-    if (!(c->cfg->collect & fi->collect))
+    if ((c->cfg->collect & fi->collect) != fi->collect)
       continue;
     unsigned ctrl = fi->controller ? jc_ctrl_bit(fi->controller) : 0;
     if (!ctrl || (c->available & ctrl)) {
@@ -102,9 +109,14 @@ static void choose_files(jc_collector *c) {
     jc_logf(&c->log, c->cfg->collect_given ? JC_LOG_WARNING : JC_LOG_INFO,
             "controller \"%s\" is not available in %s (not listed in its "
             "cgroup.controllers; on a hybrid host it is bound to cgroup v1); "
-            "its values are not collected",
-            fi->controller, c->root);
+            "its %s not collected",
+            fi->controller, c->root,
+            fi->collect & JC_COLLECT_LIMITS ? "limits are" : "values are");
   }
+  /* OOM notifications read memory.events whatever Collect says. */
+  c->notify_oom = c->cfg->notify_oom && (c->available & JC_CTRL_MEMORY);
+  if (c->notify_oom)
+    c->files |= 1u << JC_FILE_MEMORY_EVENTS;
   if ((c->cfg->collect & JC_COLLECT_PRESSURE) &&
       faccessat(c->rootfd, "cpu.pressure", F_OK, 0) < 0) {
     jc_logf(&c->log, JC_LOG_WARNING,
@@ -159,11 +171,13 @@ int jc_collector_init(jc_collector *c) {
   choose_fd_budget(c);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   c->metrics = (jc_metrics_opts){&c->cfg->memstat, cpus > 0 ? (unsigned)cpus : 1,
-                                 c->cfg->per_device, device_name, c};
+                                 c->cfg->per_device, device_name, c,
+                                 c->cfg->collect};
   if (jc_managed_setup(c) < 0) {
     jc_managed_release(c);
     return -1;
   }
+  jc_oom_init(c);
   jc_discover_init(c);
   jc_discover_rescan(c);
   read_all(c, NULL, NULL); /* the baseline: rates from the first read on */
@@ -178,13 +192,12 @@ static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f) {
   bool kept = fd >= 0;
   if (!kept) {
     char path[PATH_MAX];
-    int dirfd = t->dirfd >= 0 ? t->dirfd : c->rootfd;
-    const char *name = jc_files[f].name;
-    if (t->dirfd < 0 && t->relpath[0]) {
-      snprintf(path, sizeof(path), "%s/%s", t->relpath, name);
-      name = path;
-    }
-    fd = jc_hier_open_file(dirfd, name, !t->on_cgroupfs);
+    int dirfd;
+    const char *name = jc_tracked_file(c, t, jc_files[f].name, path,
+                                       sizeof(path), &dirfd);
+    fd = jc_files[f].reset_after_read ? jc_peak_open(c, t)
+                                      : jc_hier_open_file(dirfd, name,
+                                                          !t->on_cgroupfs);
     if (fd < 0)
       return fd;
   }
@@ -233,6 +246,8 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
       jc_problem_parse_failed(c, t, (jc_file_id)f, r);
     else
       jc_problem_recovered(c, t, (jc_file_id)f);
+    if (jc_files[f].reset_after_read && t->fd[f] >= 0)
+      jc_peak_reset(c, t);
   }
   return true;
 }
@@ -273,6 +288,7 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
    * into each pass, so its Δt is the pass's Δt, and a clock_gettime per
    * cgroup would be a system call on hosts without a vDSO clock. */
   c->pass_ns = jc_now_ns();
+  jc_oom_read_top(c); /* before any cgroup: parents are read first */
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
     if (!sample_cgroup(c, t)) {
@@ -280,12 +296,18 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
       continue;
     }
     release_dirfd_if_unused(c, t);
+    if (c->notify_oom) {
+      jc_limits limits = jc_limits_of_sample(&c->sample);
+      jc_limits_tighten(&limits, &t->ancestors);
+      jc_oom_note(c, t, &limits);
+    }
     jc_target target = target_of(t);
     emit_ctx e = {emit, ctx, &target};
-    jc_metrics_emit(&c->sample, &t->rate, &c->metrics,
+    jc_metrics_emit(&c->sample, &t->rate, &t->ancestors, &c->metrics,
                     emit ? emit_with_target : NULL, &e);
   }
   jc_discover_drop_gone(c);
+  jc_oom_attribute(c);
 }
 
 int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {

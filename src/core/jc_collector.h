@@ -6,6 +6,7 @@
  * changes), the kept file descriptors, and the cgroups it manages.
  *
  *   c = jc_collector_new(cfg, log, ctx);   takes ownership of cfg
+ *   jc_collector_set_notify(c, fn, ctx);   optional: OOM notifications
  *   jc_collector_init(c);                  verify, create/attach, baseline
  *   jc_collector_read(c, emit, ctx);       every interval
  *   jc_collector_free(c);                  releases managed cgroups, frees
@@ -33,6 +34,24 @@ typedef struct {
 typedef void (*jc_collect_fn)(void *ctx, const jc_target *t,
                               const jc_metric *m);
 
+/* An event worth a person's attention (collectd's notifications; the
+ * severities are collectd's NOTIF_* values). */
+typedef enum {
+  JC_NOTIF_FAILURE = 1,
+  JC_NOTIF_WARNING = 2,
+  JC_NOTIF_OKAY = 4
+} jc_severity;
+
+typedef struct {
+  jc_severity severity;
+  const char *type;          /* "memory" */
+  const char *type_instance; /* "oom_kill" */
+  const char *message;       /* one line a person can act on */
+} jc_notification;
+
+typedef void (*jc_notify_fn)(void *ctx, const jc_target *t,
+                             const jc_notification *n);
+
 typedef struct jc_collector jc_collector;
 
 jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx);
@@ -42,6 +61,10 @@ int jc_collector_init(jc_collector *c);
 
 /* One read pass over every tracked cgroup. */
 int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx);
+
+/* Where notifications go (OOM kills, NotifyOOM); set before init.  The
+ * target and notification are valid during the call only. */
+void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx);
 
 /* Releases managed cgroups (evacuate, rmdir) and frees c. NULL-safe. */
 void jc_collector_free(jc_collector *c);

@@ -24,6 +24,7 @@ jc_config *jc_config_new(void) {
   cfg->report_root = true;
   cfg->instance_from = JC_INSTANCE_FROM_PATH;
   cfg->collect = JC_COLLECT_DEFAULT;
+  cfg->notify_oom = true;
   cfg->max_open_files = -1;
   cfg->rescan_interval = 60.0;
   return cfg;
@@ -124,7 +125,7 @@ int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
   unsigned bit = jc_collect_bit(word);
   if (!bit)
     return ERR("unknown group; known: cpu, memory, io, pressure, events, "
-               "pids");
+               "pids, limits");
   if (!cfg->collect_given)
     cfg->collect = 0;
   cfg->collect_given = true;

@@ -43,6 +43,7 @@ typedef struct {
   jc_memstat_keys memstat;
   bool memstat_given;
   bool per_device;
+  bool notify_oom;     /* NotifyOOM: a notification per OOM kill (default) */
   long max_open_files; /* -1: derived from RLIMIT_NOFILE */
   double rescan_interval; /* seconds between safety-net full walks */
   jc_managed *managed;

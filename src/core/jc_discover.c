@@ -15,6 +15,7 @@
 #include "jc_clock.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
+#include "jc_oom.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -48,6 +49,7 @@ typedef struct {
   char *relpath;
   ino_t ino;
   int fd;
+  jc_limits ancestors; /* the smallest limits of the levels above it */
 } found_entry;
 
 typedef struct {
@@ -64,7 +66,8 @@ static void found_free(found_list *l) {
   free(l->entry);
 }
 
-static int found_add(found_list *l, const char *relpath, ino_t ino, int fd) {
+static int found_add(found_list *l, const char *relpath, ino_t ino, int fd,
+                     const jc_limits *ancestors) {
   if (l->count == l->capacity) {
     size_t cap = l->capacity ? 2 * l->capacity : 64;
     found_entry *grown = realloc(l->entry, cap * sizeof(*grown));
@@ -76,7 +79,7 @@ static int found_add(found_list *l, const char *relpath, ino_t ino, int fd) {
   char *copy = strdup(relpath);
   if (!copy)
     return -ENOMEM;
-  l->entry[l->count++] = (found_entry){copy, ino, fd};
+  l->entry[l->count++] = (found_entry){copy, ino, fd, *ancestors};
   return 0;
 }
 
@@ -195,11 +198,38 @@ static void free_names(char **names, size_t count) {
 }
 
 static int walk(jc_collector *c, int dirfd, const char *relpath, int depth,
-                found_list *out);
+                const jc_limits *above, found_list *out);
+
+/*
+ * The limits a directory sets for everything below it, tightening those
+ * of the levels above it.  Read at walks only (SPEC §5: a cgroup's own
+ * limit files are read at every read, its ancestors' when the tree is
+ * walked), and only for directories the walk descends into.
+ */
+static jc_limits limits_below(const jc_collector *c, int dirfd,
+                              const jc_limits *above) {
+  jc_limits limits = *above;
+  uint32_t wanted = c->files & JC_LIMIT_FILES;
+  if (!wanted)
+    return limits;
+  jc_sample own;
+  jc_sample_reset(&own);
+  for (int f = 0; f < JC_FILE_COUNT; f++) {
+    char text[128];
+    ssize_t len;
+    if ((wanted & (1u << f)) &&
+        (len = jc_read_file_at(dirfd, jc_files[f].name, text, sizeof(text))) >= 0)
+      (void)jc_sample_parse(&own, (jc_file_id)f, text, (size_t)len, NULL);
+  }
+  jc_limits mine = jc_limits_of_sample(&own);
+  jc_limits_tighten(&limits, &mine);
+  return limits;
+}
 
 /* Visits one child directory: records it if selected, walks it if useful. */
 static int visit(jc_collector *c, int dirfd, const char *relpath,
-                 const char *name, int depth, found_list *out) {
+                 const char *name, int depth, const jc_limits *above,
+                 found_list *out) {
   char child[PATH_MAX];
   if (snprintf(child, sizeof(child), "%s%s%s", relpath, relpath[0] ? "/" : "",
                name) >= (int)sizeof(child))
@@ -213,12 +243,14 @@ static int visit(jc_collector *c, int dirfd, const char *relpath,
   if (fd < 0)
     return 0; /* vanished since listed, or a symlink: not ours */
   int r = 0;
-  if (descend)
-    r = walk(c, fd, child, depth + 1, out);
+  if (descend) {
+    jc_limits below = limits_below(c, fd, above);
+    r = walk(c, fd, child, depth + 1, &below, out);
+  }
   struct stat st;
   if (r == 0 && selected && fstat(fd, &st) == 0) {
     /* Recorded after its children, then re-sorted below: parents first. */
-    r = found_add(out, child, st.st_ino, fd);
+    r = found_add(out, child, st.st_ino, fd, above);
     if (r == 0)
       return 0;
   }
@@ -227,13 +259,13 @@ static int visit(jc_collector *c, int dirfd, const char *relpath,
 }
 
 static int walk(jc_collector *c, int dirfd, const char *relpath, int depth,
-                found_list *out) {
+                const jc_limits *above, found_list *out) {
   char **names = NULL;
   size_t count = 0;
   watch_dir(c, relpath);
   int r = list_subdirs(dirfd, &names, &count);
   for (size_t i = 0; r == 0 && i < count; i++)
-    r = visit(c, dirfd, relpath, names[i], depth, out);
+    r = visit(c, dirfd, relpath, names[i], depth, above, out);
   free_names(names, count);
   return r == -ENOENT ? 0 : r; /* a directory removed under us is churn */
 }
@@ -292,6 +324,7 @@ static jc_tracked *tracked_new(jc_collector *c, found_entry *e) {
   for (int f = 0; f < JC_FILE_COUNT; f++)
     t->fd[f] = -1;
   t->on_cgroupfs = jc_hier_is_cgroupfs(e->fd);
+  t->ancestors = e->ancestors;
   adopt_dirfd(c, t, e);
   const char *instance = jc_managed_instance(c, t->relpath);
   if (instance)
@@ -308,6 +341,8 @@ static void tracked_restart(jc_collector *c, jc_tracked *t, found_entry *e) {
   adopt_dirfd(c, t, e);
   t->ino = e->ino;
   t->rate = (jc_rate_state){0};
+  t->oom = (jc_oom_state){0};
+  t->peak_armed = false;
   t->absent = 0;
   jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s was re-created; new baseline",
           t->relpath[0] ? t->relpath : "/");
@@ -358,6 +393,7 @@ static int merge(jc_collector *c, found_list *l) {
                                                   l->entry[j].relpath);
     if (cmp < 0) {
       jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s vanished", c->tracked[i]->relpath);
+      jc_oom_lost(c, c->tracked[i], next, n);
       jc_tracked_free(c, c->tracked[i++]);
     } else if (cmp > 0) {
       jc_tracked *t = tracked_new(c, &l->entry[j++]);
@@ -368,8 +404,11 @@ static int merge(jc_collector *c, found_list *l) {
     } else {
       jc_tracked *t = c->tracked[i++];
       found_entry *e = &l->entry[j++];
-      if (t->ino != e->ino)
+      if (t->ino != e->ino) {
+        jc_oom_lost(c, t, next, n);
         tracked_restart(c, t, e);
+      }
+      t->ancestors = e->ancestors; /* a walk re-reads the ancestors' limits */
       t->absent = 0; /* a walk retries files found missing */
       next[n++] = t;
     }
@@ -383,17 +422,20 @@ static int merge(jc_collector *c, found_list *l) {
 int jc_discover_rescan(jc_collector *c) {
   found_list l = {0};
   int r = 0;
+  const jc_limits none = JC_LIMITS_NONE;
   if (c->cfg->report_root) {
     struct stat st;
     int fd = fcntl(c->rootfd, F_DUPFD_CLOEXEC, 0);
     r = fd < 0            ? -errno
         : fstat(fd, &st) < 0 ? -errno
-                             : found_add(&l, "", st.st_ino, fd);
+                             : found_add(&l, "", st.st_ino, fd, &none);
     if (r < 0 && fd >= 0)
       close(fd);
   }
+  /* CgroupRoot may be a cgroup below the kernel's root, with limits. */
+  jc_limits below_root = limits_below(c, c->rootfd, &none);
   if (r == 0)
-    r = walk(c, c->rootfd, "", 0, &l);
+    r = walk(c, c->rootfd, "", 0, &below_root, &l);
   if (r == 0) {
     if (l.count > 1)
       qsort(l.entry, l.count, sizeof(*l.entry), cmp_found);
@@ -444,6 +486,7 @@ void jc_discover_drop_gone(jc_collector *c) {
     jc_tracked *t = c->tracked[i];
     if (t->gone) {
       jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s vanished", t->relpath);
+      jc_oom_lost(c, t, c->tracked, n); /* [0, n): the survivors before it */
       jc_tracked_free(c, t);
       c->rescan_needed = true;
     } else {

@@ -48,6 +48,20 @@ int jc_hier_open_file(int dirfd, const char *name, bool check_type) {
   return fd;
 }
 
+int jc_hier_open_file_rw(int dirfd, const char *name) {
+  if (!jc_hier_is_cgroupfs(dirfd))
+    return -EROFS;
+  int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+  if (fd < 0)
+    return -errno;
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return -EMEDIUMTYPE;
+  }
+  return fd;
+}
+
 ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size) {
   int fd = jc_hier_open_file(dirfd, name, true);
   if (fd < 0)

@@ -49,6 +49,14 @@ int jc_hier_controllers(int dirfd, const char *file, unsigned *ret_mask);
  */
 int jc_hier_open_file(int dirfd, const char *name, bool check_type);
 
+/*
+ * Opens a cgroupfs file for reading and writing: dirfd must be on the
+ * kernel's cgroup2 file system (-EROFS otherwise: a copy of a tree is
+ * never written), the file must be a regular file reached without a
+ * symlink.  For files the plugin writes to between reads (memory.peak).
+ */
+int jc_hier_open_file_rw(int dirfd, const char *name);
+
 /* One bounded read of a small regular file relative to dirfd (opened with
  * jc_hier_open_file, type checked); returns its length. */
 ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size);

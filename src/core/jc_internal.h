@@ -2,10 +2,11 @@
  * jc_internal — the collector's state, shared by its modules.
  * jc_collector.c (life cycle and read pass) uses jc_discover.c (walking
  * the tree, keeping the tracked set), jc_managed.c (<Cgroup> blocks) and
- * jc_problem.c (what to say when a file fails); jc_discover.c asks
- * jc_managed.c which paths are managed.  Calls go that way only; the log
+ * jc_problem.c (what to say when a file fails), jc_oom.c (OOM kills as
+ * notifications); jc_discover.c asks jc_managed.c which paths are managed
+ * and tells jc_oom.c which vanished.  Calls go that way only; the log
  * and the clock they share live below them (jc_log, jc_clock).  Nothing
- * outside those four files includes this header.
+ * outside those files includes this header.
  */
 #ifndef JC_INTERNAL_H
 #define JC_INTERNAL_H
@@ -15,8 +16,22 @@
 #include "jc_name.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
+
+/* OOM kills counted by one cgroup (or the top): see jc_oom.h. */
+typedef struct {
+  uint64_t last;       /* hierarchical oom_kill at the last read */
+  bool seen;           /* `last` holds a read: this one counts kills */
+  uint64_t growth;     /* this pass */
+  uint64_t below;      /* this pass: the nearest counting descendants' growth */
+  int64_t owed;        /* kills not told yet; negative: told ahead */
+  bool lost_below;     /* a tracked descendant vanished since the last pass */
+  uint64_t memory_max; /* effective, at the last read (for the message) */
+  bool memory_max_known; /* limits are collected: memory_max is the truth */
+  uint64_t peak;       /* memory.peak at the last read; JC_VALUE_MAX: none */
+} jc_oom_state;
 
 /* One cgroup being reported. */
 typedef struct {
@@ -29,6 +44,9 @@ typedef struct {
   uint32_t absent;   /* files found missing, skipped until the next walk */
   uint32_t problems; /* problems logged and not yet recovered */
   jc_rate_state rate;
+  jc_limits ancestors; /* the smallest limits above it, as of the last walk */
+  jc_oom_state oom;
+  bool peak_armed;  /* its memory.peak interval descriptor was reset once */
   bool on_cgroupfs; /* the kernel's files: regular, no type check needed */
   bool gone; /* vanished during this read pass */
 } jc_tracked;
@@ -83,6 +101,30 @@ struct jc_collector {
 
   struct jc_told_parent *told; /* jc_problem: parents told of a controller */
   size_t told_count;
+
+  jc_notify_fn notify; /* NULL: notifications are dropped */
+  void *notify_ctx;
+  bool notify_oom;     /* NotifyOOM, and the memory controller is there */
+  enum {
+    JC_OOM_TOP_NONE,
+    JC_OOM_TOP_ROOT_EVENTS, /* CgroupRoot is a cgroup below the kernel's root */
+    JC_OOM_TOP_VMSTAT,      /* CgroupRoot is the kernel's root cgroup */
+  } oom_top_source;
+  jc_oom_state oom_top;
+  bool oom_pending; /* a kill or a loss to attribute after this pass */
 };
+
+/* Where file `name` of t is for openat(): its kept directory, or else
+ * the root and "relpath/name" (written to buf). */
+static inline const char *jc_tracked_file(const jc_collector *c,
+                                          const jc_tracked *t,
+                                          const char *name, char *buf,
+                                          size_t size, int *ret_dirfd) {
+  *ret_dirfd = t->dirfd >= 0 ? t->dirfd : c->rootfd;
+  if (t->dirfd >= 0 || !t->relpath[0])
+    return name;
+  snprintf(buf, size, "%s/%s", t->relpath, name);
+  return buf;
+}
 
 #endif

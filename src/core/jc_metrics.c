@@ -4,6 +4,7 @@
  */
 #include "jc_metrics.h"
 
+#include <math.h>
 #include <stdio.h>
 
 static const char *const cpu_derive_instance[JC_CPU_KEY_COUNT] = {
@@ -72,9 +73,34 @@ static bool has_cpu(const jc_sample *s, int key) {
  */
 #define RATE_MIN_INTERVAL_NS 20000000u
 
-/* cpu_cores and percent-cpu from two samples; advances the baseline. */
+jc_limits jc_limits_of_sample(const jc_sample *s) {
+  jc_limits l = JC_LIMITS_NONE;
+  if (jc_sample_has(s, JC_FILE_CPU_MAX) && s->cpu_max_quota != JC_VALUE_MAX)
+    l.cpu_cores = (double)s->cpu_max_quota / (double)s->cpu_max_period;
+  if (jc_sample_has(s, JC_FILE_MEMORY_MAX))
+    l.memory_max = s->memory_max;
+  if (jc_sample_has(s, JC_FILE_MEMORY_HIGH))
+    l.memory_high = s->memory_high;
+  if (jc_sample_has(s, JC_FILE_PIDS_MAX))
+    l.pids_max = s->pids_max;
+  return l;
+}
+
+static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+void jc_limits_tighten(jc_limits *acc, const jc_limits *other) {
+  if (other->cpu_cores < acc->cpu_cores)
+    acc->cpu_cores = other->cpu_cores;
+  acc->memory_max = min_u64(acc->memory_max, other->memory_max);
+  acc->memory_high = min_u64(acc->memory_high, other->memory_high);
+  acc->pids_max = min_u64(acc->pids_max, other->pids_max);
+}
+
+/* cpu_cores, percent-cpu and (under a CPU limit) percent-cpu_limit from two
+ * samples; advances the baseline. */
 static void emit_cpu_rates(const sink *k, const jc_sample *s,
-                           jc_rate_state *rate, unsigned online_cpus) {
+                           jc_rate_state *rate, unsigned online_cpus,
+                           double limit_cores) {
   uint64_t usage = s->cpu[JC_CPU_USAGE_USEC];
   bool restarted = !rate->valid || usage < rate->usage_usec ||
                    s->time_ns <= rate->time_ns;
@@ -86,12 +112,14 @@ static void emit_cpu_rates(const sink *k, const jc_sample *s,
     put_gauge(k, "gauge", "cpu_cores", cores);
     if (online_cpus > 0)
       put_gauge(k, "percent", "cpu", 100.0 * cores / online_cpus);
+    if (isfinite(limit_cores))
+      put_gauge(k, "percent", "cpu_limit", 100.0 * cores / limit_cores);
   }
   *rate = (jc_rate_state){true, usage, s->time_ns};
 }
 
 static void emit_cpu(const sink *k, const jc_sample *s, jc_rate_state *rate,
-                     unsigned online_cpus) {
+                     unsigned online_cpus, double limit_cores) {
   if (has_cpu(s, JC_CPU_USER_USEC) && has_cpu(s, JC_CPU_SYSTEM_USEC))
     put_derive2(k, "ps_cputime", "", 2, s->cpu[JC_CPU_USER_USEC],
                 s->cpu[JC_CPU_SYSTEM_USEC]);
@@ -99,7 +127,7 @@ static void emit_cpu(const sink *k, const jc_sample *s, jc_rate_state *rate,
     if (cpu_derive_instance[i] && has_cpu(s, i))
       put_derive(k, cpu_derive_instance[i], s->cpu[i]);
   if (has_cpu(s, JC_CPU_USAGE_USEC))
-    emit_cpu_rates(k, s, rate, online_cpus);
+    emit_cpu_rates(k, s, rate, online_cpus, limit_cores);
   else
     rate->valid = false;
 }
@@ -110,6 +138,8 @@ static void emit_memory(const sink *k, const jc_sample *s,
     put_gauge(k, "memory", "current", (double)s->memory_current);
   if (jc_sample_has(s, JC_FILE_MEMORY_PEAK))
     put_gauge(k, "memory", "peak", (double)s->memory_peak);
+  if (jc_sample_has(s, JC_FILE_MEMORY_PEAK_INTERVAL))
+    put_gauge(k, "memory", "peak_interval", (double)s->memory_peak_interval);
   if (jc_sample_has(s, JC_FILE_MEMORY_SWAP_CURRENT))
     put_gauge(k, "memory", "swap_current", (double)s->memory_swap_current);
   for (size_t i = 0; keys && i < keys->count; i++) {
@@ -131,7 +161,9 @@ static void emit_io(const sink *k, const jc_sample *s,
   }
   for (size_t i = 0; i < s->io_device_count; i++) {
     const jc_io_device *d = &s->io_device[i];
-    const char *name = o->device_name(o->device_ctx, d->major, d->minor);
+    const char *name = d->unknown ? "unknown"
+                                  : o->device_name(o->device_ctx, d->major,
+                                                   d->minor);
     put_derive2(k, "disk_octets", name, 2, d->rbytes, d->wbytes);
     put_derive2(k, "disk_ops", name, 2, d->rios, d->wios);
   }
@@ -162,18 +194,47 @@ static void emit_events(const sink *k, const jc_sample *s) {
       put_derive(k, events_instance[i], s->events[i]);
 }
 
+/* The effective limits, each only where there is one (SPEC §5). */
+static void emit_limits(const sink *k, const jc_sample *s, const jc_limits *l,
+                        unsigned collect) {
+  if (isfinite(l->cpu_cores))
+    put_gauge(k, "gauge", "cpu_limit_cores", l->cpu_cores);
+  if (l->memory_max != JC_VALUE_MAX) {
+    put_gauge(k, "memory", "max", (double)l->memory_max);
+    if (jc_sample_has(s, JC_FILE_MEMORY_CURRENT))
+      put_gauge(k, "percent", "memory_max",
+                l->memory_max ? 100.0 * (double)s->memory_current /
+                                    (double)l->memory_max
+                              : 100.0);
+  }
+  if (l->memory_high != JC_VALUE_MAX)
+    put_gauge(k, "memory", "high", (double)l->memory_high);
+  if (l->pids_max != JC_VALUE_MAX && (collect & JC_COLLECT_PIDS))
+    put_gauge(k, "count", "pids_max", (double)l->pids_max);
+}
+
 void jc_metrics_emit(const jc_sample *s, jc_rate_state *rate,
-                     const jc_metrics_opts *o, jc_emit_fn emit, void *ctx) {
+                     const jc_limits *ancestors, const jc_metrics_opts *o,
+                     jc_emit_fn emit, void *ctx) {
   const sink k = {emit, ctx};
+  jc_limits limits = JC_LIMITS_NONE;
+  if (o->collect & JC_COLLECT_LIMITS) {
+    limits = jc_limits_of_sample(s);
+    if (ancestors)
+      jc_limits_tighten(&limits, ancestors);
+  }
   if (jc_sample_has(s, JC_FILE_CPU_STAT))
-    emit_cpu(&k, s, rate, o->online_cpus);
+    emit_cpu(&k, s, rate, o->online_cpus, limits.cpu_cores);
   else
     rate->valid = false;
   emit_memory(&k, s, o->memstat);
   if (jc_sample_has(s, JC_FILE_IO_STAT))
     emit_io(&k, s, o);
   emit_pressure(&k, s);
-  emit_events(&k, s);
+  if (o->collect & JC_COLLECT_EVENTS) /* also read for OOM notifications */
+    emit_events(&k, s);
   if (jc_sample_has(s, JC_FILE_PIDS_CURRENT))
     put_gauge(&k, "count", "pids", (double)s->pids_current);
+  if (o->collect & JC_COLLECT_LIMITS)
+    emit_limits(&k, s, &limits, o->collect);
 }

@@ -12,6 +12,8 @@
 
 #include "jc_sample.h"
 
+#include <math.h>
+
 typedef enum { JC_GAUGE, JC_DERIVE } jc_kind;
 
 typedef struct {
@@ -42,15 +44,38 @@ typedef struct {
   /* Name of a block device for PerDevice ("sda", or "8:0" if unknown). */
   const char *(*device_name)(void *ctx, unsigned major, unsigned minor);
   void *device_ctx;
+  unsigned collect; /* JC_COLLECT_* groups whose metrics go out */
 } jc_metrics_opts;
+
+/*
+ * Limits (SPEC §5): a cgroup's own, its ancestors', or the effective ones
+ * (the smallest of both).  "No limit" is INFINITY for the CPU and
+ * JC_VALUE_MAX for the others.
+ */
+typedef struct {
+  double cpu_cores; /* cpu.max quota / period */
+  uint64_t memory_max, memory_high, pids_max;
+} jc_limits;
+
+#define JC_LIMITS_NONE                                                         \
+  ((jc_limits){INFINITY, JC_VALUE_MAX, JC_VALUE_MAX, JC_VALUE_MAX})
+
+/* The limits the sample's own limit files set (files absent: none). */
+jc_limits jc_limits_of_sample(const jc_sample *s);
+
+/* Lowers *acc to the smaller of each of its limits and other's. */
+void jc_limits_tighten(jc_limits *acc, const jc_limits *other);
 
 /*
  * Emits every metric that sample s has, and the rates against *rate, which
  * it then advances.  A counter that went backwards (a re-created cgroup)
  * restarts the baseline instead of producing a negative rate.  With a NULL
  * emit only the rate state advances (the baseline sample taken at init).
+ * ancestors: the limits of the cgroup's ancestors (NULL: none); the limit
+ * metrics are those of the effective limits.
  */
 void jc_metrics_emit(const jc_sample *s, jc_rate_state *rate,
-                     const jc_metrics_opts *o, jc_emit_fn emit, void *ctx);
+                     const jc_limits *ancestors, const jc_metrics_opts *o,
+                     jc_emit_fn emit, void *ctx);
 
 #endif

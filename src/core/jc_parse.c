@@ -136,27 +136,73 @@ static int io_field(jc_io_line *line, jc_token field) {
   return jc_parse_u64_token(value, slot);
 }
 
-int jc_io_next(jc_cursor *c, jc_io_line *ret_line) {
-  while (c->pos < c->end && *c->pos == '\n')
-    c->pos++;
-  if (at_end(c))
+/* The device a line names: "MAJ:MIN", or "(unknown)". */
+static int io_device(jc_token t, jc_io_line *line) {
+  line->unknown_device = JC_TOKEN_IS(t, "(unknown)");
+  if (line->unknown_device) {
+    line->major = line->minor = 0;
     return 0;
-  const char *p = c->pos;
-  skip_line(&c->pos, c->end);
-  const char *line_end = c->pos;
+  }
+  return parse_devno(t, &line->major, &line->minor);
+}
+
+/* Parses one line; 1 with keys, 0 a device without keys, <0 malformed. */
+static int io_line(const char *p, const char *end, jc_io_line *ret_line) {
   jc_io_line line = {0};
-  if (parse_devno(next_word(&p, line_end), &line.major, &line.minor) < 0)
+  if (io_device(next_word(&p, end), &line) < 0)
     return -EINVAL;
+  bool keyed = false;
   for (;;) {
-    jc_token field = next_word(&p, line_end);
+    jc_token field = next_word(&p, end);
     if (field.len == 0)
       break;
+    if (!memchr(field.ptr, '=', field.len)) {
+      /* Another device: the merged line counts for the last one.  After
+       * the first key, a word without "=" is junk. */
+      if (keyed || io_device(field, &line) < 0)
+        return -EINVAL;
+      continue;
+    }
+    keyed = true;
     int r = io_field(&line, field);
     if (r < 0)
       return r;
   }
-  *ret_line = line;
-  return 1;
+  if (keyed)
+    *ret_line = line;
+  return keyed;
+}
+
+int jc_io_next(jc_cursor *c, jc_io_line *ret_line) {
+  for (;;) {
+    while (c->pos < c->end && *c->pos == '\n')
+      c->pos++;
+    if (at_end(c))
+      return 0;
+    const char *p = c->pos;
+    skip_line(&c->pos, c->end);
+    int r = io_line(p, c->pos, ret_line);
+    if (r != 0)
+      return r; /* a line, or a malformed one; keyless lines are skipped */
+  }
+}
+
+int jc_parse_cpu_max(const char *buf, size_t len, uint64_t *ret_quota,
+                     uint64_t *ret_period) {
+  const char *pos = buf, *end = buf + len;
+  jc_token quota = next_word(&pos, end);
+  jc_token period = next_word(&pos, end);
+  if (!rest_of_line_blank(pos, end))
+    return -EINVAL;
+  uint64_t q = JC_VALUE_MAX, per;
+  if (!JC_TOKEN_IS(quota, "max") &&
+      (jc_parse_u64_token(quota, &q) < 0 || q == 0))
+    return -EINVAL; /* the kernel refuses a quota below 1 ms */
+  if (jc_parse_u64_token(period, &per) < 0 || per == 0)
+    return -EINVAL;
+  *ret_quota = q;
+  *ret_period = per;
+  return 0;
 }
 
 /* "12.34" as the kernel prints it (LOAD_INT.LOAD_FRAC); no locale. */

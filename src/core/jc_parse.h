@@ -55,14 +55,26 @@ int jc_flat_next(jc_cursor *c, jc_token *ret_key, uint64_t *ret_value);
 /* One io.stat line: "MAJ:MIN rbytes=.. wbytes=.. rios=.. wios=.. ...". */
 typedef struct {
   unsigned major, minor;
+  bool unknown_device; /* "(unknown)": the kernel could not name it */
   uint64_t rbytes, wbytes, rios, wios;
 } jc_io_line;
 
 /*
- * 1: a device line was parsed (fields the line lacks are 0; unknown fields
- * such as dbytes= or iocost's cost.*= are skipped); 0: end; <0: malformed.
+ * 1: a device line with statistics was parsed; 0: end; <0: malformed.
+ * As real kernels write the file: fields the line lacks are 0; keys we do
+ * not know (dbytes=, iocost's cost.vrate=100.00 ...) are skipped; a line
+ * naming several devices before its keys ("7:7 7:6 7:5 rbytes=..", loop
+ * devices on some kernels) is one line of its last device; a line with a
+ * device and no keys is skipped.  Malformed: a line that does not start
+ * with a device, or a known key whose value is not a u64.
  */
 int jc_io_next(jc_cursor *c, jc_io_line *ret_line);
+
+/* cpu.max: "max 100000" or "50000 100000" (quota, period in µs), with or
+ * without a newline; a quota of "max" gives JC_VALUE_MAX.  Neither is
+ * ever 0. */
+int jc_parse_cpu_max(const char *buf, size_t len, uint64_t *ret_quota,
+                     uint64_t *ret_period);
 
 /* A {cpu,memory,io}.pressure file. Values of avg* in percent. */
 typedef struct {

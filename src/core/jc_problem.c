@@ -61,11 +61,11 @@ static void file_of(const char *relpath, const char *name, char *out,
  * Through its kept descriptor when there is one: a cgroup re-created
  * under the same path is another cgroup. */
 static bool still_exists(const jc_collector *c, const jc_tracked *t) {
-  char procs[PATH_MAX];
-  if (t->dirfd >= 0)
-    return faccessat(t->dirfd, "cgroup.procs", F_OK, AT_SYMLINK_NOFOLLOW) == 0;
-  file_of(t->relpath, "cgroup.procs", procs, sizeof(procs));
-  return faccessat(c->rootfd, procs, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  char path[PATH_MAX];
+  int dirfd;
+  const char *procs =
+      jc_tracked_file(c, t, "cgroup.procs", path, sizeof(path), &dirfd);
+  return faccessat(dirfd, procs, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 static struct jc_told_parent *told_find(jc_collector *c, const char *relpath) {

@@ -17,6 +17,8 @@ const jc_file_info jc_files[JC_FILE_COUNT] = {
                                 false, true},
     [JC_FILE_MEMORY_PEAK] = {"memory.peak", JC_COLLECT_MEMORY, "memory", true,
                              true},
+    [JC_FILE_MEMORY_PEAK_INTERVAL] = {"memory.peak", JC_COLLECT_MEMORY,
+                                      "memory", true, true, NULL, true},
     [JC_FILE_MEMORY_SWAP_CURRENT] = {"memory.swap.current", JC_COLLECT_MEMORY,
                                      "memory", true, true},
     [JC_FILE_MEMORY_STAT] = {"memory.stat", JC_COLLECT_MEMORY, "memory", false,
@@ -32,6 +34,15 @@ const jc_file_info jc_files[JC_FILE_COUNT] = {
                                false, true},
     [JC_FILE_PIDS_CURRENT] = {"pids.current", JC_COLLECT_PIDS, "pids", false,
                               true},
+    /* A missing limit file is no limit of the cgroup's own (the controller
+     * is not enabled for it); its ancestors' may still apply. */
+    [JC_FILE_CPU_MAX] = {"cpu.max", JC_COLLECT_LIMITS, "cpu", true, true},
+    [JC_FILE_MEMORY_MAX] = {"memory.max", JC_COLLECT_LIMITS, "memory", true,
+                            true},
+    [JC_FILE_MEMORY_HIGH] = {"memory.high", JC_COLLECT_LIMITS, "memory", true,
+                             true},
+    [JC_FILE_PIDS_MAX] = {"pids.max", JC_COLLECT_LIMITS | JC_COLLECT_PIDS,
+                          "pids", true, true},
 };
 
 /* Key tables with their lengths, both from one list (X-macros), so that
@@ -57,6 +68,7 @@ unsigned jc_collect_bit(const char *word) {
       {"cpu", JC_COLLECT_CPU},           {"memory", JC_COLLECT_MEMORY},
       {"io", JC_COLLECT_IO},             {"pressure", JC_COLLECT_PRESSURE},
       {"events", JC_COLLECT_EVENTS},     {"pids", JC_COLLECT_PIDS},
+      {"limits", JC_COLLECT_LIMITS},
   };
   for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
     if (strcasecmp(word, groups[i].word) == 0)
@@ -136,7 +148,8 @@ static int parse_io(jc_sample *s, const char *buf, size_t len) {
       continue;
     }
     s->io_device[s->io_device_count++] = (jc_io_device){
-        line.major, line.minor, line.rbytes, line.wbytes, line.rios, line.wios};
+        line.major,  line.minor, line.unknown_device, line.rbytes,
+        line.wbytes, line.rios,  line.wios};
   }
   return result;
 }
@@ -158,6 +171,21 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     break;
   case JC_FILE_MEMORY_PEAK:
     r = jc_parse_single(buf, len, &s->memory_peak);
+    break;
+  case JC_FILE_MEMORY_PEAK_INTERVAL:
+    r = jc_parse_single(buf, len, &s->memory_peak_interval);
+    break;
+  case JC_FILE_CPU_MAX:
+    r = jc_parse_cpu_max(buf, len, &s->cpu_max_quota, &s->cpu_max_period);
+    break;
+  case JC_FILE_MEMORY_MAX:
+    r = jc_parse_single(buf, len, &s->memory_max);
+    break;
+  case JC_FILE_MEMORY_HIGH:
+    r = jc_parse_single(buf, len, &s->memory_high);
+    break;
+  case JC_FILE_PIDS_MAX:
+    r = jc_parse_single(buf, len, &s->pids_max);
     break;
   case JC_FILE_MEMORY_SWAP_CURRENT:
     r = jc_parse_single(buf, len, &s->memory_swap_current);

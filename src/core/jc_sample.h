@@ -24,7 +24,9 @@ enum {
   JC_COLLECT_PRESSURE = 1u << 3,
   JC_COLLECT_EVENTS = 1u << 4,
   JC_COLLECT_PIDS = 1u << 5,
-  JC_COLLECT_DEFAULT = JC_COLLECT_CPU | JC_COLLECT_MEMORY | JC_COLLECT_IO,
+  JC_COLLECT_LIMITS = 1u << 6,
+  JC_COLLECT_DEFAULT =
+      JC_COLLECT_CPU | JC_COLLECT_MEMORY | JC_COLLECT_IO | JC_COLLECT_LIMITS,
 };
 
 /* Maps a Collect word ("cpu", "memory", ...) to its bit; 0 if unknown. */
@@ -42,12 +44,24 @@ typedef enum {
   JC_FILE_IO_PRESSURE,
   JC_FILE_MEMORY_EVENTS,
   JC_FILE_PIDS_CURRENT,
+  JC_FILE_CPU_MAX,
+  JC_FILE_MEMORY_MAX,
+  JC_FILE_MEMORY_HIGH,
+  JC_FILE_PIDS_MAX,
+  JC_FILE_MEMORY_PEAK_INTERVAL, /* memory.peak again, through a descriptor
+                                   reset after each read (Linux 6.12) */
   JC_FILE_COUNT
 } jc_file_id;
 
+/* The files whose values are limits (read at every read for the cgroup
+ * itself, at walks for its ancestors). */
+#define JC_LIMIT_FILES                                                         \
+  ((1u << JC_FILE_CPU_MAX) | (1u << JC_FILE_MEMORY_MAX) |                      \
+   (1u << JC_FILE_MEMORY_HIGH) | (1u << JC_FILE_PIDS_MAX))
+
 typedef struct {
   const char *name;       /* "memory.current" */
-  unsigned collect;       /* the Collect group that wants it */
+  unsigned collect;       /* the Collect groups that want it (all of them) */
   const char *controller; /* controller that provides it, NULL: always there */
   bool optional;          /* missing means "no data", never a problem:
                              memory.peak before 5.19, memory.swap.current
@@ -56,6 +70,8 @@ typedef struct {
   const char *missing_hint; /* why it can be missing where it belongs,
                                NULL when only a bug or a vanishing cgroup
                                explains it */
+  bool reset_after_read;  /* written after each read: kept descriptors on
+                             cgroupfs only */
 } jc_file_info;
 
 extern const jc_file_info jc_files[JC_FILE_COUNT];
@@ -75,7 +91,15 @@ enum {
 extern const char *const jc_cpu_keys[JC_CPU_KEY_COUNT];
 
 /* memory.events keys (kernel 6.x set; older kernels print a subset). */
-enum { JC_EVENTS_KEY_COUNT = 6 };
+enum {
+  JC_EVENTS_LOW,
+  JC_EVENTS_HIGH,
+  JC_EVENTS_MAX,
+  JC_EVENTS_OOM,
+  JC_EVENTS_OOM_KILL,
+  JC_EVENTS_OOM_GROUP_KILL,
+  JC_EVENTS_KEY_COUNT
+};
 extern const char *const jc_events_keys[JC_EVENTS_KEY_COUNT];
 
 /* The MemoryStat keys chosen in the configuration, in config order. */
@@ -95,6 +119,7 @@ bool jc_memstat_key_is_event(const char *key);
 
 typedef struct {
   unsigned major, minor;
+  bool unknown; /* "(unknown)" in io.stat: PerDevice names it "unknown" */
   uint64_t rbytes, wbytes, rios, wios;
 } jc_io_device;
 
@@ -106,6 +131,10 @@ typedef struct {
   uint16_t cpu_have; /* bit per cpu key present in the file */
 
   uint64_t memory_current, memory_peak, memory_swap_current;
+  uint64_t memory_peak_interval; /* highest memory.current since the last read */
+  /* Limits of the cgroup itself; JC_VALUE_MAX for "max". */
+  uint64_t cpu_max_quota, cpu_max_period; /* µs; quota JC_VALUE_MAX: none */
+  uint64_t memory_max, memory_high, pids_max;
   uint64_t memstat[JC_MEMSTAT_MAX];
   uint64_t memstat_have;
 

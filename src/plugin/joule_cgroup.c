@@ -175,6 +175,8 @@ static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
     return each_string(cfg, ci, jc_config_add_memstat, true);
   if (strcasecmp(k, "PerDevice") == 0)
     return config_bool(&cfg->per_device, ci);
+  if (strcasecmp(k, "NotifyOOM") == 0)
+    return config_bool(&cfg->notify_oom, ci);
   if (strcasecmp(k, "MaxOpenFiles") == 0)
     return config_number(cfg, ci, jc_config_set_max_open_files);
   if (strcasecmp(k, "RescanInterval") == 0)
@@ -251,6 +253,23 @@ static void dispatch_metric(void *ctx, const jc_target *t,
   plugin_dispatch_values(&vl);
 }
 
+/* A notification of the core (an OOM kill) as a collectd notification,
+ * with the cgroup's path in the `cgroup` meta data. */
+static void dispatch_notification(void *ctx, const jc_target *t,
+                                  const jc_notification *jn) {
+  (void)ctx;
+  notification_t n = {.severity = (int)jn->severity, .time = cdtime()};
+  sstrncpy(n.host, hostname_g, sizeof(n.host));
+  sstrncpy(n.plugin, PLUGIN_NAME, sizeof(n.plugin));
+  sstrncpy(n.plugin_instance, t->instance, sizeof(n.plugin_instance));
+  sstrncpy(n.type, jn->type, sizeof(n.type));
+  sstrncpy(n.type_instance, jn->type_instance, sizeof(n.type_instance));
+  sstrncpy(n.message, jn->message, sizeof(n.message));
+  plugin_notification_meta_add_string(&n, "cgroup", t->meta);
+  plugin_dispatch_notification(&n);
+  plugin_notification_meta_free(n.meta);
+}
+
 static int jc_read_cb(user_data_t *ud) {
   (void)ud;
   if (!collector)
@@ -274,6 +293,8 @@ static int jc_init_cb(void) {
     return -1;
   }
   collector = jc_collector_new(cfg, log_to_collectd, NULL);
+  if (collector)
+    jc_collector_set_notify(collector, dispatch_notification, NULL);
   if (!collector || jc_collector_init(collector) < 0) {
     jc_collector_free(collector);
     collector = NULL;

@@ -4,7 +4,8 @@
  * Checks: the cursor moves forward and stays in the buffer on every call
  * but the last, the loop ends within `size` steps, the end stays the end,
  * the output is untouched on a malformed line, and a parsed line's device
- * number was spelled at the start of that line.
+ * is the last device word before its first key: "(unknown)", or the
+ * "<major>:<minor>" spelled there (several of them: a merged line).
  */
 // fuzz-sources: jc_parse.c
 #include "fuzz_util.h"
@@ -12,10 +13,10 @@
 
 #include <errno.h>
 
-/* The line's first word is "<major>:<minor>" (leading zeros allowed). */
+static bool blank(char c) { return c == ' ' || c == '\t'; }
+
+/* "<major>:<minor>" in [p, end) (leading zeros allowed) is the line's. */
 static void check_devno(const char *p, const char *end, const jc_io_line *l) {
-  while (p < end && (*p == ' ' || *p == '\t'))
-    p++;
   unsigned long long n[2] = {0, 0};
   for (int i = 0; i < 2; i++) {
     int digits = 0;
@@ -28,7 +29,36 @@ static void check_devno(const char *p, const char *end, const jc_io_line *l) {
     if (i == 0)
       FUZZ_CHECK(p < end && *p++ == ':');
   }
-  FUZZ_CHECK(n[0] == l->major && n[1] == l->minor);
+  FUZZ_CHECK(p == end && n[0] == l->major && n[1] == l->minor);
+}
+
+/* The last line of [start, end) (the call may skip lines before it) names
+ * its device in the last word before the first word with "=". */
+static void check_device(const char *start, const char *end,
+                         const jc_io_line *l) {
+  const char *line = end;
+  if (line > start && line[-1] == '\n')
+    line--;
+  const char *stop = line;
+  while (line > start && line[-1] != '\n')
+    line--;
+  const char *dev = NULL, *dev_end = NULL;
+  for (const char *p = line; p < stop;) {
+    while (p < stop && blank(*p))
+      p++;
+    const char *w = p;
+    while (p < stop && !blank(*p))
+      p++;
+    if (w == p || memchr(w, '=', (size_t)(p - w)))
+      break;
+    dev = w;
+    dev_end = p;
+  }
+  FUZZ_CHECK(dev != NULL);
+  if (l->unknown_device)
+    FUZZ_CHECK(dev_end - dev == 9 && memcmp(dev, "(unknown)", 9) == 0);
+  else
+    check_devno(dev, dev_end, l);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -52,10 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       FUZZ_CHECK(memcmp(&line, &canary, sizeof(line)) == 0);
     } else {
       FUZZ_CHECK(r == 1);
-      const char *p = prev;
-      while (p < c.pos && *p == '\n')
-        p++; /* the empty lines the call skipped */
-      check_devno(p, c.pos, &line);
+      check_device(prev, c.pos, &line);
     }
     prev = c.pos;
   }

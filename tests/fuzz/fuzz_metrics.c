@@ -3,7 +3,7 @@
  * the rate state carried from read to read as the collector does.
  *
  * Input: records separated by NUL bytes.  A record starting with a letter
- * 'a'..'k' is the text of that file (the letters of fuzz_sample.c) and is
+ * 'a'..'p' is the text of that file (the letters of fuzz_sample.c) and is
  * parsed into the current sample; a record "+N" or "-N" ends the read:
  * the sample is emitted (summed and per device), reset, and the clock
  * moves N milliseconds (backwards with '-'); "@..." sets options: 'p'
@@ -37,7 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   jc_sample s = {.io_device = dev, .io_device_capacity = DEVICES};
   jc_rate_state rate = {0};
   char devname[32];
-  jc_metrics_opts o = {k, 2, false, fuzz_device_name, devname};
+  jc_metrics_opts o = {k, 2, false, fuzz_device_name, devname, ~0u};
   uint64_t now = 1000000000000u;
   int reads = 0;
   bool overflowed = false; /* io.stat sums of this read */
@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (n == 0)
       continue;
     if (rec[0] == '+' || rec[0] == '-') {
-      jc_metrics_emit(&s, &rate, &o, fuzz_check_metric, NULL);
+      jc_metrics_emit(&s, &rate, NULL, &o, fuzz_check_metric, NULL);
       if (++reads == MAX_READS)
         break;
       uint64_t ms = parse_ms(rec + 1, n - 1) * 1000000u;
@@ -77,7 +77,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       free(buf);
     }
   }
-  jc_metrics_emit(&s, &rate, &o, fuzz_check_metric, NULL);
+  jc_metrics_emit(&s, &rate, NULL, &o, fuzz_check_metric, NULL);
   free(dev);
   return 0;
 }

@@ -2,11 +2,12 @@
  * fuzz_sample — jc_sample_parse(), the real per-file entry point, for
  * every jc_file_id, then jc_metrics_emit() on the result.
  *
- * Input: byte 0 picks the file, (byte - 'a') % 12: 'a' cpu.stat,
- * 'b' memory.current, 'c' memory.peak, 'd' memory.swap.current,
- * 'e' memory.stat, 'f' io.stat, 'g' cpu.pressure, 'h' memory.pressure,
- * 'i' io.pressure, 'j' memory.events, 'k' pids.current, 'l' an id out of
- * range.  Byte 1 gives the io device storage, byte % 8 entries ('0'-'7'),
+ * Input: byte 0 picks the file, (byte - 'a') % (JC_FILE_COUNT + 1), in
+ * jc_file_id order: 'a' cpu.stat, 'b' memory.current, 'c' memory.peak,
+ * 'd' memory.swap.current, 'e' memory.stat, 'f' io.stat, 'g' cpu.pressure,
+ * 'h' memory.pressure, 'i' io.pressure, 'j' memory.events, 'k'
+ * pids.current, 'l' cpu.max, 'm' memory.max, 'n' memory.high, 'o'
+ * pids.max, 'p' memory.peak (interval), 'q' an id out of range.  Byte 1 gives the io device storage, byte % 8 entries ('0'-'7'),
  * and the number of memory.stat keys configured, 64 - byte % 8.  The rest
  * is the file's text, in an exactly-sized unterminated heap copy; the
  * device storage is exactly-sized too.
@@ -41,8 +42,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char devname[32];
   jc_rate_state rate = {0};
   for (int per_device = 0; per_device < 2; per_device++) {
-    jc_metrics_opts o = {k, 2, per_device, fuzz_device_name, devname};
-    jc_metrics_emit(&s, &rate, &o, fuzz_check_metric, NULL);
+    jc_metrics_opts o = {k, 2, per_device, fuzz_device_name, devname, ~0u};
+    jc_metrics_emit(&s, &rate, NULL, &o, fuzz_check_metric, NULL);
   }
   free(dev);
   free(buf);

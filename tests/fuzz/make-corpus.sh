@@ -154,7 +154,7 @@ sample_seed sample memory.pressure-k6.1 h 0 "$fx/k6.1-systemd/memory.pressure"
 sample_seed sample io.pressure-k5.10 i 0 "$fx/k5.10-basic/io.pressure"
 sample_seed sample memory.events-k6.1 j 0 "$fx/k6.1-systemd/system.slice/memory.events"
 sample_seed sample pids.current-k6.8 k 0 "$fx/k6.8-kubernetes/kubepods.slice/pids.current"
-sample_seed sample bad-file-id l 0 "$fx/k6.1-systemd/cpu.stat"
+sample_seed sample bad-file-id q 0 "$fx/k6.1-systemd/cpu.stat"
 printf 'a4' | seed sample cpu.stat-empty
 
 # ---- metrics: NUL-separated records (see fuzz_metrics.c)

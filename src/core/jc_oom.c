@@ -1,0 +1,182 @@
+/*
+ * jc_oom — see jc_oom.h.
+ */
+#include "jc_oom.h"
+
+#include "jc_hier.h"
+
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MIB (1024.0 * 1024.0)
+/* Deeper than the walk goes (64 levels below the root). */
+#define ANCESTORS_MAX 80
+
+void jc_oom_init(jc_collector *c) {
+  c->oom_top_source = JC_OOM_TOP_NONE;
+  if (!c->notify_oom || !jc_hier_is_cgroupfs(c->rootfd))
+    return; /* a copy of a tree: the host's /proc/vmstat is not its top */
+  c->oom_top_source = faccessat(c->rootfd, "memory.events", F_OK, 0) == 0
+                          ? JC_OOM_TOP_ROOT_EVENTS
+                          : JC_OOM_TOP_VMSTAT;
+}
+
+/* A new value of a hierarchical counter: its growth since the last one. */
+static void counted(jc_collector *c, jc_oom_state *o, uint64_t value) {
+  if (o->seen && value > o->last) {
+    o->growth = value - o->last;
+    c->oom_pending = true;
+  }
+  o->last = value;
+  o->seen = true;
+}
+
+/* oom_kill of a flat-keyed text (memory.events or /proc/vmstat). */
+static bool find_oom_kill(const char *buf, size_t len, uint64_t *ret) {
+  jc_cursor cur;
+  jc_cursor_init(&cur, buf, len);
+  jc_token key;
+  uint64_t value;
+  int r;
+  while ((r = jc_flat_next(&cur, &key, &value)) != 0)
+    if (r > 0 && JC_TOKEN_IS(key, "oom_kill")) {
+      *ret = value;
+      return true;
+    }
+  return false;
+}
+
+void jc_oom_read_top(jc_collector *c) {
+  if (c->oom_top_source == JC_OOM_TOP_NONE)
+    return;
+  int dirfd = c->oom_top_source == JC_OOM_TOP_ROOT_EVENTS ? c->rootfd
+                                                          : AT_FDCWD;
+  const char *name = c->oom_top_source == JC_OOM_TOP_ROOT_EVENTS
+                         ? "memory.events"
+                         : "/proc/vmstat";
+  ssize_t len = jc_read_file_at(dirfd, name, c->buf, c->buf_size);
+  uint64_t kills;
+  if (len > 0 && find_oom_kill(c->buf, (size_t)len, &kills))
+    counted(c, &c->oom_top, kills);
+}
+
+void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_limits *limits) {
+  const jc_sample *s = &c->sample;
+  if (!c->notify_oom || !jc_sample_has(s, JC_FILE_MEMORY_EVENTS) ||
+      !(s->events_have & (1u << JC_EVENTS_OOM_KILL)))
+    return;
+  jc_oom_state *o = &t->oom;
+  o->memory_max = limits->memory_max;
+  o->memory_max_known = c->cfg->collect & JC_COLLECT_LIMITS;
+  o->peak = jc_sample_has(s, JC_FILE_MEMORY_PEAK) ? s->memory_peak
+                                                   : JC_VALUE_MAX;
+  counted(c, o, s->events[JC_EVENTS_OOM_KILL]);
+}
+
+/* Is a an ancestor of b (relative paths, "" the root)? */
+static bool is_ancestor(const char *a, const char *b) {
+  size_t n = strlen(a);
+  return n == 0 ? b[0] != '\0' : strncmp(a, b, n) == 0 && b[n] == '/';
+}
+
+/* The nearest of candidates[0..n) that counts kills and contains path;
+ * NULL for the top. */
+static jc_tracked *counting_ancestor(const char *path,
+                                     jc_tracked *const *candidates, size_t n) {
+  for (size_t i = n; i-- > 0;) {
+    jc_tracked *a = candidates[i];
+    if (!a->gone && a->oom.seen && is_ancestor(a->relpath, path))
+      return a;
+  }
+  return NULL;
+}
+
+void jc_oom_lost(jc_collector *c, const jc_tracked *t,
+                 jc_tracked *const *candidates, size_t n) {
+  if (!c->notify_oom)
+    return;
+  jc_tracked *a = counting_ancestor(t->relpath, candidates, n);
+  (a ? &a->oom : &c->oom_top)->lost_below = true;
+  c->oom_pending = true;
+}
+
+/* Each counting cgroup's growth goes to its nearest counting ancestor's
+ * `below`; a stack of the ancestors of the current one (walk order is
+ * depth first, parents first) finds it in one pass. */
+static void sum_below(jc_collector *c) {
+  jc_tracked *stack[ANCESTORS_MAX];
+  size_t depth = 0;
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    jc_tracked *t = c->tracked[i];
+    if (t->gone || !t->oom.seen)
+      continue;
+    while (depth > 0 && !is_ancestor(stack[depth - 1]->relpath, t->relpath))
+      depth--;
+    (depth ? &stack[depth - 1]->oom : &c->oom_top)->below += t->oom.growth;
+    if (depth < ANCESTORS_MAX)
+      stack[depth++] = t;
+  }
+}
+
+static void size_text(const char *label, uint64_t bytes, char *out,
+                      size_t size) {
+  snprintf(out, size, "%s%.1f MiB", label, (double)bytes / MIB);
+}
+
+/* The message of SPEC §5 for n kills told by a cgroup. */
+static void describe(const jc_oom_state *o, const char *path, int64_t n,
+                     char *out, size_t size) {
+  const char *processes = n == 1 ? "process" : "processes";
+  if (o->lost_below) {
+    snprintf(out, size,
+             "%" PRId64 " %s killed by the OOM killer in a cgroup below %s "
+             "that no longer exists",
+             n, processes, path);
+    return;
+  }
+  char max[48] = "", peak[48] = "";
+  if (o->memory_max_known && o->memory_max == JC_VALUE_MAX)
+    snprintf(max, sizeof(max), "no memory.max");
+  else if (o->memory_max_known)
+    size_text("memory.max ", o->memory_max, max, sizeof(max));
+  if (o->peak != JC_VALUE_MAX)
+    size_text(max[0] ? ", peak " : "peak ", o->peak, peak, sizeof(peak));
+  snprintf(out, size, "cgroup %s: %" PRId64 " %s killed by the OOM killer%s%s%s%s",
+           path, n, processes, max[0] || peak[0] ? " (" : "", max, peak,
+           max[0] || peak[0] ? ")" : "");
+}
+
+/* Tells what o owes, if anything, and starts the next pass. */
+static void settle(jc_collector *c, jc_oom_state *o, const jc_target *target) {
+  o->owed += (int64_t)o->growth - (int64_t)o->below;
+  if (o->owed > 0 && c->notify) {
+    char message[512];
+    describe(o, target->meta, o->owed, message, sizeof(message));
+    jc_notification n = {JC_NOTIF_FAILURE, "memory", "oom_kill", message};
+    c->notify(c->notify_ctx, target, &n);
+  }
+  if (o->owed > 0)
+    o->owed = 0;
+  o->growth = o->below = 0;
+  o->lost_below = false;
+}
+
+void jc_oom_attribute(jc_collector *c) {
+  if (!c->oom_pending)
+    return;
+  c->oom_pending = false;
+  sum_below(c);
+  for (size_t i = c->tracked_count; i-- > 0;) {
+    jc_tracked *t = c->tracked[i];
+    if (t->gone || !t->oom.seen)
+      continue;
+    jc_target target = {t->instance, t->relpath, t->relpath[0] ? t->relpath : "/"};
+    settle(c, &t->oom, &target);
+  }
+  jc_target top = {"root", "", "/"};
+  if (c->oom_top.seen)
+    settle(c, &c->oom_top, &top);
+}

@@ -1,0 +1,46 @@
+/*
+ * jc_oom — OOM kills as notifications (SPEC §5, NotifyOOM).
+ *
+ * memory.events' oom_kill is hierarchical: a kill counts in its cgroup and
+ * in every ancestor.  After each read pass, every kill is told once, by
+ * the deepest tracked cgroup that contains it: a cgroup's growth minus
+ * the growth of its nearest tracked descendants.  Above every tracked
+ * cgroup stands the top: CgroupRoot's own memory.events, or /proc/vmstat's
+ * oom_kill when CgroupRoot is the kernel's root cgroup (which has no
+ * memory.events).  A kill in a cgroup that vanished before its next read
+ * is told by its nearest tracked ancestor (or the top) as a kill below it
+ * in a cgroup that no longer exists.
+ *
+ * Parents are read before their children in a pass, so a kill that lands
+ * between the two reads shows in the child first: the parent's share goes
+ * negative for one read and is owed back, never told twice.
+ *
+ * Used by jc_collector.c and jc_discover.c; nothing here costs anything
+ * in a pass unless a kill happened or a tracked cgroup vanished.
+ */
+#ifndef JC_OOM_H
+#define JC_OOM_H
+
+#include "jc_internal.h"
+
+/* At init: chooses the top counter (none on a copy of a tree). */
+void jc_oom_init(jc_collector *c);
+
+/* At the start of a read pass: reads the top counter. */
+void jc_oom_read_top(jc_collector *c);
+
+/* After t was read into c->sample; limits: its effective limits. */
+void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_limits *limits);
+
+/*
+ * t vanished: what it did not tell, its nearest tracked ancestor (or the
+ * top) will, as kills below it.  candidates[0..n) are the tracked cgroups
+ * before t in walk order (its ancestors are among them).
+ */
+void jc_oom_lost(jc_collector *c, const jc_tracked *t,
+                 jc_tracked *const *candidates, size_t n);
+
+/* After the pass: attributes the kills and sends the notifications. */
+void jc_oom_attribute(jc_collector *c);
+
+#endif

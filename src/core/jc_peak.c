@@ -1,0 +1,58 @@
+/*
+ * jc_peak — see jc_peak.h.
+ */
+#include "jc_peak.h"
+
+#include "jc_hier.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FILE_ID JC_FILE_MEMORY_PEAK_INTERVAL
+
+/* The kernel will not reset memory.peak: no interval peak anywhere. */
+static void give_up(jc_collector *c, int err) {
+  c->files &= ~(1u << FILE_ID);
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    jc_tracked *t = c->tracked[i];
+    if (t->fd[FILE_ID] >= 0) {
+      close(t->fd[FILE_ID]);
+      t->fd[FILE_ID] = -1;
+      c->fds_kept--;
+    }
+  }
+  jc_logf(&c->log, JC_LOG_INFO,
+          "memory.peak cannot be reset here (%s; Linux 6.12 and later reset "
+          "it per descriptor, for a writer): memory-peak_interval is not sent",
+          err == EINVAL ? "this kernel refuses the write" : strerror(err));
+}
+
+int jc_peak_open(jc_collector *c, jc_tracked *t) {
+  if (!t->on_cgroupfs || c->fds_kept >= c->fd_budget)
+    return -ENOENT;
+  char path[PATH_MAX];
+  int dirfd;
+  const char *name = jc_tracked_file(c, t, jc_files[FILE_ID].name, path,
+                                     sizeof(path), &dirfd);
+  int fd = jc_hier_open_file_rw(dirfd, name);
+  if (fd == -EACCES || fd == -EPERM) { /* not root: a read-only collector */
+    give_up(c, -fd);
+    return -ENOENT;
+  }
+  return fd;
+}
+
+void jc_peak_reset(jc_collector *c, jc_tracked *t) {
+  if (!t->peak_armed) /* the lifetime peak, not this interval's */
+    c->sample.have &= ~(1u << FILE_ID);
+  if (pwrite(t->fd[FILE_ID], "reset\n", 6, 0) == 6) {
+    t->peak_armed = true;
+    return;
+  }
+  int e = errno;
+  if (e != ENOENT && e != ENODEV) /* else: the cgroup is going away */
+    give_up(c, e);
+}
