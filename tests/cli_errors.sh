@@ -37,6 +37,16 @@ fails 2 '--interval "soon": must be a number of seconds' "sample --interval soon
   sample --interval soon
 fails 2 '--interval "0": must be a number of seconds' "run --interval 0" -- \
   run --interval 0 -- true
+fails 2 '--token-pattern "\(": ' "a token pattern that does not compile" -- \
+  run --token-pattern '(' -- true
+fails 2 '--token-pattern "a\{2,1\}": ' "a token pattern with a bad interval" -- \
+  run --phases --token-pattern 'a{2,1}' -- true
+fails 2 '--iterations "0": must be a whole number' "run --iterations 0" -- \
+  run --iterations 0 -- true
+fails 2 '--format "xml": must be "json" or "csv"' "run --format xml" -- \
+  run --format xml -- true
+fails 2 'sample: option not available here: "--phases"' "sample --phases" -- \
+  sample --phases
 fails 2 '--select "a/../b": contains "\.\."' "a pattern with .." -- list --select 'a/../b'
 fails 2 '--select "/\[/": ' "a bad regex" -- list --select '/[/'
 fails 2 '--ignore "/system.slice": is absolute' "an absolute pattern" -- \

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -109,6 +110,33 @@ int jcli_open_root(const char *given, bool real_only, char *ret_path,
   return fd;
 }
 
+int jcli_hierarchy_root(const char *dir, char *ret_root, size_t size,
+                        const char **ret_rel) {
+  struct stat st, up;
+  size_t len = strlen(dir);
+  if (len >= size || stat(dir, &st) < 0) {
+    jcli_error("cannot find the root cgroup above %s: %s", dir,
+               len >= size ? "path too long" : strerror(errno));
+    return -1;
+  }
+  memcpy(ret_root, dir, len + 1);
+  /* Up while the parent is the same file system: the mount point's
+   * parent (/sys/fs/cgroup of /sys/fs/cgroup/unified, /sys/fs) is not. */
+  for (;;) {
+    char *slash = strrchr(ret_root, '/');
+    if (!slash || slash == ret_root)
+      break;
+    *slash = '\0';
+    if (stat(ret_root, &up) < 0 || up.st_dev != st.st_dev) {
+      *slash = '/';
+      break;
+    }
+  }
+  len = strlen(ret_root);
+  *ret_rel = dir + len + (dir[len] == '/');
+  return 0;
+}
+
 jc_collector *jcli_collector_start(jc_config *cfg, const char *root) {
   char err[512];
   if (jc_config_set_root(cfg, root, err, sizeof(err)) < 0 ||
@@ -149,4 +177,28 @@ double jcli_wall_seconds(void) {
   struct timespec ts;
   clock_gettime(CLOCK_REALTIME, &ts);
   return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void *jcli_grow(void *array, size_t count, size_t *cap, size_t size) {
+  if (count < *cap)
+    return array;
+  size_t grown_cap = *cap ? 2 * *cap : 4;
+  void *grown = realloc(array, grown_cap * size);
+  if (grown)
+    *cap = grown_cap;
+  return grown;
+}
+
+int jcli_write_all(int fd, const void *buf, size_t len) {
+  const char *p = buf;
+  while (len > 0) {
+    ssize_t w = write(fd, p, len);
+    if (w < 0 && errno == EINTR)
+      continue;
+    if (w < 0)
+      return -errno;
+    p += w;
+    len -= (size_t)w;
+  }
+  return 0;
 }

@@ -3,7 +3,8 @@
  * error on stderr, the core's log lines, option values, finding the
  * cgroup v2 root, and clocks.
  *
- * Nothing here writes to stdout: stdout carries JSON only.
+ * Nothing here writes to stdout on its own: stdout carries the reports
+ * (and, with run --phases, the command's own output passed on).
  */
 #ifndef JCLI_COMMON_H
 #define JCLI_COMMON_H
@@ -49,6 +50,16 @@ int jcli_open_root(const char *given, bool real_only, char *ret_path,
                    size_t size);
 
 /*
+ * The root cgroup of the hierarchy that dir (an absolute path from
+ * jcli_open_root) is in: the top of its cgroup2 mount, the cgroup that
+ * accounts for the whole machine (or, in a cgroup namespace, for the
+ * container).  *ret_rel points into dir: its path below that root, ""
+ * when dir is the root.  -1 after printing one error line.
+ */
+int jcli_hierarchy_root(const char *dir, char *ret_root, size_t size,
+                        const char **ret_rel);
+
+/*
  * Completes cfg with the root (an absolute path from jcli_open_root) and
  * starts a collector on it: the baseline sample is taken.  Takes cfg.
  * NULL after printing the error.
@@ -65,5 +76,15 @@ jc_collector *jcli_collector_at(const char *given_root, jc_config *cfg);
 bool jcli_signal_ignored(int sig);
 
 double jcli_wall_seconds(void); /* Unix time */
+
+/*
+ * Room for one more element in an array of count elements of size bytes
+ * with room for *cap: the array, doubled when full.  NULL when out of
+ * memory (the array is then unchanged and still the caller's).
+ */
+void *jcli_grow(void *array, size_t count, size_t *cap, size_t size);
+
+/* Writes all of buf, retrying short writes and EINTR.  0 or -errno. */
+int jcli_write_all(int fd, const void *buf, size_t len);
 
 #endif

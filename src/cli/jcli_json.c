@@ -3,6 +3,8 @@
  */
 #include "jcli_json.h"
 
+#include "jcli_common.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -209,26 +211,13 @@ void jcli_json_metric(jcli_json *j, const jc_metric *m) {
   jcli_json_map_close(j);
 }
 
-static int write_all(int fd, const char *buf, size_t len) {
-  while (len > 0) {
-    ssize_t w = write(fd, buf, len);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w < 0)
-      return -errno;
-    buf += w;
-    len -= (size_t)w;
-  }
-  return 0;
-}
-
 int jcli_json_write(jcli_json *j, int fd) {
   int r = j->failed ? -ENOMEM : -EINVAL;
   if (!j->failed && j->depth == 0 && j->len > 0) {
     /* Pretty documents end with yajl's newline already. */
     if (j->buf[j->len - 1] != '\n')
       j->buf[j->len++] = '\n'; /* append() keeps one byte spare */
-    r = write_all(fd, j->buf, j->len);
+    r = jcli_write_all(fd, j->buf, j->len);
   }
   j->len = 0;
   j->depth = 0;

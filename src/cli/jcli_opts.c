@@ -4,6 +4,7 @@
 #include "jcli_opts.h"
 
 #include "jcli_common.h"
+#include "jcli_markers.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -16,6 +17,8 @@ void jcli_usage(FILE *out) {
       "                           [--instance-from path|basename] [--collect GROUP]...\n"
       "                           [--interval SEC] [--count N]\n"
       "       joule-cgroup run    [--root DIR] [--interval SEC] [--keep]\n"
+      "                           [--phases [--token-pattern RE]]\n"
+      "                           [--iterations N] [--format json|csv]\n"
       "                           [--output FILE] -- CMD [ARG...]\n"
       "       joule-cgroup --help | --version\n"
       "\n"
@@ -23,8 +26,11 @@ void jcli_usage(FILE *out) {
       "sample  one JSON line per sample with every metric of each cgroup\n"
       "        (default: every 1 s until interrupted)\n"
       "run     run CMD in a new cgroup, sample it every --interval (default\n"
-      "        0.1 s) and print one JSON report of what it cost when it and\n"
-      "        its children have exited; exits with CMD's status\n"
+      "        0.1 s) and print a report (JSON, or --format csv) of what it\n"
+      "        cost when it and its children have exited, beside what the\n"
+      "        whole machine spent; --phases splits it at the marker lines\n"
+      "        CMD prints (default RE: " JCLI_MARKERS_DEFAULT "); exits with\n"
+      "        CMD's status\n"
       "\n"
       "Patterns and groups are the plugin's Select, Ignore and Collect values\n"
       "(cpu memory io pressure events pids); see joule-cgroup(1) and\n"
@@ -42,6 +48,10 @@ enum {
   KEY_COUNT,
   KEY_KEEP,
   KEY_OUTPUT,
+  KEY_PHASES,
+  KEY_TOKEN_PATTERN,
+  KEY_ITERATIONS,
+  KEY_FORMAT,
 };
 
 static const struct option long_options[] = {
@@ -54,6 +64,10 @@ static const struct option long_options[] = {
     {"count", required_argument, NULL, KEY_COUNT},
     {"keep", no_argument, NULL, KEY_KEEP},
     {"output", required_argument, NULL, KEY_OUTPUT},
+    {"phases", no_argument, NULL, KEY_PHASES},
+    {"token-pattern", required_argument, NULL, KEY_TOKEN_PATTERN},
+    {"iterations", required_argument, NULL, KEY_ITERATIONS},
+    {"format", required_argument, NULL, KEY_FORMAT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -70,6 +84,10 @@ static unsigned bit_of(int key) {
   case KEY_COUNT: return JCLI_OPT_COUNT;
   case KEY_KEEP: return JCLI_OPT_KEEP;
   case KEY_OUTPUT: return JCLI_OPT_OUTPUT;
+  case KEY_PHASES:
+  case KEY_TOKEN_PATTERN: return JCLI_OPT_PHASES;
+  case KEY_ITERATIONS: return JCLI_OPT_ITERATIONS;
+  case KEY_FORMAT: return JCLI_OPT_FORMAT;
   default: return 0;
   }
 }
@@ -83,6 +101,18 @@ static int usage_error(const char *command, const char *what, const char *arg) {
 static int value_error(const char *option, const char *value, const char *why) {
   jcli_error("--%s \"%s\": %s", option, value, why);
   return -1;
+}
+
+/* The pattern must compile now: a usage error, not a failed run. */
+static int set_token_pattern(jcli_opts *o, const char *option, const char *v) {
+  char err[256];
+  jcli_markers *m = jcli_markers_new(v, err, sizeof(err));
+  if (!m)
+    return value_error(option, v, err);
+  jcli_markers_free(m);
+  o->token_pattern = v;
+  o->phases = true;
+  return 0;
 }
 
 static int apply(jcli_opts *o, int key, const char *option, const char *v) {
@@ -106,6 +136,20 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
     break;
   case KEY_KEEP: o->keep = true; break;
   case KEY_OUTPUT: o->output = v; break;
+  case KEY_PHASES: o->phases = true; break;
+  case KEY_TOKEN_PATTERN: return set_token_pattern(o, option, v);
+  case KEY_ITERATIONS:
+    if (jcli_parse_count(v, &o->iterations) < 0)
+      return value_error(option, v, "must be a whole number, 1 or more");
+    break;
+  case KEY_FORMAT:
+    if (strcmp(v, "json") == 0)
+      o->format = JCLI_FORMAT_JSON;
+    else if (strcmp(v, "csv") == 0)
+      o->format = JCLI_FORMAT_CSV;
+    else
+      return value_error(option, v, "must be \"json\" or \"csv\"");
+    break;
   }
   return r < 0 ? value_error(option, v, err) : 0;
 }

@@ -31,7 +31,12 @@ enum {
   JCLI_OPT_KEEP = 1u << 6,          /* --keep */
   JCLI_OPT_OUTPUT = 1u << 7,        /* --output FILE */
   JCLI_OPT_COMMAND = 1u << 8,       /* [--] CMD [ARG...] after the options */
+  JCLI_OPT_PHASES = 1u << 9,        /* --phases, --token-pattern RE */
+  JCLI_OPT_ITERATIONS = 1u << 10,   /* --iterations N */
+  JCLI_OPT_FORMAT = 1u << 11,       /* --format json|csv */
 };
+
+typedef enum { JCLI_FORMAT_JSON, JCLI_FORMAT_CSV } jcli_format;
 
 typedef struct {
   const char *root;  /* NULL: the first cgroup2 mount */
@@ -41,6 +46,10 @@ typedef struct {
   bool keep;
   const char *output; /* NULL: stdout */
   char **command;     /* NULL-terminated, into argv; NULL when none */
+  bool phases;        /* --phases, or implied by --token-pattern */
+  const char *token_pattern; /* checked: it compiles; NULL when not given */
+  long iterations;    /* 0 when not given */
+  jcli_format format;
 } jcli_opts;
 
 /*

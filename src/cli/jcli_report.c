@@ -1,79 +1,15 @@
 /*
  * jcli_report — see jcli_report.h.
+ *
+ * A run and each of its phases print the same body (wall time, cpu,
+ * memory, io, global), so a reader handles them with one piece of code.
  */
 #include "jcli_report.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-
-void jcli_report_init(jcli_report *r) { *r = (jcli_report){.in_run = false}; }
-
-void jcli_report_begin(jcli_report *r, bool in_run) {
-  r->in_run = in_run;
-  if (in_run)
-    r->samples++;
-}
-
-static jcli_memory_range *memory_range(jcli_report *r, const char *name) {
-  for (size_t i = 0; i < r->memory_count; i++)
-    if (strcmp(r->memory[i].name, name) == 0)
-      return &r->memory[i];
-  if (r->memory_count == JCLI_REPORT_MEMORY_MAX)
-    return NULL;
-  jcli_memory_range *m = &r->memory[r->memory_count++];
-  snprintf(m->name, sizeof(m->name), "%s", name);
-  m->min = INFINITY;
-  m->max = -INFINITY;
-  return m;
-}
-
-/* A memory-<key> gauge: peak is the kernel's, the others get a range.
- * The final read (after the end) counts only when no other read did. */
-static void add_memory(jcli_report *r, const jc_metric *m) {
-  double v = m->gauge[0];
-  if (strcmp(m->type_instance, "peak") == 0) {
-    r->have_peak = true;
-    r->peak = v;
-    return;
-  }
-  jcli_memory_range *range = memory_range(r, m->type_instance);
-  if (!range)
-    return;
-  range->last = v;
-  if (!r->in_run && r->samples > 0)
-    return;
-  range->min = fmin(range->min, v);
-  range->max = fmax(range->max, v);
-}
-
-void jcli_report_add(void *ctx, const jc_target *t, const jc_metric *m) {
-  (void)t; /* only the run's own cgroup is tracked */
-  jcli_report *r = ctx;
-  if (strcmp(m->type, "ps_cputime") == 0) {
-    r->have_cpu = true;
-    r->user_usec = m->derive[0];
-    r->system_usec = m->derive[1];
-  } else if (strcmp(m->type, "derive") == 0 &&
-             strcmp(m->type_instance, "cpu_usage_usec") == 0) {
-    r->have_usage = true;
-    r->usage_usec = m->derive[0];
-  } else if (strcmp(m->type, "gauge") == 0 &&
-             strcmp(m->type_instance, "cpu_cores") == 0) {
-    r->cores_max = r->have_cores_max ? fmax(r->cores_max, m->gauge[0])
-                                     : m->gauge[0];
-    r->have_cores_max = true;
-  } else if (strcmp(m->type, "memory") == 0) {
-    add_memory(r, m);
-  } else if (strcmp(m->type, "disk_octets") == 0) {
-    r->have_io = true;
-    r->read_bytes = m->derive[0];
-    r->write_bytes = m->derive[1];
-  } else if (strcmp(m->type, "disk_ops") == 0) {
-    r->read_ops = m->derive[0];
-    r->write_ops = m->derive[1];
-  }
-}
 
 /* Ratios for people: six decimals are plenty and print short. */
 static double rounded(double v) { return round(v * 1e6) / 1e6; }
@@ -88,71 +24,180 @@ static void key_double(jcli_json *j, const char *key, double v) {
   jcli_json_double(j, v);
 }
 
-static void json_cpu(const jcli_report *r, const jcli_run_info *info,
+/* key: v, or null when !have. */
+static void key_maybe(jcli_json *j, const char *key, bool have, double v) {
+  jcli_json_key(j, key);
+  if (have)
+    jcli_json_double(j, v);
+  else
+    jcli_json_null(j);
+}
+
+static void key_string(jcli_json *j, const char *key, const char *s) {
+  jcli_json_key(j, key);
+  jcli_json_string(j, s);
+}
+
+/* ---- one span ----------------------------------------------------------- */
+
+static void json_cpu(const jcli_span *s, const jcli_side *d, bool proc,
                      jcli_json *j) {
+  jcli_counters c;
   jcli_json_key(j, "cpu");
-  if (!r->have_usage) {
+  if (!jcli_side_cpu(d, &c)) {
     jcli_json_null(j);
     return;
   }
+  double seconds = jcli_span_seconds(s), share;
   jcli_json_map_open(j);
-  key_int(j, "usage_usec", r->usage_usec);
-  if (r->have_cpu) {
-    key_int(j, "user_usec", r->user_usec);
-    key_int(j, "system_usec", r->system_usec);
+  key_int(j, "usage_usec", c.usage_usec);
+  key_maybe(j, "user_usec", c.have_times, (double)c.user_usec);
+  key_maybe(j, "system_usec", c.have_times, (double)c.system_usec);
+  key_maybe(j, "cores_busy", seconds > 0,
+            rounded((double)c.usage_usec / 1e6 / seconds));
+  if (proc) {
+    double cores_max;
+    bool have_max = jcli_span_cores_max(s, &cores_max);
+    key_maybe(j, "cores_busy_max", have_max, rounded(cores_max));
+    bool have_share = jcli_span_share(s, &share);
+    key_maybe(j, "share_of_host", have_share, rounded(share));
   }
-  jcli_json_key(j, "cores_busy");
-  if (info->wall_seconds > 0)
-    jcli_json_double(j, rounded((double)r->usage_usec / 1e6 / info->wall_seconds));
-  else
-    jcli_json_null(j); /* no time passed: no rate, not a measured 0 */
-  jcli_json_key(j, "cores_busy_max");
-  if (r->have_cores_max)
-    jcli_json_double(j, rounded(r->cores_max));
-  else
-    jcli_json_null(j);
   jcli_json_map_close(j);
 }
 
-static void json_memory(const jcli_report *r, jcli_json *j) {
+static void json_range(jcli_json *j, const jcli_range *r, const char *source) {
+  jcli_json_map_open(j);
+  key_int(j, "min", (long long)r->min);
+  key_int(j, "max", (long long)r->max);
+  if (source)
+    key_string(j, "source", source);
+  jcli_json_map_close(j);
+}
+
+/* lifetime: memory.peak may stand for the span's peak (the whole run). */
+static void json_memory(const jcli_run_info *info, const jcli_span *s,
+                        const jcli_side *d, bool proc, bool lifetime,
+                        jcli_json *j) {
+  double peak = 0;
+  bool have_peak = proc && jcli_side_peak(d, lifetime, &peak);
   jcli_json_key(j, "memory");
-  if (!r->have_peak && r->memory_count == 0) {
+  if (!d->memory_seen && !have_peak) {
     jcli_json_null(j); /* no memory controller for this cgroup */
     return;
   }
   jcli_json_map_open(j);
-  jcli_json_key(j, "peak");
-  if (r->have_peak)
-    jcli_json_int(j, (long long)r->peak);
-  else
-    jcli_json_null(j); /* memory.peak is there from Linux 5.19 */
-  for (size_t i = 0; i < r->memory_count; i++) {
-    const jcli_memory_range *m = &r->memory[i];
-    bool ranged = m->min <= m->max; /* else seen in the final read only */
-    jcli_json_key(j, m->name);
-    jcli_json_map_open(j);
-    key_int(j, "min", (long long)(ranged ? m->min : m->last));
-    key_int(j, "max", (long long)(ranged ? m->max : m->last));
-    jcli_json_map_close(j);
+  if (proc)
+    key_maybe(j, "peak", have_peak, peak);
+  key_string(j, "method", jcli_side_method(d) == JCLI_PEAK_INTERVAL
+                              ? "interval_peak"
+                              : "sampled");
+  jcli_json_key(j, "sampled");
+  jcli_json_bool(j, s->ticks > 0);
+  for (size_t i = 0; i < info->names->count; i++) {
+    jcli_range r;
+    if (!jcli_side_range(d, info->names, i, &r))
+      continue;
+    const char *name = info->names->name[i];
+    jcli_json_key(j, name);
+    json_range(j, &r,
+               !proc && strcmp(name, "current") == 0
+                   ? "/proc/meminfo: MemTotal - MemAvailable"
+                   : NULL);
   }
   jcli_json_map_close(j);
 }
 
-static void json_io(const jcli_report *r, jcli_json *j) {
+static void json_io(const jcli_side *d, jcli_json *j) {
+  jcli_counters c;
   jcli_json_key(j, "io");
-  if (!r->have_io) {
+  if (!jcli_side_io(d, &c)) {
     jcli_json_null(j); /* no io controller for this cgroup */
     return;
   }
   jcli_json_map_open(j);
-  key_int(j, "read_bytes", r->read_bytes);
-  key_int(j, "write_bytes", r->write_bytes);
-  key_int(j, "read_ops", r->read_ops);
-  key_int(j, "write_ops", r->write_ops);
+  key_int(j, "read_bytes", c.read_bytes);
+  key_int(j, "write_bytes", c.write_bytes);
+  key_int(j, "read_ops", c.read_ops);
+  key_int(j, "write_ops", c.write_ops);
   jcli_json_map_close(j);
 }
 
-void jcli_report_json(const jcli_report *r, const jcli_run_info *info,
+/* The body every span has, the run's and each phase's. */
+static void json_span(const jcli_run_info *info, const jcli_span *s,
+                      bool lifetime, jcli_json *j) {
+  key_double(j, "wall_seconds", rounded(jcli_span_seconds(s)));
+  key_int(j, "samples", (long long)s->ticks);
+  json_cpu(s, &s->proc, true, j);
+  json_memory(info, s, &s->proc, true, lifetime, j);
+  json_io(&s->proc, j);
+  jcli_json_key(j, "global");
+  jcli_json_map_open(j);
+  json_cpu(s, &s->global, false, j);
+  json_memory(info, s, &s->global, false, false, j);
+  json_io(&s->global, j);
+  jcli_json_map_close(j);
+}
+
+/* ---- phases and notes ----------------------------------------------------- */
+
+static void json_edge_line(jcli_json *j, const char *key, const jcli_edge *e) {
+  jcli_json_key(j, key);
+  if (e->line)
+    jcli_json_int(j, (long long)e->line);
+  else
+    jcli_json_null(j);
+}
+
+static void json_phases(const jcli_run_info *info, const jcli_result *res,
+                        jcli_json *j) {
+  jcli_json_key(j, "phases");
+  if (!res->phases_on) {
+    jcli_json_null(j);
+    return;
+  }
+  jcli_json_array_open(j);
+  for (size_t i = 0; i < res->phase_count; i++) {
+    const jcli_phase *p = &res->phases[i];
+    char name[2 * JCLI_MARKERS_NAME_MAX + 32];
+    jcli_result_phase_name(res, i, name, sizeof(name));
+    jcli_json_map_open(j);
+    key_string(j, "name", name);
+    key_string(j, "start_token", p->start.token);
+    key_string(j, "end_token", p->end.token);
+    json_edge_line(j, "start_line", &p->start);
+    json_edge_line(j, "end_line", &p->end);
+    key_double(j, "start_seconds",
+               rounded((double)(p->span.start_ns - res->run.start_ns) / 1e9));
+    json_span(info, &p->span, false, j);
+    jcli_json_map_close(j);
+  }
+  jcli_json_array_close(j);
+}
+
+static void json_notes(const jcli_run_info *info, const jcli_result *res,
+                       jcli_json *j) {
+  char note[1024];
+  jcli_json_key(j, "notes");
+  jcli_json_array_open(j);
+  if (res->phases_on && res->markers == 0) {
+    snprintf(note, sizeof(note),
+             "no line of the command's output matched the token pattern "
+             "\"%s\": one phase spans the whole run",
+             info->token_pattern);
+    jcli_json_string(j, note);
+  }
+  if (res->markers_lost) {
+    snprintf(note, sizeof(note),
+             "out of memory: %zu marker lines were not made phase boundaries",
+             res->markers_lost);
+    jcli_json_string(j, note);
+  }
+  jcli_json_array_close(j);
+}
+
+/* ---- documents ------------------------------------------------------------- */
+
+void jcli_report_json(const jcli_run_info *info, const jcli_result *res,
                       jcli_json *j) {
   jcli_json_map_open(j);
   jcli_json_key(j, "command");
@@ -160,21 +205,89 @@ void jcli_report_json(const jcli_report *r, const jcli_run_info *info,
   for (char *const *a = info->command; *a; a++)
     jcli_json_string(j, *a);
   jcli_json_array_close(j);
-  key_int(j, "exit_status", info->exit_status);
-  jcli_json_key(j, "signal");
-  if (info->signal)
-    jcli_json_int(j, info->signal);
-  else
-    jcli_json_null(j);
-  key_double(j, "wall_seconds", rounded(info->wall_seconds));
-  jcli_json_key(j, "cgroup");
-  jcli_json_string(j, info->cgroup);
+  key_int(j, "exit_status", res->exit_status);
+  key_maybe(j, "signal", res->signal != 0, res->signal);
+  key_string(j, "cgroup", res->cgroup ? res->cgroup : "");
   jcli_json_key(j, "kept");
-  jcli_json_bool(j, info->kept);
+  jcli_json_bool(j, res->kept);
+  key_string(j, "global_cgroup", info->global_cgroup);
   key_double(j, "interval", info->interval);
-  key_int(j, "samples", (long long)r->samples);
-  json_cpu(r, info, j);
-  json_memory(r, j);
-  json_io(r, j);
+  json_span(info, &res->run, true, j);
+  json_phases(info, res, j);
+  json_notes(info, res, j);
+  jcli_json_map_close(j);
+}
+
+bool jcli_report_run_peak(const jcli_run_info *info, const jcli_result *res,
+                          double *ret) {
+  if (jcli_side_peak(&res->run.proc, true, ret))
+    return true;
+  int i = jcli_memory_find(info->names, "current");
+  jcli_range r;
+  if (i < 0 || !jcli_side_range(&res->run.proc, info->names, (size_t)i, &r))
+    return false;
+  *ret = r.max;
+  return true;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* "key": {min, median, max} of the n values, or null when n is 0. */
+static void json_stats(jcli_json *j, const char *key, double *v, size_t n) {
+  jcli_json_key(j, key);
+  if (n == 0) {
+    jcli_json_null(j);
+    return;
+  }
+  qsort(v, n, sizeof(*v), cmp_double);
+  double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+  jcli_json_map_open(j);
+  key_double(j, "min", rounded(v[0]));
+  key_double(j, "median", rounded(median));
+  key_double(j, "max", rounded(v[n - 1]));
+  jcli_json_map_close(j);
+}
+
+static void json_summary(const jcli_run_info *info, const jcli_result *results,
+                         size_t count, jcli_json *j) {
+  double *wall = calloc(count ? count : 1, 3 * sizeof(double));
+  jcli_json_key(j, "summary");
+  if (!wall) {
+    jcli_json_null(j);
+    return;
+  }
+  double *cpu = wall + count, *peak = cpu + count;
+  size_t n_cpu = 0, n_peak = 0;
+  for (size_t i = 0; i < count; i++) {
+    jcli_counters c;
+    wall[i] = jcli_span_seconds(&results[i].run);
+    if (jcli_side_cpu(&results[i].run.proc, &c))
+      cpu[n_cpu++] = (double)c.usage_usec;
+    if (jcli_report_run_peak(info, &results[i], &peak[n_peak]))
+      n_peak++;
+  }
+  jcli_json_map_open(j);
+  key_int(j, "runs", (long long)count);
+  json_stats(j, "wall_seconds", wall, count);
+  json_stats(j, "cpu_usage_usec", cpu, n_cpu);
+  json_stats(j, "memory_peak", peak, n_peak);
+  jcli_json_map_close(j);
+  free(wall);
+}
+
+void jcli_report_iterations_json(const jcli_run_info *info,
+                                 const jcli_result *results, size_t count,
+                                 jcli_json *j) {
+  jcli_json_map_open(j);
+  key_int(j, "iterations", info->iterations);
+  jcli_json_key(j, "runs");
+  jcli_json_array_open(j);
+  for (size_t i = 0; i < count; i++)
+    jcli_report_json(info, &results[i], j);
+  jcli_json_array_close(j);
+  json_summary(info, results, count, j);
   jcli_json_map_close(j);
 }

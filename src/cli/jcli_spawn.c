@@ -32,9 +32,21 @@ static _Noreturn void child_fail(int report_fd, jcli_spawn_stage stage,
   _exit(127);
 }
 
+/* In the child: stdout_fd becomes fd 1 (without close-on-exec). */
+static int child_stdout(int stdout_fd) {
+  if (stdout_fd < 0)
+    return 0;
+  if (stdout_fd == STDOUT_FILENO)
+    return fcntl(stdout_fd, F_SETFD, 0);
+  return dup2(stdout_fd, STDOUT_FILENO) < 0 ? -1 : 0;
+}
+
 /* In the child: enter the cgroup if still needed, then run the command. */
 static _Noreturn void child_exec(int cgfd, char *const argv[],
-                                 const sigset_t *mask, int report_fd) {
+                                 const sigset_t *mask, int stdout_fd,
+                                 int report_fd) {
+  if (child_stdout(stdout_fd) < 0)
+    child_fail(report_fd, JCLI_SPAWN_START, errno);
   if (cgfd >= 0) {
     int r = jc_hier_attach(cgfd, getpid());
     if (r < 0)
@@ -74,15 +86,15 @@ static bool clone3_unsupported(int error) {
 
 /* Starts the child; ret->pid set, or ret->stage = JCLI_SPAWN_START. */
 static void start_child(int cgfd, char *const argv[], const sigset_t *mask,
-                        int report_fd, jcli_spawn_result *ret) {
+                        int stdout_fd, int report_fd, jcli_spawn_result *ret) {
   pid_t pid = clone_into(cgfd);
   ret->by_clone3 = pid >= 0;
   if (pid == 0)
-    child_exec(-1, argv, mask, report_fd);
+    child_exec(-1, argv, mask, stdout_fd, report_fd);
   if (pid < 0 && clone3_unsupported(-pid)) {
     pid = fork();
     if (pid == 0)
-      child_exec(cgfd, argv, mask, report_fd);
+      child_exec(cgfd, argv, mask, stdout_fd, report_fd);
     if (pid < 0)
       pid = -errno;
   }
@@ -108,14 +120,14 @@ static void read_report(int fd, jcli_spawn_result *ret) {
 }
 
 void jcli_spawn(int cgfd, char *const argv[], const sigset_t *child_mask,
-                jcli_spawn_result *ret) {
+                int stdout_fd, jcli_spawn_result *ret) {
   *ret = (jcli_spawn_result){JCLI_SPAWN_OK, 0, -1, false};
   int report[2];
   if (pipe2(report, O_CLOEXEC) < 0) {
     *ret = (jcli_spawn_result){JCLI_SPAWN_START, errno, -1, false};
     return;
   }
-  start_child(cgfd, argv, child_mask, report[1], ret);
+  start_child(cgfd, argv, child_mask, stdout_fd, report[1], ret);
   close(report[1]);
   if (ret->stage == JCLI_SPAWN_OK)
     read_report(report[0], ret);

@@ -32,10 +32,11 @@ typedef struct {
 
 /*
  * Runs argv (searched in PATH) in the cgroup cgfd with the signal mask
- * child_mask.  On success ret->pid is the running command, the caller's
- * to wait for; on failure no child is left (it was reaped here).
+ * child_mask, and with stdout_fd as its standard output (-1: ours).  On
+ * success ret->pid is the running command, the caller's to wait for; on
+ * failure no child is left (it was reaped here).
  */
 void jcli_spawn(int cgfd, char *const argv[], const sigset_t *child_mask,
-                jcli_spawn_result *ret);
+                int stdout_fd, jcli_spawn_result *ret);
 
 #endif

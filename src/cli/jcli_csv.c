@@ -1,0 +1,211 @@
+/*
+ * jcli_csv — see jcli_csv.h.
+ *
+ * The header and the rows come from one function, row(), that names each
+ * cell as it writes it: in header mode the names are printed, in row mode
+ * the values, so the two cannot drift apart.
+ */
+#include "jcli_csv.h"
+
+#include "jcli_common.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The memory values that get columns: memory.current, memory.swap.current
+ * and the default MemoryStat keys (run has no option to change them).
+ * The root cgroup has no memory.swap.current. */
+static const char *const proc_memory[] = {"current", "swap_current", "anon",
+                                          "file", "kernel", "kernel_stack",
+                                          "slab", "shmem"};
+static const char *const global_memory[] = {"current", "anon", "file",
+                                            "kernel", "kernel_stack", "slab",
+                                            "shmem"};
+
+typedef struct {
+  FILE *out;
+  bool header;
+  bool first; /* no cell yet on this line */
+} csv;
+
+/* One cell: its column name in header mode, else its text. */
+static void cell(csv *c, const char *name, const char *text) {
+  if (!c->first)
+    fputc(',', c->out);
+  c->first = false;
+  const char *s = c->header ? name : text;
+  if (!s[strcspn(s, ",\"\r\n")]) {
+    fputs(s, c->out);
+    return;
+  }
+  fputc('"', c->out); /* RFC 4180: quoted, quotes doubled */
+  for (; *s; s++) {
+    if (*s == '"')
+      fputc('"', c->out);
+    fputc(*s, c->out);
+  }
+  fputc('"', c->out);
+}
+
+static void cell_int(csv *c, const char *name, bool have, long long v) {
+  char text[32] = "";
+  if (have)
+    snprintf(text, sizeof(text), "%lld", v);
+  cell(c, name, text);
+}
+
+static void cell_double(csv *c, const char *name, bool have, double v) {
+  char text[40] = "";
+  if (have && isfinite(v))
+    snprintf(text, sizeof(text), "%.15g", round(v * 1e6) / 1e6);
+  cell(c, name, text);
+}
+
+static void cell_fmt(csv *c, const char *prefix, const char *middle,
+                     const char *suffix, const char *text) {
+  char name[128];
+  snprintf(name, sizeof(name), "%s%s%s", prefix, middle, suffix);
+  cell(c, name, text);
+}
+
+/* One row: which span, and of which run. */
+typedef struct {
+  const jcli_run_info *info;
+  const jcli_result *res;
+  long iteration;
+  const jcli_phase *phase; /* NULL: the run's row */
+  size_t phase_index;
+  const jcli_span *span;
+} row_of;
+
+static void cpu_cells(csv *c, const row_of *r, const jcli_side *d,
+                      const char *prefix) {
+  jcli_counters k;
+  bool have = jcli_side_cpu(d, &k);
+  bool times = have && k.have_times;
+  double seconds = jcli_span_seconds(r->span);
+  char name[64];
+#define NAME(suffix) (snprintf(name, sizeof(name), "%s%s", prefix, suffix), name)
+  cell_int(c, NAME("cpu_usage_usec"), have, k.usage_usec);
+  cell_int(c, NAME("cpu_user_usec"), times, k.user_usec);
+  cell_int(c, NAME("cpu_system_usec"), times, k.system_usec);
+  cell_double(c, NAME("cpu_cores_busy"), have && seconds > 0,
+              have ? (double)k.usage_usec / 1e6 / seconds : 0);
+#undef NAME
+}
+
+static void memory_cells(csv *c, const row_of *r, const jcli_side *d,
+                         const char *prefix, const char *const *keys,
+                         size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    jcli_range g;
+    int index = jcli_memory_find(r->info->names, keys[i]);
+    bool have = index >= 0 &&
+                jcli_side_range(d, r->info->names, (size_t)index, &g);
+    char text[2][32] = {"", ""};
+    if (have) {
+      snprintf(text[0], sizeof(text[0]), "%.0f", g.min);
+      snprintf(text[1], sizeof(text[1]), "%.0f", g.max);
+    }
+    cell_fmt(c, prefix, keys[i], "_min", text[0]);
+    cell_fmt(c, prefix, keys[i], "_max", text[1]);
+  }
+}
+
+static void io_cells(csv *c, const jcli_side *d, const char *prefix) {
+  jcli_counters k;
+  bool have = jcli_side_io(d, &k);
+  char name[64];
+#define NAME(suffix) (snprintf(name, sizeof(name), "%s%s", prefix, suffix), name)
+  cell_int(c, NAME("io_read_bytes"), have, k.read_bytes);
+  cell_int(c, NAME("io_write_bytes"), have, k.write_bytes);
+  cell_int(c, NAME("io_read_ops"), have, k.read_ops);
+  cell_int(c, NAME("io_write_ops"), have, k.write_ops);
+#undef NAME
+}
+
+static void identity_cells(csv *c, const row_of *r) {
+  char name[2 * JCLI_MARKERS_NAME_MAX + 32] = "START -> END";
+  if (r->phase)
+    jcli_result_phase_name(r->res, r->phase_index, name, sizeof(name));
+  cell_int(c, "iteration", true, r->iteration);
+  cell(c, "span", r->phase ? "phase" : "run");
+  cell_int(c, "phase_index", r->phase != NULL, (long long)r->phase_index);
+  cell(c, "phase", name);
+  cell(c, "start_token", r->phase ? r->phase->start.token : "START");
+  cell(c, "end_token", r->phase ? r->phase->end.token : "END");
+  cell_int(c, "start_line", r->phase && r->phase->start.line,
+           (long long)(r->phase ? r->phase->start.line : 0));
+  cell_int(c, "end_line", r->phase && r->phase->end.line,
+           (long long)(r->phase ? r->phase->end.line : 0));
+  cell_int(c, "exit_status", true, r->res->exit_status);
+  cell_double(c, "start_seconds", true,
+              (double)(r->span->start_ns - r->res->run.start_ns) / 1e9);
+  cell_double(c, "wall_seconds", true, jcli_span_seconds(r->span));
+  cell_int(c, "samples", true, (long long)r->span->ticks);
+  cell(c, "memory_sampled", r->span->ticks > 0 ? "true" : "false");
+}
+
+static void row(csv *c, const row_of *r) {
+  const jcli_span *s = r->span;
+  double v = 0;
+  c->first = true;
+  identity_cells(c, r);
+  cpu_cells(c, r, &s->proc, "proc_");
+  bool cores = jcli_span_cores_max(s, &v);
+  cell_double(c, "proc_cpu_cores_busy_max", cores, v);
+  bool share = jcli_span_share(s, &v);
+  cell_double(c, "proc_cpu_share_of_host", share, v);
+  bool peak = jcli_side_peak(&s->proc, r->phase == NULL, &v);
+  cell_double(c, "proc_memory_peak", peak, v);
+  cell(c, "proc_memory_method",
+       jcli_side_method(&s->proc) == JCLI_PEAK_INTERVAL ? "interval_peak"
+                                                        : "sampled");
+  memory_cells(c, r, &s->proc, "proc_memory_", proc_memory,
+               sizeof(proc_memory) / sizeof(*proc_memory));
+  io_cells(c, &s->proc, "proc_");
+  cpu_cells(c, r, &s->global, "global_");
+  memory_cells(c, r, &s->global, "global_memory_", global_memory,
+               sizeof(global_memory) / sizeof(*global_memory));
+  io_cells(c, &s->global, "global_");
+  fputc('\n', c->out);
+}
+
+static void rows_of_run(csv *c, const jcli_run_info *info,
+                        const jcli_result *res, long iteration) {
+  row_of r = {info, res, iteration, NULL, 0, &res->run};
+  row(c, &r);
+  for (size_t i = 0; i < res->phase_count; i++) {
+    r.phase = &res->phases[i];
+    r.phase_index = i;
+    r.span = &res->phases[i].span;
+    row(c, &r);
+  }
+}
+
+int jcli_csv_write(const jcli_run_info *info, const jcli_result *results,
+                   size_t count, int fd) {
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *out = open_memstream(&buf, &len);
+  if (!out)
+    return -errno;
+  csv c = {out, true, true};
+  if (count > 0) {
+    row_of header = {info, &results[0], 1, NULL, 0, &results[0].run};
+    row(&c, &header);
+  }
+  c.header = false;
+  for (size_t i = 0; i < count; i++)
+    rows_of_run(&c, info, &results[i], (long)i + 1);
+  int r = ferror(out) ? -ENOMEM : 0;
+  if (fclose(out) != 0 && r == 0)
+    r = -ENOMEM;
+  if (r == 0)
+    r = jcli_write_all(fd, buf, len);
+  free(buf);
+  return r;
+}

@@ -1,0 +1,92 @@
+/*
+ * jcli_reading — one reading of what `joule-cgroup run` measures: the
+ * command's cgroup ("proc", the profiler's proc_ figures) and the root
+ * cgroup, the whole machine ("global", its global_ figures), taken in one
+ * read pass of one collector so that both describe the same instant.
+ *
+ * The root cgroup has no memory.current by design; its "current" is the
+ * memory the machine has in use, MemTotal - MemAvailable of /proc/meminfo.
+ *
+ *   jcli_reader rd;  jcli_reader_init(&rd);      names table, meminfo fd
+ *   jcli_reader_take(&rd, collector, kind, &reading);   every read
+ *   jcli_reader_release(&rd);
+ *
+ * Memory values are kept by index into the reader's table of names
+ * ("current", "anon", ...), the same for every reading of a run, so a
+ * reading is a fixed-size value that needs no allocation.
+ */
+#ifndef JCLI_READING_H
+#define JCLI_READING_H
+
+#include "jc_collector.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* memory.current, memory.swap.current and the MemoryStat keys. */
+#define JCLI_MEMORY_MAX (JC_MEMSTAT_MAX + 2)
+
+/* Why a reading was taken; it decides what the reading counts for. */
+typedef enum {
+  JCLI_READ_START, /* just before the command starts: the cgroup is empty */
+  JCLI_READ_TICK,  /* every interval while it runs */
+  JCLI_READ_MARK,  /* when a marker line was read: a phase boundary */
+  JCLI_READ_END,   /* after its last process exited */
+} jcli_read_kind;
+
+/* The counters of one cgroup: totals since the cgroup began. */
+typedef struct {
+  bool have_usage, have_times, have_io;
+  int64_t usage_usec, user_usec, system_usec;
+  int64_t read_bytes, write_bytes, read_ops, write_ops;
+} jcli_counters;
+
+typedef struct {
+  jcli_counters counters;
+  bool have_peak, have_peak_interval;
+  double peak;          /* memory.peak: the highest since the cgroup began */
+  double peak_interval; /* the highest since the previous read (≥ 6.12) */
+  bool have_memory[JCLI_MEMORY_MAX];
+  double memory[JCLI_MEMORY_MAX]; /* bytes, by index into the names */
+} jcli_figures;
+
+typedef struct {
+  jcli_read_kind kind;
+  uint64_t time_ns; /* CLOCK_MONOTONIC, just before the read pass */
+  jcli_figures proc, global;
+} jcli_reading;
+
+typedef struct {
+  size_t count;
+  char name[JCLI_MEMORY_MAX][64];
+} jcli_memory_names;
+
+typedef struct {
+  jcli_memory_names names;
+  int meminfo_fd; /* /proc/meminfo, kept open; -1 when it cannot be read */
+  jcli_reading *filling; /* during jcli_reader_take() */
+} jcli_reader;
+
+void jcli_reader_init(jcli_reader *rd);
+void jcli_reader_release(jcli_reader *rd);
+
+/* Reads every cgroup c tracks: the root cgroup is "global", any other
+ * (the command's) "proc". */
+void jcli_reader_take(jcli_reader *rd, jc_collector *c, jcli_read_kind kind,
+                      jcli_reading *ret);
+
+/* The jc_collect_fn behind jcli_reader_take(), for tests: fills
+ * rd->filling from one metric of target t. */
+void jcli_reader_add(void *ctx, const jc_target *t, const jc_metric *m);
+
+/* Index of a memory value's name, added when new; -1 when the table is
+ * full. */
+int jcli_memory_index(jcli_memory_names *names, const char *name);
+/* Index of a name already in the table; -1 when it is not. */
+int jcli_memory_find(const jcli_memory_names *names, const char *name);
+
+/* MemTotal - MemAvailable from the text of /proc/meminfo.  -1 when
+ * either line is missing. */
+int jcli_meminfo_used(const char *text, size_t len, uint64_t *ret_bytes);
+
+#endif

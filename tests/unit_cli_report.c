@@ -1,0 +1,375 @@
+/* Unit tests of what `joule-cgroup run` makes of its readings, without a
+ * kernel: marker lines cut from output in any pieces, /proc/meminfo, the
+ * metrics of the command's cgroup and of the root told apart, phases that
+ * add up to the run, the "sampled" flag, the interval peak (memory-
+ * peak_interval, Linux 6.12+) giving true maxima, phase names, the share
+ * of the host, and the JSON and CSV made of it all. */
+#include "jcli_csv.h"
+#include "jcli_markers.h"
+#include "jcli_reading.h"
+#include "jcli_report.h"
+#include "jcli_result.h"
+#include "tap.h"
+
+#include <stdlib.h>
+#include <unistd.h>
+
+/* ---- markers ------------------------------------------------------------ */
+
+static char seen_names[16][JCLI_MARKERS_NAME_MAX + 1];
+static unsigned long seen_lines[16];
+static size_t seen_count;
+
+static void record_marker(void *ctx, const char *name, unsigned long line) {
+  (void)ctx;
+  if (seen_count < 16) {
+    snprintf(seen_names[seen_count], sizeof(seen_names[0]), "%s", name);
+    seen_lines[seen_count] = line;
+  }
+  seen_count++;
+}
+
+/* Feeds text one byte at a time (the worst split), then ends it. */
+static void feed_bytewise(jcli_markers *m, const char *text, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    jcli_markers_feed(m, text + i, 1, record_marker, NULL);
+  jcli_markers_finish(m, record_marker, NULL);
+}
+
+static void test_markers(void) {
+  char err[256];
+  jcli_markers *m = jcli_markers_new(JCLI_MARKERS_DEFAULT, err, sizeof(err));
+  ok(m != NULL, "the default pattern compiles");
+  seen_count = 0;
+  const char text[] = "he\0llo\n__A__\nx\0x __LOAD_DATA__ yy\r\n__a__\n__B__";
+  feed_bytewise(m, text, sizeof(text) - 1);
+  is_int(seen_count, 3, "three markers (one after a NUL byte), the last one without a newline");
+  is_str(seen_names[0], "__A__", "whole match names a marker");
+  is_int(seen_lines[0], 2, "... on line 2");
+  is_str(seen_names[1], "__LOAD_DATA__", "found anywhere in a CRLF line");
+  is_str(seen_names[2], "__B__", "the last line without newline counts");
+  is_int(seen_lines[2], 5, "... on line 5");
+  jcli_markers_free(m);
+
+  m = jcli_markers_new("=== ([A-Z]+) ===|(@@)", err, sizeof(err));
+  seen_count = 0;
+  const char grouped[] = "=== INIT ===\n@@\nnothing\n";
+  jcli_markers_feed(m, grouped, sizeof(grouped) - 1, record_marker, NULL);
+  jcli_markers_finish(m, record_marker, NULL);
+  is_int(seen_count, 2, "capture-group pattern: two markers");
+  is_str(seen_names[0], "INIT", "the first group names the marker");
+  is_str(seen_names[1], "@@", "whole match when the first group took no part");
+  jcli_markers_free(m);
+
+  /* A line far longer than what is kept: no memory growth, and the
+   * count of lines goes on. */
+  m = jcli_markers_new("^__Z__$", err, sizeof(err));
+  seen_count = 0;
+  char *big = malloc(3 * JCLI_MARKERS_LINE_MAX);
+  memset(big, 'x', 3 * JCLI_MARKERS_LINE_MAX);
+  jcli_markers_feed(m, big, 3 * JCLI_MARKERS_LINE_MAX, record_marker, NULL);
+  jcli_markers_feed(m, "\n__Z__\n", 7, record_marker, NULL);
+  jcli_markers_finish(m, record_marker, NULL);
+  free(big);
+  is_int(seen_count, 1, "a 192 KiB line, then a marker: found");
+  is_int(seen_lines[0], 2, "... on line 2");
+  jcli_markers_free(m);
+
+  ok(jcli_markers_new("(", err, sizeof(err)) == NULL && err[0],
+     "a pattern that does not compile is refused: %s", err);
+}
+
+/* ---- meminfo ------------------------------------------------------------ */
+
+static void test_meminfo(void) {
+  const char text[] = "MemTotal:       16000 kB\nMemFree:  1000 kB\n"
+                      "MemAvailable:    6000 kB\nBuffers: 5 kB\n";
+  uint64_t used = 0;
+  ok(jcli_meminfo_used(text, sizeof(text) - 1, &used) == 0 &&
+         used == 10000 * 1024ull,
+     "meminfo: MemTotal - MemAvailable = %llu", (unsigned long long)used);
+  const char old[] = "MemTotal: 16000 kB\nMemFree: 1000 kB\n";
+  ok(jcli_meminfo_used(old, sizeof(old) - 1, &used) < 0,
+     "meminfo without MemAvailable (before 3.14): no figure");
+}
+
+/* ---- readings from metrics ----------------------------------------------- */
+
+static const jc_target proc_target = {"run", "joule/run", "joule/run"};
+static const jc_target root_target = {"root", "", "/"};
+
+static void put(jcli_reader *rd, const jc_target *t, const char *type,
+                const char *ti, jc_kind kind, double a, double b) {
+  jc_metric m = {type, ti, kind, b < 0 ? 1 : 2, {a, b}, {(int64_t)a, (int64_t)b}};
+  jcli_reader_add(rd, t, &m);
+}
+
+typedef struct {
+  int64_t usage, read_bytes;
+  double current, peak_interval; /* peak_interval < 0: none */
+  int64_t root_usage;
+} fake;
+
+/* A reading as the collector would deliver it. */
+static void make_reading(jcli_reader *rd, jcli_read_kind kind, uint64_t t_ms,
+                         const fake *f, jcli_reading *ret) {
+  memset(ret, 0, sizeof(*ret));
+  ret->kind = kind;
+  ret->time_ns = t_ms * 1000000ull;
+  rd->filling = ret;
+  put(rd, &proc_target, "ps_cputime", "", JC_DERIVE, (double)f->usage * 0.75,
+      (double)f->usage * 0.25);
+  put(rd, &proc_target, "derive", "cpu_usage_usec", JC_DERIVE,
+      (double)f->usage, -1);
+  put(rd, &proc_target, "gauge", "cpu_cores", JC_GAUGE, 0.5, -1);
+  put(rd, &proc_target, "memory", "current", JC_GAUGE, f->current, -1);
+  put(rd, &proc_target, "memory", "anon", JC_GAUGE, f->current / 2, -1);
+  put(rd, &proc_target, "memory", "peak", JC_GAUGE, 900e6, -1);
+  if (f->peak_interval >= 0)
+    put(rd, &proc_target, "memory", "peak_interval", JC_GAUGE,
+        f->peak_interval, -1);
+  put(rd, &proc_target, "derive", "memory_pgfault", JC_DERIVE, 5, -1);
+  put(rd, &proc_target, "disk_octets", "", JC_DERIVE, (double)f->read_bytes,
+      0);
+  put(rd, &proc_target, "disk_ops", "", JC_DERIVE, 3, 4);
+  put(rd, &root_target, "derive", "cpu_usage_usec", JC_DERIVE,
+      (double)f->root_usage, -1);
+  put(rd, &root_target, "memory", "anon", JC_GAUGE, 5e9, -1);
+  rd->filling = NULL;
+}
+
+static void test_reading(void) {
+  jcli_reader rd = {.meminfo_fd = -1};
+  jcli_reading r;
+  fake f = {1000, 4096, 2e6, 3e6, 50000};
+  make_reading(&rd, JCLI_READ_TICK, 5, &f, &r);
+  is_int(r.proc.counters.usage_usec, 1000, "proc usage from derive-cpu_usage_usec");
+  is_int(r.proc.counters.user_usec, 750, "proc user time from ps_cputime");
+  is_int(r.proc.counters.read_bytes, 4096, "proc io from disk_octets");
+  is_int(r.proc.counters.write_ops, 4, "proc io ops from disk_ops");
+  ok(r.proc.have_peak && r.proc.have_peak_interval && r.proc.peak_interval == 3e6,
+     "memory-peak and memory-peak_interval kept apart");
+  int cur = jcli_memory_find(&rd.names, "current");
+  int anon = jcli_memory_find(&rd.names, "anon");
+  ok(cur >= 0 && r.proc.have_memory[cur] && r.proc.memory[cur] == 2e6,
+     "memory-current is a value by name");
+  ok(jcli_memory_find(&rd.names, "peak") < 0 &&
+         jcli_memory_find(&rd.names, "memory_pgfault") < 0,
+     "peaks and memory event counters are not values with a range");
+  is_int(r.global.counters.usage_usec, 50000, "the root's metrics go to global");
+  ok(anon >= 0 && r.global.have_memory[anon] && !r.global.counters.have_io,
+     "root: memory.stat values, no io without io.stat");
+}
+
+/* ---- a run with phases ------------------------------------------------------ */
+
+/* START, tick, __A__, tick, tick, __B__ (no tick before the next), __C__,
+ * END; usage grows by 100 per 100 ms, the root by twice that. */
+static void run_script(jcli_reader *rd, jcli_result *res, bool with_peak) {
+  jcli_reading r;
+  fake f = {0, 0, 0, with_peak ? 0 : -1, 1000};
+#define AT(kind, ms, use, cur, pk)                                             \
+  (f.usage = (use), f.read_bytes = (use) * 10, f.current = (cur),              \
+   f.peak_interval = with_peak ? (pk) : -1, f.root_usage = 1000 + 2 * (use),   \
+   make_reading(rd, kind, ms, &f, &r))
+  jcli_result_init(res, true, 50 * 1000000ull);
+  AT(JCLI_READ_START, 0, 0, 0, 1e9); /* peak before the start: ignored */
+  jcli_result_start(res, &r);
+  AT(JCLI_READ_TICK, 100, 100, 10e6, 12e6);
+  jcli_result_tick(res, &r);
+  AT(JCLI_READ_MARK, 120, 120, 11e6, 11e6);
+  jcli_result_mark(res, &r, "__A__", 1);
+  AT(JCLI_READ_TICK, 200, 200, 30e6, 64e6); /* a spike between ticks */
+  jcli_result_tick(res, &r);
+  AT(JCLI_READ_TICK, 300, 300, 20e6, 31e6);
+  jcli_result_tick(res, &r);
+  AT(JCLI_READ_MARK, 310, 310, 20e6, 20e6);
+  jcli_result_mark(res, &r, "__B__", 2);
+  AT(JCLI_READ_MARK, 330, 330, 25e6, 26e6);
+  jcli_result_mark(res, &r, "__C__", 3);
+  AT(JCLI_READ_END, 350, 340, 1e6, 27e6);
+  jcli_result_end(res, &r);
+#undef AT
+}
+
+static double range_max(const jcli_side *d, const jcli_memory_names *names,
+                        const char *name) {
+  jcli_range g = {0};
+  int i = jcli_memory_find(names, name);
+  return i >= 0 && jcli_side_range(d, names, (size_t)i, &g) ? g.max : -1;
+}
+
+static double range_min(const jcli_side *d, const jcli_memory_names *names,
+                        const char *name) {
+  jcli_range g = {0};
+  int i = jcli_memory_find(names, name);
+  return i >= 0 && jcli_side_range(d, names, (size_t)i, &g) ? g.min : -1;
+}
+
+static void test_phases(void) {
+  jcli_reader rd = {.meminfo_fd = -1};
+  jcli_result res;
+  run_script(&rd, &res, false);
+  is_int(res.phase_count, 4, "three markers: four phases, START to END");
+  int64_t sum = 0, global_sum = 0;
+  for (size_t i = 0; i < res.phase_count; i++) {
+    jcli_counters c, g;
+    jcli_side_cpu(&res.phases[i].span.proc, &c);
+    jcli_side_cpu(&res.phases[i].span.global, &g);
+    sum += c.usage_usec;
+    global_sum += g.usage_usec;
+  }
+  jcli_counters run, run_global, io;
+  jcli_side_cpu(&res.run.proc, &run);
+  jcli_side_cpu(&res.run.global, &run_global);
+  is_int(sum, run.usage_usec, "the phases' CPU time adds up to the run's");
+  is_int(global_sum, run_global.usage_usec, "... and the machine's too");
+  jcli_side_io(&res.phases[1].span.proc, &io);
+  is_int(io.read_bytes, 1900, "io of __A__ -> __B__ is exact at its edges");
+  is_near(jcli_span_seconds(&res.phases[1].span), 0.19, 1e-9,
+          "phase wall time from edge to edge");
+  is_int(res.phases[1].span.ticks, 2, "two ticks inside __A__ -> __B__");
+  is_int(res.phases[2].span.ticks, 0, "none inside __B__ -> __C__");
+  is_int(res.run.ticks, 3, "three ticks in the run");
+
+  const jcli_memory_names *n = &rd.names;
+  ok(jcli_side_method(&res.phases[1].span.proc) == JCLI_PEAK_SAMPLED,
+     "no interval peak: method sampled");
+  is_near(range_max(&res.phases[1].span.proc, n, "current"), 30e6, 0,
+          "sampled max of __A__ -> __B__ is the largest read (misses the spike)");
+  is_near(range_min(&res.phases[1].span.proc, n, "current"), 11e6, 0,
+          "its min includes the reading at its first edge");
+  is_near(range_max(&res.phases[2].span.proc, n, "current"), 25e6, 0,
+          "__B__ -> __C__: only its edges were read");
+  is_near(range_min(&res.run.proc, n, "current"), 10e6, 0,
+          "run: START (empty cgroup) and END (all exited) are not ranges");
+  double peak = 0;
+  ok(jcli_side_peak(&res.run.proc, true, &peak) && peak == 900e6,
+     "run peak: memory.peak");
+  ok(!jcli_side_peak(&res.phases[1].span.proc, false, &peak),
+     "phase peak unknown without the interval peak");
+
+  char name[600];
+  jcli_result_phase_name(&res, 0, name, sizeof(name));
+  is_str(name, "START -> __A__", "first phase name");
+  jcli_result_phase_name(&res, 3, name, sizeof(name));
+  is_str(name, "__C__ -> END", "last phase name");
+
+  double share = 0;
+  ok(jcli_span_share(&res.run, &share) && fabs(share - 0.5) < 1e-9,
+     "share of host: command's usage / the root's (%g)", share);
+  double cores = 0, average = 190e-6 / 0.19;
+  ok(jcli_span_cores_max(&res.phases[1].span, &cores) &&
+         cores >= average - 1e-12,
+     "cores busy max never below the average (%g >= %g)", cores, average);
+  jcli_result_release(&res);
+
+  /* The same with the interval peak (Linux 6.12+). */
+  run_script(&rd, &res, true);
+  const jcli_side *ab = &res.phases[1].span.proc;
+  ok(jcli_side_method(ab) == JCLI_PEAK_INTERVAL, "interval peak: method");
+  is_near(range_max(ab, n, "current"), 64e6, 0,
+          "__A__ -> __B__: the spike between ticks is the max");
+  is_near(range_max(&res.phases[0].span.proc, n, "current"), 12e6, 0,
+          "START -> __A__: the peak before the start is not counted");
+  is_near(range_max(&res.phases[2].span.proc, n, "current"), 26e6, 0,
+          "__B__ -> __C__: true max although no tick fell inside");
+  ok(jcli_side_peak(&res.phases[3].span.proc, false, &peak) && peak == 27e6,
+     "__C__ -> END: peak of the last interval, up to the end");
+  ok(jcli_side_peak(&res.run.proc, true, &peak) && peak == 900e6,
+     "run peak: the larger of memory.peak and the interval peaks");
+  jcli_result_release(&res);
+}
+
+static void test_repeated_marker(void) {
+  jcli_reader rd = {.meminfo_fd = -1};
+  jcli_result res;
+  jcli_reading r;
+  fake f = {0, 0, 1e6, -1, 0};
+  jcli_result_init(&res, true, 0);
+  make_reading(&rd, JCLI_READ_START, 0, &f, &r);
+  jcli_result_start(&res, &r);
+  const char *marks[] = {"__A__", "__B__", "__A__", "__B__"};
+  for (unsigned i = 0; i < 4; i++) {
+    make_reading(&rd, JCLI_READ_MARK, 10 * (i + 1), &f, &r);
+    jcli_result_mark(&res, &r, marks[i], i + 1);
+  }
+  make_reading(&rd, JCLI_READ_END, 50, &f, &r);
+  jcli_result_end(&res, &r);
+  char a[600], b[600];
+  jcli_result_phase_name(&res, 1, a, sizeof(a));
+  jcli_result_phase_name(&res, 3, b, sizeof(b));
+  ok(res.phase_count == 5 && strcmp(a, "__A__ -> __B__") == 0 &&
+         strcmp(b, "__A__ -> __B__ #2") == 0,
+     "a marker pair printed twice: two phases, \"%s\" and \"%s\"", a, b);
+  jcli_result_release(&res);
+}
+
+/* ---- the documents ------------------------------------------------------------ */
+
+/* What a writer put into fd: read back from the start. */
+static char *slurp(FILE *f) {
+  static char buf[1 << 18];
+  fflush(f);
+  size_t len = (size_t)pread(fileno(f), buf, sizeof(buf) - 1, 0);
+  buf[len < sizeof(buf) ? len : 0] = '\0';
+  return buf;
+}
+
+static void test_documents(void) {
+  jcli_reader rd = {.meminfo_fd = -1};
+  jcli_result res[2];
+  run_script(&rd, &res[0], true);
+  run_script(&rd, &res[1], false);
+  res[0].exit_status = 0;
+  res[1].exit_status = 3;
+  char *argv[] = {"prog", "a,b", NULL};
+  jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
+                        &rd.names, 2};
+  jcli_json *j = jcli_json_new(false);
+  jcli_report_iterations_json(&info, res, 2, j);
+  FILE *f = tmpfile();
+  ok(jcli_json_write(j, fileno(f)) == 0, "the JSON document is complete");
+  char *text = slurp(f);
+  ok(strstr(text, "\"method\":\"interval_peak\"") != NULL,
+     "JSON: method interval_peak where the kernel gave it");
+  ok(strstr(text, "\"current\":{\"min\":11000000,\"max\":64000000}") != NULL,
+     "JSON: the phase's true max of memory.current");
+  ok(strstr(text, "\"sampled\":false") != NULL,
+     "JSON: a phase without a tick inside says sampled false");
+  ok(strstr(text, "\"memory_peak\":{\"min\":900000000,\"median\":900000000") !=
+         NULL,
+     "JSON summary: memory peak");
+  ok(strstr(text, "\"share_of_host\":0.5") != NULL, "JSON: share of host");
+  fclose(f);
+  jcli_json_free(j);
+
+  f = tmpfile();
+  ok(jcli_csv_write(&info, res, 2, fileno(f)) == 0, "CSV written");
+  text = slurp(f);
+  size_t lines = 0;
+  for (char *p = text; *p; p++)
+    lines += *p == '\n';
+  is_int(lines, 1 + 2 * 5, "CSV: a header, then per run one row and four phases");
+  ok(strncmp(text, "iteration,span,phase_index,phase,", 33) == 0,
+     "CSV header starts with the row's identity");
+  ok(strstr(text, ",proc_cpu_usage_usec,") && strstr(text, ",global_cpu_usage_usec,") &&
+         strstr(text, ",proc_memory_anon_max,") && strstr(text, ",global_io_write_ops\n"),
+     "CSV: the profiler's metric names");
+  ok(strstr(text, "\n2,phase,3,__C__ -> END,__C__,END,3,,3,") != NULL,
+     "CSV: a phase row of the second run");
+  fclose(f);
+  jcli_result_release(&res[0]);
+  jcli_result_release(&res[1]);
+}
+
+int main(void) {
+  test_markers();
+  test_meminfo();
+  test_reading();
+  test_phases();
+  test_repeated_marker();
+  test_documents();
+  printf("1..%d\n", tap_count);
+  return tap_failed != 0;
+}
