@@ -6,8 +6,9 @@ set -euo pipefail
 build_pkgs="gcc make autoconf automake libtool pkg-config collectd-core collectd-dev libyajl-dev"
 test_pkgs="valgrind clang libclang-rt-14-dev strace curl python3 rrdtool librrd8 libgcrypt20 libyajl2 fonts-dejavu-core influxdb graphite-carbon python3-whisper"
 # write_prometheus.so's libraries (collectd-core only suggests them) and the
-# Prometheus server.
+# Prometheus server; the Debian package's build and its test.
 test_pkgs="$test_pkgs libmicrohttpd12 libprotobuf-c1 prometheus"
+test_pkgs="$test_pkgs build-essential debhelper dh-autoreconf dpkg-dev fakeroot lintian man-db"
 
 want="$build_pkgs"
 [ "${1:-}" = "--tests" ] && want="$build_pkgs $test_pkgs"
