@@ -5,6 +5,10 @@ set -euo pipefail
 
 build_pkgs="gcc make autoconf automake libtool pkg-config collectd-core collectd-dev libyajl-dev"
 test_pkgs="valgrind clang libclang-rt-14-dev strace curl python3 rrdtool librrd8 libgcrypt20 libyajl2 fonts-dejavu-core influxdb graphite-carbon python3-whisper"
+# write_prometheus.so's libraries (collectd-core only suggests them) and the
+# Prometheus server; the Debian package's build and its test.
+test_pkgs="$test_pkgs libmicrohttpd12 libprotobuf-c1 prometheus"
+test_pkgs="$test_pkgs build-essential debhelper dh-autoreconf dpkg-dev fakeroot lintian man-db"
 
 want="$build_pkgs"
 [ "${1:-}" = "--tests" ] && want="$build_pkgs $test_pkgs"
@@ -21,12 +25,18 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "installing:$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-# --no-install-recommends keeps collectd-core from pulling a system-wide
-# collectd service; policy-rc.d stops Debian from starting influxdb and
-# carbon as services: the tests start their own on loopback.
-printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
-chmod +x /usr/sbin/policy-rc.d
-trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+# Other apt runs on the machine: wait for the lock instead of failing.
+apt_opts="-o DPkg::Lock::Timeout=600"
 # shellcheck disable=SC2086
-apt-get install -y -qq --no-install-recommends $missing >/dev/null
+apt-get $apt_opts update -qq
+# --no-install-recommends keeps collectd-core from pulling a system-wide
+# collectd service; policy-rc.d stops Debian from starting influxdb, carbon
+# and prometheus as services: the tests start their own on loopback.
+# A policy-rc.d that was there before (another install running) stays.
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+  printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+  chmod +x /usr/sbin/policy-rc.d
+  trap 'rm -f /usr/sbin/policy-rc.d' EXIT
+fi
+# shellcheck disable=SC2086
+apt-get $apt_opts install -y -qq --no-install-recommends $missing >/dev/null

@@ -21,40 +21,12 @@ fleet_start_influxdb "$T/influx" || { ok 1 "InfluxDB started on 127.0.0.1"; tap_
 fleet_start_carbon "$T/carbon" || { ok 1 "carbon-cache started on 127.0.0.1"; tap_done; }
 ok 0 "InfluxDB and carbon-cache listen on 127.0.0.1"
 
-# fleet_conf DIR HOST PLUGIN-BLOCK: collectd with the plugin, sending to
-# the servers (fleet_collectd_outputs).
-fleet_conf() {
-  mkdir -p "$1"
-  cat >"$1/collectd.conf" <<CONF
-Hostname "$2"
-FQDNLookup false
-Interval 1
-BaseDir "$1"
-PIDFile "$1/collectd.pid"
-TypesDB "/usr/share/collectd/types.db"
-PluginDir "$COLLECTD_PLUGINDIR"
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$1/collectd.log"
-  Timestamp false
-  PrintSeverity true
-</Plugin>
-$(fleet_collectd_outputs)
-PluginDir "$PLUGIN_BUILDDIR"
-LoadPlugin joule_cgroup
-<Plugin joule_cgroup>
-$3
-</Plugin>
-CONF
-}
-
 fixture="$T/k8s"
 cp -r "$FIXTURES/k6.8-kubernetes" "$fixture"
-fleet_conf "$T/fixturehost" fixturehost "  CgroupRoot \"$fixture\"
+fleet_plugin_conf "$T/fixturehost" fixturehost "$(fleet_collectd_outputs)" "  CgroupRoot \"$fixture\"
   Select \"kubepods.slice/**/*.scope\"
   Select \"system.slice/*.service\""
-fleet_conf "$T/kernelhost" kernelhost "  CgroupRoot \"$mnt\"
+fleet_plugin_conf "$T/kernelhost" kernelhost "$(fleet_collectd_outputs)" "  CgroupRoot \"$mnt\"
   Select \"joule-nothing-$$\""
 start_collectd "$T/fixturehost"
 pid_fixture=$COLLECTD_PID

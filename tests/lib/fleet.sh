@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# fleet.sh - start throw-away InfluxDB 1.x and carbon-cache servers on
-# 127.0.0.1 for end-to-end tests of the collectd -> network/write_graphite path.
+# fleet.sh - start throw-away InfluxDB 1.x, carbon-cache and Prometheus
+# servers on 127.0.0.1 for end-to-end tests of the collectd ->
+# network/write_graphite/write_prometheus paths.
 #
 # Source it from a test:
 #
@@ -13,13 +14,19 @@
 #   fleet_influx_values collectd "SELECT last(value) FROM load_shortterm"
 #   fleet_whisper_last collectd/fleettest/load/load/shortterm.wsp
 #
+#   port=$(fleet_free_port)                # collectd's write_prometheus Port
+#   fleet_start_prometheus "$tmp/prom" "127.0.0.1:$port"
+#   fleet_prom_values 'collectd_load_shortterm{instance="fleettest"}'
+#
 # Every server listens on 127.0.0.1 only; ports come from the FLEET_* variables
-# below so two runs (or a real local InfluxDB/carbon) can be kept apart. Each
+# below so two runs (or a real local InfluxDB/carbon) can be kept apart;
+# Prometheus' port is picked free when FLEET_PROM_PORT is not set. Each
 # DIR handed to a start function belongs to the library from then on:
 # fleet_stop_all stops the servers and removes those directories.
 #
-# Needs (Debian 12): influxdb graphite-carbon python3-whisper curl, which
-# scripts/deps.sh --tests installs; curl is the client for the HTTP API.
+# Needs (Debian 12): influxdb graphite-carbon python3-whisper curl, and
+# prometheus for the Prometheus part, which scripts/deps.sh --tests
+# installs; curl is the client for the HTTP APIs.
 
 # Tests that may run at the same time (make -j check) each set their own
 # FLEET_PORT_OFFSET before sourcing this file; it shifts every default port.
@@ -40,6 +47,11 @@ FLEET_WAIT_SLEEP=${FLEET_WAIT_SLEEP:-0.2}
 # Debian's python3 modules (whisper, carbon) are only importable by the
 # system interpreter, not by a pyenv/venv python3 that may come first in PATH.
 FLEET_PYTHON=${FLEET_PYTHON:-/usr/bin/python3}
+
+# Prometheus: the HTTP API's port (empty: a free one), and how often it
+# scrapes its targets (collectd's Interval in the tests).
+FLEET_PROM_PORT=${FLEET_PROM_PORT:-}
+FLEET_PROM_SCRAPE_INTERVAL=${FLEET_PROM_SCRAPE_INTERVAL:-1s}
 
 FLEET_PIDS=()   # servers to stop, in start order
 FLEET_DIRS=()   # directories to remove after they stopped
@@ -226,6 +238,118 @@ fleet_start_carbon() {
 		"whisper $FLEET_WHISPER_DIR"
 }
 
+# fleet_free_port: print a TCP port that nothing listens on at 127.0.0.1
+# now (the kernel's choice for a bind to port 0). Another process may take
+# it before the caller does; a start function then fails and says so.
+fleet_free_port() {
+	"$FLEET_PYTHON" -c '
+import socket
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+print(s.getsockname()[1])
+s.close()
+'
+}
+
+fleet__prom_ready() {
+	curl -fsS -o /dev/null --max-time 2 \
+		"http://127.0.0.1:$FLEET_PROM_PORT/-/ready" 2>/dev/null
+}
+
+# fleet_start_prometheus DIR TARGET...: a Prometheus server with its config,
+# TSDB and log under DIR, HTTP API on 127.0.0.1:$FLEET_PROM_PORT (picked
+# free when unset), scraping every TARGET (host:port of a collectd
+# write_prometheus) every $FLEET_PROM_SCRAPE_INTERVAL as job "collectd".
+# honor_labels keeps the "instance" label write_prometheus sets (collectd's
+# Hostname); without it Prometheus would rename it "exported_instance" and
+# put the target's host:port in "instance".
+fleet_start_prometheus() {
+	local dir=$1
+	shift
+	fleet__claim_dir "$dir" || return 1
+	[[ -n $FLEET_PROM_PORT ]] || FLEET_PROM_PORT=$(fleet_free_port) || return 1
+	if fleet__tcp_open "$FLEET_PROM_PORT"; then
+		fleet_log "something already listens on port $FLEET_PROM_PORT"
+		return 1
+	fi
+	local targets="" t
+	for t in "$@"; do targets="$targets${targets:+, }\"$t\""; done
+	cat >"$dir/prometheus.yml" <<-EOF
+		global:
+		  scrape_interval: $FLEET_PROM_SCRAPE_INTERVAL
+		  scrape_timeout: $FLEET_PROM_SCRAPE_INTERVAL
+		  evaluation_interval: 1m
+		scrape_configs:
+		  - job_name: collectd
+		    honor_labels: true
+		    static_configs:
+		      - targets: [$targets]
+	EOF
+	# No --web.enable-lifecycle or admin API: the test only reads.
+	prometheus --config.file="$dir/prometheus.yml" \
+		--storage.tsdb.path="$dir/data" \
+		--web.listen-address="127.0.0.1:$FLEET_PROM_PORT" \
+		--log.level=warn >"$dir/prometheus.log" 2>&1 &
+	local pid=$!
+	FLEET_PIDS+=("$pid")
+	fleet__wait_server "$pid" "$dir/prometheus.log" prometheus \
+		fleet__prom_ready || return 1
+	fleet_log "prometheus pid $pid http 127.0.0.1:$FLEET_PROM_PORT" \
+		"scraping $*"
+}
+
+# fleet_prom_query EXPR: print Prometheus' JSON answer to the instant query
+# EXPR (/api/v1/query, evaluated now). Fails on an HTTP error, which is how
+# the API reports a PromQL syntax error (400).
+fleet_prom_query() {
+	curl -fsS -G --max-time 10 \
+		"http://127.0.0.1:$FLEET_PROM_PORT/api/v1/query" \
+		--data-urlencode "query=$1"
+}
+
+# fleet_prom_values EXPR: print the value of every series of the answer,
+# one per line; fleet_prom_series EXPR: its labels instead, one series per
+# line as name{label="value",...} with the labels sorted. Both fail on an
+# error or when no series came back.
+fleet_prom_values() { fleet__prom_rows values "$1"; }
+fleet_prom_series() { fleet__prom_rows series "$1"; }
+fleet__prom_rows() {
+	local json
+	json=$(fleet_prom_query "$2") || return 1
+	"$FLEET_PYTHON" -c '
+import json, sys
+answer = json.load(sys.stdin)
+if answer.get("status") != "success":
+    sys.exit("prometheus: %s" % answer.get("error"))
+data = answer["data"]
+rows = data["result"] if data["resultType"] == "vector" else [{"metric": {}, "value": data["result"]}]
+for row in rows:
+    if sys.argv[1] == "values":
+        print(row["value"][1])
+    else:
+        labels = dict(row["metric"])
+        name = labels.pop("__name__", "")
+        print(name + "{" + ",".join("%s=\"%s\"" % kv for kv in sorted(labels.items())) + "}")
+sys.exit(0 if rows else 1)
+' "$1" <<<"$json"
+}
+
+# fleet_prom_type METRIC: print the type Prometheus recorded for METRIC from
+# the exposition's "# TYPE" line (counter, gauge...); fails when unknown.
+fleet_prom_type() {
+	local json
+	json=$(curl -fsS -G --max-time 10 \
+		"http://127.0.0.1:$FLEET_PROM_PORT/api/v1/metadata" \
+		--data-urlencode "metric=$1") || return 1
+	"$FLEET_PYTHON" -c '
+import json, sys
+entries = json.load(sys.stdin).get("data", {}).get(sys.argv[1], [])
+if not entries:
+    sys.exit(1)
+print(entries[0]["type"])
+' "$1" <<<"$json"
+}
+
 # fleet_collectd_outputs: the collectd configuration text that sends every
 # value to the servers started here.  Options that matter for what arrives:
 #  - FlushInterval 1 on network and write_graphite: both only send when their
@@ -268,6 +392,37 @@ fleet_collectd_outputs() {
   </Node>
 </Plugin>
 EOF
+}
+
+# fleet_plugin_conf DIR HOST OUTPUTS PLUGIN-BLOCK: write DIR/collectd.conf
+# for a collectd named HOST that reads with the built plugin (PLUGIN-BLOCK
+# inside its <Plugin joule_cgroup>, from $PLUGIN_BUILDDIR, which
+# tests/lib/common.sh sets) every second and writes with OUTPUTS (config
+# text: fleet_collectd_outputs, a conf/ file...); log and state in DIR.
+fleet_plugin_conf() {
+	mkdir -p "$1"
+	cat >"$1/collectd.conf" <<-EOF
+		Hostname "$2"
+		FQDNLookup false
+		Interval 1
+		BaseDir "$1"
+		PIDFile "$1/collectd.pid"
+		TypesDB "/usr/share/collectd/types.db"
+		PluginDir "${COLLECTD_PLUGINDIR:-/usr/lib/collectd}"
+		LoadPlugin logfile
+		<Plugin logfile>
+		  LogLevel info
+		  File "$1/collectd.log"
+		  Timestamp false
+		  PrintSeverity true
+		</Plugin>
+		$3
+		PluginDir "$PLUGIN_BUILDDIR"
+		LoadPlugin joule_cgroup
+		<Plugin joule_cgroup>
+		$4
+		</Plugin>
+	EOF
 }
 
 # fleet_stop_all: stop every server and remove the data dirs. Idempotent, so

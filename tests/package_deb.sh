@@ -1,0 +1,235 @@
+#!/usr/bin/env bash
+# The Debian package (debian/): built by dpkg-buildpackage from a clean
+# copy of the tree in the test's temporary directory, checked by lintian,
+# installed on this machine with dpkg -i, used as the README says (the
+# collectd.conf.d snippet enabled with the command its header gives, then
+# collectd -T; joule-cgroup list; man -w), and purged: afterwards no path
+# the package installed is left, and nothing is left installed even when
+# the test fails half-way (cleanup at exit).
+# The package build runs `make check` itself (unit tests only); should it
+# ever reach this test again, that would be a build inside a build.
+if [ -n "${JC_PACKAGE_TEST:-}" ]; then
+  echo "1..0 # SKIP inside the package build of tests/package_deb.sh"
+  exit 0
+fi
+export JC_PACKAGE_TEST=1
+. "$(dirname "$0")/lib/common.sh"
+pkg=collectd-joule-cgroup
+snippet=/etc/collectd/collectd.conf.d/joule_cgroup.conf
+
+# pkg_absent: the package is neither installed nor left with its conffiles.
+pkg_absent() {
+  local s
+  s=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null) || return 0
+  case $s in *" not-installed") return 0 ;; esac
+  return 1
+}
+need "root (dpkg -i)" -- test "$(id -u)" -eq 0
+need "dpkg-buildpackage (dpkg-dev)" -- command -v dpkg-buildpackage
+need "dh (debhelper)" -- command -v dh
+need "lintian" -- command -v lintian
+need "man (man-db)" -- command -v man
+need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
+need "$pkg not installed already (this test installs and purges it)" -- pkg_absent
+need "no joule_cgroup installed by make install (dpkg -i would take its files)" -- \
+  sh -c "! ls /usr/lib/collectd/joule_cgroup.so /usr/bin/joule-cgroup $snippet 2>/dev/null | grep -q ."
+
+# dpkg_retry ARG...: dpkg, retried for up to 5 minutes while another dpkg
+# or apt run on the machine holds its lock; output in $T/dpkg.log.
+dpkg_retry() {
+  local i out rc
+  for ((i = 0; i < 150; i++)); do
+    out=$(dpkg "$@" 2>&1)
+    rc=$?
+    printf '%s\n' "$out" >>"$T/dpkg.log"
+    [ "$rc" -eq 0 ] && return 0
+    case $out in *lock*) sleep 2 ;; *) return "$rc" ;; esac
+  done
+  return 1
+}
+
+# Whatever happens below, the package does not stay on the machine.
+installed=0
+purge_at_exit() {
+  [ "$installed" = 1 ] && ! pkg_absent && dpkg_retry --purge "$pkg"
+  return 0
+}
+CLEANUPS+=(purge_at_exit)
+
+# ---- build from a clean copy ------------------------------------------------
+ver=$(sed -n 's/^AC_INIT(\[joule_cgroup\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
+src="$T/build/joule-cgroup-$ver"
+mkdir -p "$src"
+in_git=0
+git -C "$top_srcdir" rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
+if [ "$in_git" = 1 ]; then
+  # The files git knows or would add (working-tree contents), no build output.
+  git -C "$top_srcdir" status --porcelain --ignored >"$T/status.before"
+  (cd "$top_srcdir" && git ls-files -z --cached --others --exclude-standard |
+    tar --null -T - --ignore-failed-read -cf - 2>/dev/null) | tar -C "$src" -xf -
+else
+  tar -C "$top_srcdir" --exclude='./_build*' --exclude=./autom4te.cache -cf - . |
+    tar -C "$src" -xf -
+fi
+# A tarball's tree (make distcheck) is read-only; the copy must not be.
+chmod -R u+w "$src"
+test -f "$src/debian/rules" && test -f "$src/configure.ac"
+ok $? "a clean copy of the tree in $src"
+
+# In a clean environment, as on a fresh machine: nothing of the make
+# running this test (its MAKEFLAGS carries automake's
+# TEST_LOGS=tests/package_deb.log, which would make the build's own
+# `make check` run this test again) nor of the user's PATH.
+t0=$(date +%s)
+(cd "$src" && timeout -k 10 900 env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
+  HOME="$T" LANG=C.UTF-8 JC_PACKAGE_TEST=1 DEB_BUILD_OPTIONS="parallel=$(nproc)" \
+  dpkg-buildpackage -us -uc -b) >"$T/build.log" 2>&1
+status=$?
+ok $status "dpkg-buildpackage -us -uc -b ($(($(date +%s) - t0)) s)"
+if [ $status -ne 0 ]; then
+  tail -n 40 "$T/build.log" | diag
+  tap_done
+fi
+grep -qE '^# PASS: +[1-9]' "$T/build.log" && ! grep -qE '^# (FAIL|ERROR): +[1-9]' "$T/build.log"
+ok $? "the build ran the unit tests, and only them: $(grep -E '^# TOTAL' "$T/build.log")"
+grep -q -- '-Wall -Wextra -Werror' "$T/build.log"
+ok $? "the build compiled with -Wall -Wextra -Werror"
+
+debver=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+[ "${debver%-*}" = "$ver" ]
+ok $? "debian/changelog's version $debver is configure.ac's $ver"
+deb="$T/build/${pkg}_${debver}_$(dpkg-architecture -qDEB_HOST_ARCH).deb"
+changes="$T/build/joule-cgroup_${debver}_$(dpkg-architecture -qDEB_HOST_ARCH).changes"
+test -f "$deb"
+ok $? "built $(basename "$deb")"
+
+if [ "$in_git" = 1 ]; then
+  git -C "$top_srcdir" status --porcelain --ignored >"$T/status.after"
+  cmp -s "$T/status.before" "$T/status.after"
+  ok $? "the source tree is untouched"
+fi
+
+# ---- what is in it ----------------------------------------------------------
+doc=./usr/share/doc/$pkg
+{
+  echo ".$snippet"
+  echo ./usr/bin/joule-cgroup
+  echo ./usr/lib/collectd/joule_cgroup.so
+  for f in README.md.gz changelog.Debian.gz copyright; do echo "$doc/$f"; done
+  for f in "$top_srcdir"/conf/*.conf; do echo "$doc/examples/${f##*/}"; done
+  echo ./usr/share/man/man1/joule-cgroup.1.gz
+  echo ./usr/share/man/man5/joule_cgroup.5.gz
+} | LC_ALL=C sort >"$T/files.expected"
+dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | LC_ALL=C sort >"$T/files.deb"
+diff "$T/files.expected" "$T/files.deb" >"$T/files.diff"
+ok $? "the package holds exactly the plugin (no .la), the command, both man pages, README, copyright, every conf/ example and the snippet"
+diag <"$T/files.diff"
+dep=$(dpkg-deb -f "$deb" Depends)
+case ", $dep," in *", collectd-core,"*) true ;; *) false ;; esac &&
+  case $dep in *libc6*libyajl2*) true ;; *) false ;; esac
+ok $? "Depends: $dep"
+dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles 2>/dev/null | grep -qx "$snippet"
+ok $? "$snippet is a conffile"
+
+lintian --fail-on error "$changes" >"$T/lintian.log" 2>&1
+status=$?
+[ $status -eq 0 ] && ! grep -q '^E: ' "$T/lintian.log"
+ok $? "lintian: no error ($(grep -c '^E: ' "$T/lintian.log") E, $(grep -c '^W: ' "$T/lintian.log") W)"
+grep -E '^[EW]: ' "$T/lintian.log" | diag
+
+# ---- install, use, purge ----------------------------------------------------
+dpkg-deb -c "$deb" | awk '{ print substr($6, 2) }' | sed 's|/$||' | grep . >"$T/paths"
+while read -r p; do [ -e "$p" ] && echo "$p"; done <"$T/paths" >"$T/paths.before"
+installed=1
+dpkg_retry -i "$deb"
+ok $? "dpkg -i $(basename "$deb")"
+dpkg -L "$pkg" | grep -v '^/\.$' >"$T/dpkg-L"
+[ -s "$T/dpkg-L" ]
+ok $? "dpkg -L lists $(wc -l <"$T/dpkg-L") paths"
+
+# As installed the snippet loads nothing.
+cdir="$T/collectd"
+mkdir -p "$cdir/conf.d"
+collectd_conf() { # collectd_conf INCLUDED-DIR
+  cat >"$cdir/collectd.conf" <<CONF
+Hostname "pkghost"
+FQDNLookup false
+BaseDir "$cdir"
+PIDFile "$cdir/collectd.pid"
+TypesDB "/usr/share/collectd/types.db"
+PluginDir "/usr/lib/collectd"
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$cdir/collectd.log"
+  Timestamp false
+  PrintSeverity true
+</Plugin>
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$cdir/csv"
+  StoreRates false
+</Plugin>
+# As Debian's /etc/collectd/collectd.conf includes collectd.conf.d.
+<Include "$1">
+  Filter "*.conf"
+</Include>
+CONF
+}
+cp "$snippet" "$cdir/conf.d/"
+collectd_conf "$cdir/conf.d"
+timeout 30 "$COLLECTD_BIN" -T -C "$cdir/collectd.conf" >"$cdir/collectd.out" 2>&1 &&
+  ! grep -q joule_cgroup "$cdir/collectd.log" && ! grep -q '^\[error\]' "$cdir/collectd.log"
+ok $? "collectd -T with the snippet as installed: the plugin is not loaded, no error"
+
+# Enabled with the command the snippet's header gives.
+cmd=$(sed -n 's|^# \(sed -i .*\) '"$snippet"'$|\1|p' "$snippet")
+[ -n "$cmd" ] && eval "$cmd \"\$cdir/conf.d/joule_cgroup.conf\"" &&
+  grep -qx 'LoadPlugin joule_cgroup' "$cdir/conf.d/joule_cgroup.conf"
+ok $? "the snippet's own command enables it: $cmd"
+rm -rf "$cdir/csv"
+: >"$cdir/collectd.log"
+timeout 30 "$COLLECTD_BIN" -T -C "$cdir/collectd.conf" >>"$cdir/collectd.out" 2>&1
+status=$?
+[ $status -eq 0 ] && grep -q 'plugin "joule_cgroup" successfully loaded' "$cdir/collectd.log" &&
+  ! grep -q '^\[error\]' "$cdir/collectd.log"
+ok $? "collectd -T with the snippet enabled loads /usr/lib/collectd/joule_cgroup.so, no error"
+sed 's/^/collectd.log: /' "$cdir/collectd.log" | grep -v 'successfully loaded' | diag
+# collectd -T stops its write threads right after the one read and drops
+# what they have not written yet ("value lists left after shutting down"),
+# so the csv file of one run may lack the value: up to 5 runs.
+root_usage() { tail -n 1 "$cdir"/csv/pkghost/joule_cgroup-root/derive-cpu_usage_usec-* 2>/dev/null | cut -d, -f2; }
+for run in 1 2 3 4 5; do
+  v=$(root_usage)
+  [ -n "$v" ] && break
+  timeout 30 "$COLLECTD_BIN" -T -C "$cdir/collectd.conf" >>"$cdir/collectd.out" 2>&1
+done
+[ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v > 0) }'
+ok $? "its read of the real kernel reaches csv: root derive-cpu_usage_usec = $v (run $run)"
+
+out=$(/usr/bin/joule-cgroup list 2>"$T/list.err")
+status=$?
+[ $status -eq 0 ] && python3 -c '
+import json, sys
+doc = json.loads(sys.stdin.read())
+sys.exit(0 if any(c["instance"] == "root" for c in doc["cgroups"]) else 1)' <<<"$out"
+ok $? "/usr/bin/joule-cgroup list prints JSON with the root cgroup"
+m1=$(man -w joule-cgroup 2>/dev/null)
+m5=$(man -w 5 joule_cgroup 2>/dev/null)
+[ "$m1" = /usr/share/man/man1/joule-cgroup.1.gz ] && [ "$m5" = /usr/share/man/man5/joule_cgroup.5.gz ]
+ok $? "man -w joule-cgroup: $m1; man -w 5 joule_cgroup: $m5"
+
+dpkg_retry --purge "$pkg" && pkg_absent
+ok $? "dpkg --purge $pkg"
+installed=0
+# Every path the package listed is gone, but for directories that were
+# there before it (/usr/bin, /usr/lib/collectd...).
+while read -r p; do
+  [ -e "$p" ] || [ -L "$p" ] || continue
+  grep -qxF -- "$p" "$T/paths.before" && [ -d "$p" ] && continue
+  echo "$p"
+done <"$T/dpkg-L" >"$T/left"
+[ ! -s "$T/left" ]
+ok $? "nothing of the package is left ($(wc -l <"$T/dpkg-L") paths checked)"
+diag <"$T/left"
+tap_done
