@@ -115,14 +115,14 @@ doc=./usr/share/doc/$pkg
   echo ".$snippet"
   echo ./usr/bin/joule-cgroup
   echo ./usr/lib/collectd/joule_cgroup.so
-  for f in README.md.gz changelog.Debian.gz copyright; do echo "$doc/$f"; done
+  for f in README.md.gz report-schema.md.gz changelog.Debian.gz copyright; do echo "$doc/$f"; done
   for f in "$top_srcdir"/conf/*.conf; do echo "$doc/examples/${f##*/}"; done
   echo ./usr/share/man/man1/joule-cgroup.1.gz
   echo ./usr/share/man/man5/joule_cgroup.5.gz
 } | LC_ALL=C sort >"$T/files.expected"
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | LC_ALL=C sort >"$T/files.deb"
 diff "$T/files.expected" "$T/files.deb" >"$T/files.diff"
-ok $? "the package holds exactly the plugin (no .la), the command, both man pages, README, copyright, every conf/ example and the snippet"
+ok $? "the package holds exactly the plugin (no .la), the command, both man pages, README, the report schema, copyright, every conf/ example and the snippet"
 diag <"$T/files.diff"
 dep=$(dpkg-deb -f "$deb" Depends)
 case ", $dep," in *", collectd-core,"*) true ;; *) false ;; esac &&
