@@ -201,11 +201,9 @@ static void emit_limits(const sink *k, const jc_sample *s, const jc_limits *l,
     put_gauge(k, "gauge", "cpu_limit_cores", l->cpu_cores);
   if (l->memory_max != JC_VALUE_MAX) {
     put_gauge(k, "memory", "max", (double)l->memory_max);
-    if (jc_sample_has(s, JC_FILE_MEMORY_CURRENT))
+    if (jc_sample_has(s, JC_FILE_MEMORY_CURRENT) && l->memory_max > 0)
       put_gauge(k, "percent", "memory_max",
-                l->memory_max ? 100.0 * (double)s->memory_current /
-                                    (double)l->memory_max
-                              : 100.0);
+                100.0 * (double)s->memory_current / (double)l->memory_max);
   }
   if (l->memory_high != JC_VALUE_MAX)
     put_gauge(k, "memory", "high", (double)l->memory_high);
