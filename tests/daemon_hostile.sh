@@ -80,13 +80,16 @@ run_collectd "$dir" 3
 for cg in empty no-newline garbage huge bad-limits dup/name partial-io; do
   check_values "$cg" "${cg//\//_}" memory,pids,limits
 done
-for cg in garbage bad-limits; do
-  n=$(grep -cE "^\[warning\] joule_cgroup plugin: .*/hostile/$cg/" "$dir/collectd.log")
-  [ "$n" -ge 1 ]
-  ok $? "$cg: its limit files are logged ($n lines)"
+unlogged=
+for f in garbage/cpu.max garbage/memory.max garbage/memory.high garbage/pids.max \
+    bad-limits/cpu.max bad-limits/memory.high bad-limits/pids.max; do
+  grep -qE "^\[warning\] joule_cgroup plugin: .*/hostile/$f[^a-z_.]" "$dir/collectd.log" ||
+    unlogged="$unlogged $f"
 done
-! grep -qE '^\[warning\] joule_cgroup plugin: .*/hostile/(no-newline|huge/cpu.max|dup)' "$dir/collectd.log"
-ok $? "limits without a newline, a huge quota, an inherited limit are not problems"
+[ -z "$unlogged" ]
+ok $? "limit files that are no limits are logged (not:${unlogged:- none})"
+! grep -qE '^\[warning\] joule_cgroup plugin: .*/hostile/(no-newline|huge/(cpu|memory)\.max|bad-limits/memory\.max|dup)' "$dir/collectd.log"
+ok $? "limits without a newline, a huge quota, memory.max 0, an inherited limit are not problems"
 dups=$(grep -E '^\[(warning|error|notice)\] joule_cgroup plugin:' "$dir/collectd.log" | sort | uniq -d | wc -l)
 grep -q 'Exiting normally' "$dir/collectd.log" && [ "$dups" -eq 0 ]
 ok $? "limits: collectd exited normally, no problem logged twice"
