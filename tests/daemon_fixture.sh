@@ -2,7 +2,8 @@
 # The real collectd, loading the built plugin, on fixture trees of real
 # kernel formats (5.10, 6.1 systemd, 6.6 Docker, 6.8 Kubernetes, hostile):
 # the instance set each configuration must produce, the exact figures in
-# csv, the identifiers, the `cgroup` meta data in write_log's JSON.
+# csv, the identifiers, the `cgroup` meta data in write_log's JSON; the
+# effective limits (SPEC section 5) and io.stat as real kernels write it.
 . "$(dirname "$0")/lib/common.sh"
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
@@ -42,6 +43,17 @@ values_are() {
   ok $? "$1 $2: $4 figures exact (${out##*$'\n'})"
   echo "$out" | grep -v 'figures checked' | diag
 }
+
+# hashed TREE SECTION FNV: the instance of a long name, "<fnv>~<tail>".
+hashed() {
+  $EXPECT --instances "$F/expected/$1.txt" "$2" | tr ' ' '\n' | grep "^$3~"
+}
+
+# Device names come from this host's /sys/dev/block, else "MAJ:MIN".
+devname() { sed -n 's/^DEVNAME=//p' "/sys/dev/block/$1/uevent" 2>/dev/null | grep . || echo "$1"; }
+
+# The series SPEC section 5 adds with Collect "limits".
+LIMIT_SERIES='^(gauge-cpu_limit_cores|percent-cpu_limit|memory-max|memory-high|percent-memory_max|count-pids_max)-'
 
 quiet() { # no WARNING or ERROR in the run
   [ "$(loud_lines "$RUN_DIR")" -eq 0 ]
@@ -105,6 +117,9 @@ want="system.slice_docker-6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d9
 ok $? "docker: a regex selects exactly the two containers, no root"
 values_are k6.6-docker system.slice/docker-c9d947af6874c9be436b564bccc6e059a0c1f65cccf1bae1f6dfa1868df0da6c.scope \
   system.slice_docker-c9d947af6874c9be436b564bccc6e059a0c1f65cccf1bae1f6dfa1868df0da6c.scope cpu,memory,io,events
+# its io.stat has a merged loop-device line: it counts, once
+E6=system.slice/docker-6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d912fc28b899.scope
+values_are k6.6-docker $E6 ${E6//\//_} cpu,memory,io,events
 
 # --- Kubernetes node: ** across levels, hashed long names, PerDevice -----------
 run_tree k8s k6.8-kubernetes '  Select "kubepods.slice/**/*.scope"
@@ -126,13 +141,74 @@ run_tree perdevice k6.1-systemd '  Select "system.slice/nginx.service"
   ReportRoot false
   Collect "io"
   PerDevice true'
-# Device names come from this host's /sys/dev/block, else "MAJ:MIN".
-devname() { sed -n 's/^DEVNAME=//p' "/sys/dev/block/$1/uevent" 2>/dev/null | grep . || echo "$1"; }
 series=$(ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice_nginx.service" | sed 's/-[0-9-]*$//' | sort | tr '\n' ' ')
 want=$(for d in $(awk '{ print $1 }' "$F/k6.1-systemd/system.slice/nginx.service/io.stat"); do
   echo "disk_octets-$(devname "$d")"; echo "disk_ops-$(devname "$d")"; done | sort | tr '\n' ' ')
 [ "$series" = "$want" ]
 ok $? "PerDevice: one disk_octets/disk_ops pair per device ($series)"
+
+# io.stat as real kernels write it, per device: "7:5 7:4 rbytes=..." is
+# 7:4's line, "(unknown)" is the device "unknown", "7:1 " has no keys.
+run_tree perdevice-docker k6.6-docker '  Select "system.slice"
+  Select "system.slice/docker.service"
+  Select "'$E6'"
+  Collect "io"
+  PerDevice true'
+values_are k6.6-docker '(root)' root perdevice
+values_are k6.6-docker system.slice system.slice perdevice
+values_are k6.6-docker system.slice/docker.service system.slice_docker.service perdevice
+values_are k6.6-docker $E6 ${E6//\//_} perdevice
+d74=$(devname 7:4) d75=$(devname 7:5)
+[ "$(csv_last "$RUN_DIR" system.slice "disk_octets-$d74")" = 3145728,1048576 ] &&
+  [ "$(csv_last "$RUN_DIR" system.slice "disk_ops-$d74")" = 96,16 ] &&
+  ! ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice/disk_octets-$d75-"* >/dev/null 2>&1
+ok $? "PerDevice: \"7:5 7:4 rbytes=...\" counts once, for 7:4 ($d74), nothing for 7:5 ($d75)"
+[ "$(csv_last "$RUN_DIR" system.slice_docker.service disk_octets-unknown)" = 1310720,2621440 ]
+ok $? "PerDevice: the (unknown) device goes out as \"unknown\""
+! ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice_docker.service/disk_octets-$(devname 7:1)-"* >/dev/null 2>&1
+ok $? "PerDevice: a line without keys (\"7:1 \") gives no series"
+quiet "docker host, merged, unknown and keyless io.stat lines"
+
+# --- limits: the effective one, from the cgroup or an ancestor --------------
+LIM=cpu,memory,pids,limits
+run_tree systemd-limits k6.1-systemd '  Select "**"
+  Collect "cpu" "memory" "pids" "limits"'
+PG=system.slice/system-postgresql.slice
+TMUX=user.slice/user-1000.slice/user@1000.service/app.slice/app-tmux-4021.scope
+for path in $PG $PG/postgresql@15-main.service system.slice/nginx.service \
+    system.slice/systemd-journald.service user.slice/user-1000.slice $TMUX \
+    system.slice/systemd-logind.service '(root)'; do
+  inst=${path//\//_}
+  [ "$path" = '(root)' ] && inst=root
+  values_are k6.1-systemd "$path" "$inst" $LIM
+done
+[ "$(csv_last "$RUN_DIR" system.slice_system-postgresql.slice_postgresql@15-main.service memory-max)" = 1073741824 ] &&
+  [ "$(csv_last "$RUN_DIR" system.slice_system-postgresql.slice_postgresql@15-main.service gauge-cpu_limit_cores)" = 0.5 ]
+ok $? "a service without memory.max under a slice with 1 GiB, 0.5 cores: the slice's limits"
+! ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice_systemd-logind.service" | grep -qE "$LIMIT_SERIES" &&
+  ! ls "$RUN_DIR/csv/testhost/joule_cgroup-root" | grep -qE "$LIMIT_SERIES" &&
+  ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice_nginx.service" | grep -qE "$LIMIT_SERIES"
+ok $? "no limit series for a cgroup without a limit (logind, root)"
+quiet "systemd host, limits"
+
+# The default Collect has "limits"; count-pids_max needs "pids" as well.
+run_tree systemd-limits-default k6.1-systemd '  Select "system.slice/*.service"'
+values_are k6.1-systemd system.slice/nginx.service system.slice_nginx.service cpu,memory,io,limits
+
+run_tree k8s-limits k6.8-kubernetes '  Select "**"
+  Collect "cpu" "memory" "pids" "limits"'
+K=kubepods.slice
+E63=$K/kubepods-burstable.slice/kubepods-burstable-pode63e6211_e9ee_5ea2_9453_af137f4472e7.slice
+G=$K/kubepods-pod65c6be99_dfb9_5ff9_a447_a35a4662d1f4.slice
+for path in $K $E63 $G system.slice/kubelet.service; do
+  values_are k6.8-kubernetes "$path" "${path//\//_}" $LIM
+done
+values_are k6.8-kubernetes "$long" "$(hashed k6.8-kubernetes '**' b2b77a52)" $LIM
+values_are k6.8-kubernetes $G/cri-containerd-decddf89106cd6fc7f360596b9f228392757fc56ec6deb10bdeb39200a9ca5f5.scope \
+  "$(hashed k6.8-kubernetes '**' f64b832a)" $LIM
+values_are k6.8-kubernetes $K/kubepods-besteffort.slice/kubepods-besteffort-pode04aa1a7_ada9_5951_980e_1e1f9372c098.slice/cri-containerd-c5a895d0b9e9fc50bc8185f9984c605eb97d5236eb47fbd6d026f64eb8cecb54.scope \
+  "$(hashed k6.8-kubernetes '**' 5c01d7aa)" $LIM
+quiet "kubernetes node, limits"
 
 # --- basename names and a collision ------------------------------------------
 run_tree basename k6.1-systemd '  Select "**"

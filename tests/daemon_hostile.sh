@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Hostile files through the real collectd: empty files, no trailing
 # newline, binary junk, 2^64-1 and beyond, negative numbers, a 1 MiB line,
-# partial io.stat lines, two paths with one instance.  collectd keeps
+# partial io.stat lines, two paths with one instance, every io.stat form
+# real kernels write, limit files that are no limits.  collectd keeps
 # running, every valid figure goes out exactly, nothing invalid does, and
 # each problem is logged once per cgroup however many reads follow.
 . "$(dirname "$0")/lib/common.sh"
@@ -40,6 +41,11 @@ check_values empty empty cpu,memory,io,pressure,pids
 check_values garbage garbage cpu,memory,io,pressure,pids
 check_values huge huge cpu,memory,io,pressure,pids
 check_values longline longline cpu,io,pressure,pids
+# io.stat (SPEC section 5): merged, "(unknown)" and keyless lines, unknown
+# keys count or are skipped without a word; a bad known value skips its line.
+check_values io-forms io-forms cpu,memory,io,pressure,pids
+check_values io-keyless io-keyless cpu,memory,io,pressure,pids
+check_values io-malformed io-malformed cpu,memory,io,pressure,pids
 [ "$(csv_last "$dir" longline memory-current)" = 4608000 ] &&
   ! ls "$dir/csv/testhost/joule_cgroup-longline/memory-anon-"* >/dev/null 2>&1
 ok $? "longline: memory.current goes out, the oversized memory.stat does not"
@@ -56,4 +62,35 @@ done
 grep -E '^\[(warning|error|notice)\] joule_cgroup plugin:' "$dir/collectd.log" | sed "s|$T/fixtures/||" | diag
 ! grep -qE '^\[warning\] joule_cgroup plugin: .*/hostile/(no-newline|partial-io)/' "$dir/collectd.log"
 ok $? "valid files without a newline or with partial io lines are not problems"
+! grep -qE '^\[warning\] joule_cgroup plugin: .*/hostile/(io-forms|io-keyless)/' "$dir/collectd.log"
+ok $? "merged, (unknown) and keyless io.stat lines, unknown keys are not problems"
+n=$(grep -cE '^\[warning\] joule_cgroup plugin: .*/hostile/io-malformed/' "$dir/collectd.log")
+[ "$n" -eq 1 ]
+ok $? "io-malformed: six bad lines, the file logged once ($n lines)"
+
+# Limits (SPEC section 5) from files that are empty, unterminated, junk,
+# 2^64-1 and beyond, 0, a zero period; an inherited one (dup/name).
+dir="$T/hostile-limits"
+JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$T/fixtures/hostile\"
+  Select \"*\"
+  Select \"dup/name\"
+  Ignore \"dup_name\"
+  Collect \"memory\" \"pids\" \"limits\""
+run_collectd "$dir" 3
+for cg in empty no-newline garbage huge bad-limits dup/name partial-io; do
+  check_values "$cg" "${cg//\//_}" memory,pids,limits
+done
+unlogged=
+for f in garbage/cpu.max garbage/memory.max garbage/memory.high garbage/pids.max \
+    bad-limits/cpu.max bad-limits/memory.high bad-limits/pids.max; do
+  grep -qE "^\[warning\] joule_cgroup plugin: .*/hostile/$f[^a-z_.]" "$dir/collectd.log" ||
+    unlogged="$unlogged $f"
+done
+[ -z "$unlogged" ]
+ok $? "limit files that are no limits are logged (not:${unlogged:- none})"
+! grep -qE '^\[warning\] joule_cgroup plugin: .*/hostile/(no-newline|huge/(cpu|memory)\.max|bad-limits/memory\.max|dup)' "$dir/collectd.log"
+ok $? "limits without a newline, a huge quota, memory.max 0, an inherited limit are not problems"
+dups=$(grep -E '^\[(warning|error|notice)\] joule_cgroup plugin:' "$dir/collectd.log" | sort | uniq -d | wc -l)
+grep -q 'Exiting normally' "$dir/collectd.log" && [ "$dups" -eq 0 ]
+ok $? "limits: collectd exited normally, no problem logged twice"
 tap_done

@@ -69,6 +69,18 @@ printf '8 rbytes=1\n:1 rbytes=1\n8: rbytes=1\n8:0:1 rbytes=1\n' | seed io bad-de
 printf '8:0 rbytes=18446744073709551616 wbytes=1\n' | seed io overflow
 printf '8:0 rbytes=-1\n' | seed io negative
 printf '\n\n259:0 rbytes=1 cost.vrate=99.50 cost.usage=0\n\n' | seed io empty-lines
+# io.stat as real kernels write it (SPEC section 5): merged device lines,
+# "(unknown)", keyless lines, unknown and float keys; bad known values
+seed io io.stat-k6.6-merged-unknown <"$fx/k6.6-docker/io.stat"
+seed io io.stat-k6.6-keyless <"$fx/k6.6-docker/system.slice/docker.service/io.stat"
+seed io io.stat-forms <"$fx/hostile/io-forms/io.stat"
+seed io io.stat-malformed-values <"$fx/hostile/io-malformed/io.stat"
+seed io io.stat-keyless-only <"$fx/hostile/io-keyless/io.stat"
+printf '8:0 rbytes=1 wbytes=2\n7:7 7:6 ' | seed io merged-run-at-end
+{ for i in $(seq 0 63); do printf '7:%d ' "$i"; done; printf 'rbytes=5 wios=1\n'; } | seed io merged-64-devices
+printf '(unknown)\n(unknown) rbytes=1\n(unknown rbytes=1\n(unknown)rbytes=1\n() rbytes=1\n' | seed io unknown-spellings
+printf '8:0 cost.vrate=100.00 rbytes=5 x= =y cost.usage=1.5e3\n8:0 rbytes=1.5\n8:0 wios=0x10\n' | seed io float-and-odd-keys
+printf '8:0 rbytes=1 8:16 rbytes=2\n7:1 7:2\t7:3 rios=4\n' | seed io device-after-keys
 
 # ---- pressure: {cpu,memory,io}.pressure
 seed pressure cpu.pressure-k5.10-some-only <"$fx/k5.10-basic/cpu.pressure"
@@ -138,6 +150,8 @@ nm utf8-at-cut "$(long 100 a)/$(long 10 b)$(printf '\303\251\360\237\230\200')$(
 nm continuation-bytes "$(long 20 x)$(head -c 200 /dev/zero | tr '\0' '\200')"
 
 # ---- sample: "<file letter><device capacity digit><file text>"
+# Letters: fuzz_sample.c's opening comment; the limit files follow
+# pids.current (l cpu.max, m memory.max, n memory.high, o pids.max).
 sample_seed sample cpu.stat-k6.1 a 4 "$fx/k6.1-systemd/cpu.stat"
 sample_seed sample cpu.stat-garbage a 4 "$fx/hostile/garbage/cpu.stat"
 sample_seed sample cpu.stat-huge a 4 "$fx/hostile/huge/cpu.stat"
@@ -156,6 +170,43 @@ sample_seed sample memory.events-k6.1 j 0 "$fx/k6.1-systemd/system.slice/memory.
 sample_seed sample pids.current-k6.8 k 0 "$fx/k6.8-kubernetes/kubepods.slice/pids.current"
 sample_seed sample bad-file-id q 0 "$fx/k6.1-systemd/cpu.stat"
 printf 'a4' | seed sample cpu.stat-empty
+sample_seed sample io.stat-k6.6-merged-unknown f 4 "$fx/k6.6-docker/io.stat"
+sample_seed sample io.stat-forms-cap2 f 2 "$fx/hostile/io-forms/io.stat"
+sample_seed sample io.stat-malformed-values f 4 "$fx/hostile/io-malformed/io.stat"
+sample_seed sample io.stat-keyless-only f 1 "$fx/hostile/io-keyless/io.stat"
+sample_seed sample cpu.max-max l 0 "$fx/k6.1-systemd/system.slice/cpu.max"
+sample_seed sample cpu.max-quota l 0 "$fx/k6.1-systemd/system.slice/system-postgresql.slice/cpu.max"
+sample_seed sample cpu.max-no-newline l 0 "$fx/k6.1-systemd/system.slice/systemd-journald.service/cpu.max"
+sample_seed sample cpu.max-u64-quota l 0 "$fx/hostile/huge/cpu.max"
+sample_seed sample cpu.max-one-word l 0 "$fx/hostile/garbage/cpu.max"
+sample_seed sample cpu.max-zero-period l 0 "$fx/hostile/bad-limits/cpu.max"
+cm() { printf '%s' "$2" | { printf 'l0'; cat; } | seed sample "cpu.max-$1"; }
+cm max-only 'max'
+cm zero-quota '0 100000'
+cm three-words '50000 100000 1'
+cm tab $'50000\t100000\n'
+cm two-spaces '50000  100000'
+cm leading-space ' 50000 100000'
+cm two-newlines $'50000 100000\n\n'
+cm crlf $'max 100000\r\n'
+cm negative '-1 100000'
+cm overflow '18446744073709551616 100000'
+cm max-max 'max max'
+cm tiny-period '1 1'
+sample_seed sample memory.max-max m 0 "$fx/k6.1-systemd/system.slice/memory.max"
+sample_seed sample memory.max-bytes m 0 "$fx/k6.8-kubernetes/kubepods.slice/memory.max"
+sample_seed sample memory.max-zero m 0 "$fx/hostile/bad-limits/memory.max"
+sample_seed sample memory.max-u64 m 0 "$fx/hostile/huge/memory.max"
+sample_seed sample memory.max-suffix m 0 "$fx/hostile/garbage/memory.max"
+sample_seed sample memory.high-bytes n 0 "$fx/k6.1-systemd/system.slice/nginx.service/memory.high"
+sample_seed sample memory.high-overflow n 0 "$fx/hostile/huge/memory.high"
+sample_seed sample memory.high-crlf n 0 "$fx/hostile/garbage/memory.high"
+sample_seed sample memory.high-no-newline n 0 "$fx/hostile/no-newline/memory.high"
+sample_seed sample pids.max-max o 0 "$fx/k6.1-systemd/system.slice/pids.max"
+sample_seed sample pids.max-number o 0 "$fx/k6.1-systemd/system.slice/nginx.service/pids.max"
+sample_seed sample pids.max-negative o 0 "$fx/hostile/huge/pids.max"
+sample_seed sample pids.max-two-words o 0 "$fx/hostile/bad-limits/pids.max"
+printf 'o0' | seed sample pids.max-empty
 
 # ---- metrics: NUL-separated records (see fuzz_metrics.c)
 mt() { local name=$1; shift; local first=1 r; for r in "$@"; do [ $first = 1 ] || printf '\0'; first=0; printf '%s' "$r"; done | seed metrics "$name"; }
@@ -170,5 +221,13 @@ system_usec 358484056' "$(f f "$k61/io.stat")"
 mt per-device '@p2' "$(f f "$fx/hostile/partial-io/io.stat")" "$(f f "$k61/io.stat")" '+10' "$(f f "$k61/io.stat")"
 mt counter-backwards 'ausage_usec 5000000' '+1000' 'ausage_usec 100' '+1000' 'ausage_usec 200'
 mt clock-backwards 'ausage_usec 100' '-1000' 'ausage_usec 200' '+0' 'ausage_usec 300' '+5' 'ausage_usec 400'
+# limits over two reads: percent-cpu_limit and percent-memory_max
+kpg=$k61/system.slice/system-postgresql.slice
+mt limits-two-reads "$(f a "$kpg/cpu.stat")" "$(f b "$kpg/memory.current")" "$(f l "$kpg/cpu.max")" \
+  "$(f m "$kpg/memory.max")" "$(f n "$k61/system.slice/nginx.service/memory.high")" \
+  "$(f o "$k61/system.slice/nginx.service/pids.max")" '+1000' \
+  'ausage_usec 999999999
+user_usec 555555555
+system_usec 444444444' "$(f l "$kpg/cpu.max")" "$(f m "$fx/hostile/bad-limits/memory.max")"
 mt huge-values "$(f a "$fx/hostile/huge/cpu.stat")" "$(f f "$fx/hostile/huge/io.stat")" '+1000' \
   'ausage_usec 18446744073709551615' '@p'

@@ -1,18 +1,32 @@
 #!/usr/bin/env python3
 """Compares what collectd's csv plugin wrote for one cgroup with the
-[values PATH] section of a fixture's expected file (tests/fixtures/expected).
+[values PATH] section of a fixture's expected file (tests/fixtures/expected),
+and of its companions (<tree>.<topic>.txt: the limits).
 
     csv_expect.py EXPECTED_FILE PATH CSV_INSTANCE_DIR GROUPS [MEMSTAT_KEYS]
     csv_expect.py --instances EXPECTED_FILE "SECTION"
 
-GROUPS is a comma list of Collect groups (cpu,memory,io,pressure,events,pids).
-Every expected figure of those groups must be in the newest csv line of its
-SPEC section 3 series, exactly; prints one line per mismatch, exits 1 if any.
+GROUPS is a comma list of Collect groups (cpu,memory,io,pressure,events,pids,
+limits), or "perdevice" for io with PerDevice true. Every expected figure of
+those groups must be in the newest csv line of its SPEC section 3 or 5
+series, exactly, and a series whose figure is absent, invalid or "(none)"
+must not be there at all; prints one line per mismatch, exits 1 if any.
+
+limits: gauge-cpu_limit_cores = limit:cpu_cores; percent-cpu_limit = 0 (the
+fixture stands still); memory-max, memory-high = limit:memory_max,
+limit:memory_high; percent-memory_max = 100 * memory.current /
+limit:memory_max (not sent without memory.current or with a limit of 0);
+count-pids_max = limit:pids_max, and only with "pids" too. perdevice: one
+disk_octets/disk_ops pair per device of io.stat:devices, named as the host's
+/sys/dev/block/MAJ:MIN/uevent DEVNAME (else "MAJ:MIN"; "unknown" for the
+"(unknown)" device), with that device's figures, and no other disk series.
+
 With --instances, prints the sorted instance names a [select SECTION] lists,
 computing the SPEC's hashed form for names over 127 bytes.
 """
 import glob
 import os
+import re
 import sys
 
 DEFAULT_MEMSTAT = ["anon", "file", "kernel", "kernel_stack", "slab", "shmem"]
@@ -21,17 +35,60 @@ CPU_DERIVE = ["usage_usec", "nr_periods", "nr_throttled", "throttled_usec",
 EVENT_PREFIXES = ("pg", "workingset_", "thp_", "zswp")
 
 
+def section_rows(files, header):
+    """the TAB-separated rows of the sections HEADER of FILES"""
+    for f in files:
+        inside = False
+        for line in open(f, encoding="utf-8"):
+            line = line.rstrip("\n")
+            if line.startswith("["):
+                inside = line == header
+            elif inside and line and not line.startswith("#"):
+                yield line.split("\t")
+
+
 def read_section(path, want):
-    values, inside = {}, False
-    for line in open(path, encoding="utf-8"):
-        line = line.rstrip("\n")
-        if line.startswith("["):
-            inside = line == "[values %s]" % want
-            continue
-        if inside and line and not line.startswith("#"):
-            key, value = line.split("\t")[:2]
-            values[key] = value
-    return values
+    files = [path] + sorted(glob.glob(path[:-len(".txt")] + ".*.txt"))
+    return {c[0]: c[1] for c in section_rows(files, "[values %s]" % want)}
+
+
+def devname(dev):
+    """the device name PerDevice uses: the host's, else MAJ:MIN"""
+    try:
+        for line in open("/sys/dev/block/%s/uevent" % dev):
+            if line.startswith("DEVNAME=") and line.strip() != "DEVNAME=":
+                return line.strip()[len("DEVNAME="):]
+    except OSError:
+        pass
+    return dev
+
+
+def number(values, key):
+    """an expected figure as a number, or None ("(none)", "(absent)"...)"""
+    value = values.get(key, "(absent)")
+    return None if value.startswith("(") else int(value) if value.isdigit() else float(value)
+
+
+def limits(values, groups, out):
+    if "limit:cpu_cores" in values:
+        cores = number(values, "limit:cpu_cores")
+        out.append(("gauge-cpu_limit_cores", 0, cores, "limit:cpu_cores"))
+        out.append(("percent-cpu_limit", 0, None if cores is None else 0.0,
+                    "limit:cpu_cores, no CPU used"))
+    if "limit:memory_max" in values:
+        limit = number(values, "limit:memory_max")
+        out.append(("memory-max", 0, limit, "limit:memory_max"))
+        current = number(values, "memory.current")
+        share = None
+        if limit and current is not None and current <= 2**64 - 1:
+            share = 100 * current / limit
+        out.append(("percent-memory_max", 0, share,
+                    "memory.current %s / limit:memory_max" % values.get("memory.current")))
+    if "limit:memory_high" in values:
+        out.append(("memory-high", 0, number(values, "limit:memory_high"), "limit:memory_high"))
+    if "limit:pids_max" in values:
+        out.append(("count-pids_max", 0, number(values, "limit:pids_max")
+                    if "pids" in groups else None, "limit:pids_max, Collect pids"))
 
 
 def expectations(values, groups, memstat):
@@ -71,6 +128,11 @@ def expectations(values, groups, memstat):
         add("disk_octets", 1, "io.stat:sum:wbytes")
         add("disk_ops", 0, "io.stat:sum:rios")
         add("disk_ops", 1, "io.stat:sum:wios")
+    if "perdevice" in groups:
+        for dev in device_list(values):
+            for idx, (octets, ops) in enumerate((("rbytes", "rios"), ("wbytes", "wios"))):
+                add("disk_octets-" + devname(dev), idx, "io.stat:%s:%s" % (dev, octets))
+                add("disk_ops-" + devname(dev), idx, "io.stat:%s:%s" % (dev, ops))
     if "pressure" in groups:
         for res in ("cpu", "memory", "io"):
             for kind in ("some", "full"):
@@ -84,7 +146,22 @@ def expectations(values, groups, memstat):
                 add("derive-memory_events_" + key.split(":")[1], 0, key)
     if "pids" in groups:
         add("count-pids", 0, "pids.current")
+    if "limits" in groups:
+        limits(values, groups, out)
     return out
+
+
+def device_list(values):
+    devices = values.get("io.stat:devices", "(none)")
+    return [] if devices.startswith("(") else devices.split(",")
+
+
+def series_names(csv_dir, prefix):
+    """the series of a csv instance directory whose names start with PREFIX"""
+    names = set()
+    for f in glob.glob(os.path.join(csv_dir, prefix + "*")):
+        names.add(re.sub(r"-[0-9]{4}-[0-9]{2}-[0-9]{2}$", "", os.path.basename(f)))
+    return names
 
 
 def newest(csv_dir, series):
@@ -113,15 +190,8 @@ def instance(column, path):
 
 
 def instances(expected_file, section):
-    names, inside = [], False
-    for line in open(expected_file, encoding="utf-8"):
-        line = line.rstrip("\n")
-        if line.startswith("["):
-            inside = line == "[select %s]" % section
-            continue
-        if inside and line and not line.startswith("#"):
-            cols = line.split("\t")
-            names.append(instance(cols[0], cols[1]))
+    names = [instance(c[0], c[1])
+             for c in section_rows([expected_file], "[select %s]" % section)]
     print(" ".join(sorted(names, key=lambda n: n.encode())))
     return 0 if names else 1
 
@@ -141,6 +211,12 @@ def main():
     refused = {c[0] for c in checks if c[2] is None}
     checks = [c for c in checks if c[2] is None or c[0] not in refused]
     bad = 0
+    if "perdevice" in groups.split(","):
+        want = {"%s-%s" % (t, devname(d)) for d in device_list(values)
+                for t in ("disk_octets", "disk_ops")}
+        for series in sorted(series_names(csv_dir, "disk_") - want):
+            print("%s: %s sent, but no io.stat line counts for it" % (path, series))
+            bad += 1
     for series, idx, want, key in checks:
         got = newest(csv_dir, series)
         if want is None:
