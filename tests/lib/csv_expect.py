@@ -73,7 +73,9 @@ def limits(values, groups, out):
     if "limit:cpu_cores" in values:
         cores = number(values, "limit:cpu_cores")
         out.append(("gauge-cpu_limit_cores", 0, cores, "limit:cpu_cores"))
-        out.append(("percent-cpu_limit", 0, None if cores is None else 0.0,
+        # a rate of cpu.stat's usage: with Collect "cpu" only
+        out.append(("percent-cpu_limit", 0,
+                    None if cores is None or "cpu" not in groups else 0.0,
                     "limit:cpu_cores, no CPU used"))
     if "limit:memory_max" in values:
         limit = number(values, "limit:memory_max")
