@@ -49,9 +49,11 @@ stop_collectd
 
 made=$(grep -c ' made ' "$log")
 ok $(( made < 20 )) "the script made $made cgroups in ${CHURN_SECONDS} s"
-[ "$(grep -cE '^\[(error|warning)\]' "$dir/collectd.log")" -eq 0 ]
-ok $? "no ERROR or WARNING in collectd's log"
-grep -E '^\[(error|warning)\]' "$dir/collectd.log" | head -5 | diag
+# The plugin's own lines: on a loaded machine collectd itself may warn
+# that it is late for an interval, which says nothing about the plugin.
+[ "$(loud_lines "$dir")" -eq 0 ]
+ok $? "no ERROR or WARNING from the plugin"
+grep -E '^\[(error|warning)\] joule_cgroup plugin:' "$dir/collectd.log" | head -5 | diag
 [ "$fds_empty" -eq "$fds_start" ]
 ok $? "collectd's descriptors on the cgroup tree: $fds_start after start, $fds_end during churn, $fds_empty after"
 
