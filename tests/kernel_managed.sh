@@ -2,7 +2,7 @@
 # The profiler lifecycle on the real kernel: collectd creates a cgroup from
 # a <Cgroup ... Create true> block, moves a busy-looping child into it from
 # its pid file, reports it as ~1 core busy with rising CPU time, and at
-# shutdown moves the child back to the parent and removes the cgroup.
+# shutdown moves the child back where it was and removes the cgroup.
 # Everything lives under a parent named for this run, removed at the end.
 . "$(dirname "$0")/lib/common.sh"
 need_kernel
@@ -10,12 +10,7 @@ need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
 
 make_run_parent joule-test
-busy_pid=
-CLEANUPS+=('[ -n "$busy_pid" ] && kill "$busy_pid" 2>/dev/null')
-
-bash -c 'while :; do :; done' &
-busy_pid=$!
-echo "$busy_pid" >"$T/busy.pid"
+start_busy
 
 dir="$T/busy"
 JC_INTERVAL=0.5 write_conf "$dir" "  CgroupRoot \"$mnt\"
@@ -53,8 +48,8 @@ test ! -e "$parent/busy"
 ok $? "the cgroup is gone after collectd stopped"
 kill -0 "$busy_pid" 2>/dev/null
 ok $? "the child lives on"
-grep -qx "0::/$run" "/proc/$busy_pid/cgroup"
-ok $? "in the parent ($(grep "^0::" /proc/$busy_pid/cgroup 2>/dev/null))"
+grep -qx "$home" "/proc/$busy_pid/cgroup"
+ok $? "back in its cgroup ($(grep "^0::" /proc/$busy_pid/cgroup 2>/dev/null))"
 
 # Init failures disable the plugin with one ERROR line and leave nothing.
 init_case() { # name, expected ERE, <Cgroup> body
