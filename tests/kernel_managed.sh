@@ -10,6 +10,7 @@ need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
 
 make_run_parent joule-test
+hand_down_controllers
 start_busy
 
 dir="$T/busy"

@@ -1,8 +1,9 @@
 /*
  * jc_managed — the <Cgroup> blocks: the profiler's lifecycle on collectd's
- * callbacks.  At init: verify the cgroup, or create its missing levels
- * (the parent they are created in must hand down the controllers Collect
- * needs); then move the configured processes in, once
+ * callbacks.  At init: verify the cgroup, or create its missing levels and
+ * hand down to each the controllers Collect needs (as systemd and runc
+ * do: the cgroups we create are ours to configure, the ones above them are
+ * not, and are only checked); then move the configured processes in, once
  * each has been found safe to move, remembering where each was.  At
  * shutdown: for each level we created, while it is still the cgroup we
  * created, move the processes still inside back where they came from (the
@@ -88,6 +89,13 @@ static unsigned required_controllers(const jc_collector *c) {
   return mask;
 }
 
+/* Those, and cpu for Collect "cpu": cpu.stat exists without it, but its
+ * throttling keys come from it. */
+static unsigned wanted_controllers(const jc_collector *c) {
+  return required_controllers(c) |
+         ((c->cfg->collect & JC_COLLECT_CPU) ? JC_CTRL_CPU : 0);
+}
+
 /* A cgroup we did not create must already hand down what we read. */
 static int check_parent_enables(jc_collector *c, int fd, const char *relpath) {
   unsigned wanted = required_controllers(c), enabled = 0;
@@ -112,6 +120,46 @@ static int check_parent_enables(jc_collector *c, int fd, const char *relpath) {
   return -1;
 }
 
+/* A cgroup we created hands down the wanted controllers it has. */
+static int enable_below(jc_collector *c, int fd, const char *relpath) {
+  unsigned offered = 0;
+  int r = jc_hier_controllers(fd, "cgroup.controllers", &offered);
+  unsigned mask = wanted_controllers(c) & offered;
+  if (r == 0)
+    r = jc_cgwrite_enable(fd, mask);
+  if (r == 0)
+    return 0;
+  char where[PATH_MAX], line[128];
+  full_path(c, relpath, where, sizeof(where));
+  jc_ctrl_format(mask, line, sizeof(line));
+  jc_logf(&c->log, JC_LOG_ERR,
+          "cannot enable \"%s\" in %s/cgroup.subtree_control: %s", line, where,
+          r == -EBUSY ? "it holds processes, and cgroup v2 hands controllers "
+                        "down only from cgroups without processes"
+                      : strerror(-r));
+  return -1;
+}
+
+/* Was the cgroup fd created by one of the first `upto` blocks? */
+static bool created_by_us(const jc_collector *c, size_t upto, int fd) {
+  uint64_t id;
+  if (jc_cgwrite_id(fd, &id) < 0)
+    return false;
+  for (size_t i = 0; i < upto; i++)
+    for (size_t k = 0; k < c->managed[i].created_levels; k++)
+      if (c->managed[i].ids[k] == id)
+        return true;
+  return false;
+}
+
+/* The parent of the first level block i creates, or of its cgroup when
+ * it exists: configured if ours, checked if not. */
+static int prepare_parent(jc_collector *c, size_t i, int fd,
+                          const char *relpath) {
+  return created_by_us(c, i, fd) ? enable_below(c, fd, relpath)
+                                 : check_parent_enables(c, fd, relpath);
+}
+
 /* ---- creating ------------------------------------------------------- */
 
 static void creation_failed(jc_collector *c, const char *relpath, int err) {
@@ -125,7 +173,8 @@ static void creation_failed(jc_collector *c, const char *relpath, int err) {
 }
 
 /* Creates the levels of block i below the first `have`, which exist (fd is
- * the deepest of them), top-down. */
+ * the deepest of them), top-down; each but the first is created in one
+ * that we created, which hands the controllers down first. */
 static int create_levels(jc_collector *c, size_t i, int fd, size_t have) {
   const jc_managed *m = &c->cfg->managed[i];
   jc_managed_state *st = &c->managed[i];
@@ -136,6 +185,8 @@ static int create_levels(jc_collector *c, size_t i, int fd, size_t have) {
     first_levels(m->path, level, prefix, sizeof(prefix));
     first_levels(m->path, level + 1, name, sizeof(name));
     const char *last = name + (level ? strlen(prefix) + 1 : 0);
+    if (level > have && enable_below(c, cur, prefix) < 0)
+      r = -1;
     uint64_t id;
     int next = r < 0 ? r : jc_cgwrite_mkdir(cur, last, &id);
     if (next < 0 && r == 0) {
@@ -192,7 +243,7 @@ static int setup_one(jc_collector *c, size_t i) {
   if (have == total) { /* it exists: what matters is its parent */
     first_levels(m->path, total - 1, parent, sizeof(parent));
     int pfd = open_dir(c, parent);
-    r = pfd < 0 ? pfd : check_parent_enables(c, pfd, parent);
+    r = pfd < 0 ? pfd : prepare_parent(c, i, pfd, parent);
     if (pfd < 0)
       jc_logf(&c->log, JC_LOG_ERR, "cannot open the parent of %s: %s", where,
               strerror(-pfd));
@@ -200,7 +251,7 @@ static int setup_one(jc_collector *c, size_t i) {
       close(pfd);
   } else {
     first_levels(m->path, have, parent, sizeof(parent));
-    r = check_parent_enables(c, fd, parent);
+    r = prepare_parent(c, i, fd, parent);
     if (r == 0)
       r = create_levels(c, i, fd, have);
     if (r == 0)
