@@ -105,7 +105,7 @@ static void choose_files(jc_collector *c) {
             fi->controller, c->root);
   }
   if ((c->cfg->collect & JC_COLLECT_PRESSURE) &&
-      faccessat(c->rootfd, "cpu.pressure", F_OK, 0) < 0) {
+      faccessat(c->rootfd, "cpu.pressure", F_OK, AT_EACCESS) < 0) {
     jc_logf(&c->log, JC_LOG_WARNING,
             "%s/cpu.pressure is missing: the kernel has pressure stall "
             "information disabled (boot with psi=1); pressure is not "
@@ -245,7 +245,9 @@ static bool still_exists(const jc_collector *c, const jc_tracked *t) {
   char path[PATH_MAX];
   snprintf(path, sizeof(path), "%s%scgroup.procs", t->dirfd >= 0 ? "" : t->relpath,
            t->dirfd >= 0 || !t->relpath[0] ? "" : "/");
-  return faccessat(dirfd, path, F_OK, 0) == 0;
+  /* AT_EACCESS: as the reads see it (a reader with CAP_DAC_READ_SEARCH
+   * and another real uid is refused what it can read otherwise). */
+  return faccessat(dirfd, path, F_OK, AT_EACCESS) == 0;
 }
 
 /* A controller file is missing from a cgroup whose hierarchy has the
