@@ -6,6 +6,7 @@
 #     a directory nobody owns, one that is a symlink nobody placed, each
 #     naming a root-owned process: it stays where it was.  A pid file of
 #     root's in /run works.
+#   - A file mounted over cgroup.procs: not the kernel's, not written.
 #   - AttachPid 1 (in a pid namespace of its own, so that a regression
 #     moves a throwaway init, not this machine's), a kernel thread, a
 #     process outside CgroupRoot: refused.
@@ -121,6 +122,27 @@ run_collectd "$d" 1
 grep -qx "\[error\] joule_cgroup plugin: AttachPid $victim: refusing to move process $victim: it is in cgroup $home, outside CgroupRoot (cgroup /$run)" "$d/collectd.log" &&
   [ "$(cg "$victim")" = "$home" ] && test ! -e "$parent/outside"
 ok $? "a process outside CgroupRoot $parent: refused, still in $home"
+
+# A file mounted over cgroup.procs of an existing <Cgroup> (in a mount
+# namespace of its own): not the kernel's file, so nothing is written.
+mkdir "$parent/bm"
+printf 'SECRET-DATA-LINE-ONE\n' >"$T/bm-victim"
+cp "$T/bm-victim" "$T/bm-victim.orig"
+d="$T/bm"
+write_conf "$d" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Collect \"cpu\"
+  <Cgroup \"$run/bm\">
+    AttachPid $victim
+  </Cgroup>"
+unshare --mount --propagation private bash -c '
+  mount --bind "$1" "$2" || exit
+  "${@:5}" "$3" -f -C "$4/collectd.conf" >>"$4/collectd.out" 2>&1 & c=$!
+  sleep 1; kill -TERM $c; wait $c' bm "$T/bm-victim" "$parent/bm/cgroup.procs" \
+  "$COLLECTD_BIN" "$d" "${COLLECTD_ENV[@]}"
+one_error "$d" "AttachPid $victim: cannot move process $victim into $parent/bm: its cgroup.procs is not the kernel's" &&
+  cmp -s "$T/bm-victim" "$T/bm-victim.orig" && [ "$(cg "$victim")" = "$home" ]
+ok $? "a file mounted over cgroup.procs: refused, its bytes unchanged, the process still in $home"
 
 # PID 1 of a pid namespace, collectd inside it: AttachPid 1 names the
 # namespace's init (bash), whose cgroup is read before and after.

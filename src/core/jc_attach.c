@@ -132,7 +132,9 @@ int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
         : r == -EBUSY ? "the cgroup has controllers enabled for its "
                         "children, and cgroup v2 keeps processes in leaf "
                         "cgroups only"
-                      : strerror(-r);
+        : r == -EMEDIUMTYPE ? "its cgroup.procs is not the kernel's (a file "
+                              "mounted over it?)"
+                            : strerror(-r);
     jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s: %s",
             source, (int)pid, where, hint);
     return -1;
