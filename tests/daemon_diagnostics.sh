@@ -161,15 +161,25 @@ init_error "cgroup missing" "cgroup $root/absent does not exist; create it \\(mk
   "  CgroupRoot \"$root\"
   <Cgroup \"absent\">
   </Cgroup>"
-mkdir -p "$root/joule"
+# An existing <Cgroup> (read only: no Create, no process to move) whose
+# parent does not hand a wanted controller down: the exact remedy.
+mk_cgroup "$root" joule/batch
 : >"$root/joule/cgroup.subtree_control"
 init_error "controller not enabled for a managed cgroup" \
   "controller \"memory\" is not enabled for the children of $root/joule; enable it with: echo \"\\+memory\" > $root/joule/cgroup.subtree_control" \
   "  CgroupRoot \"$root\"
   Collect \"memory\"
   <Cgroup \"joule/batch\">
+  </Cgroup>"
+# A copy of a tree is only read: a block that would create is refused
+# before anything is done.  (Creating, and the controllers of what is
+# created, are tested on the kernel: kernel_controllers.sh.)
+init_error "Create on a copy of a tree" \
+  "<Cgroup \"joule/new\">: CgroupRoot $root is not on the kernel's cgroup2 file system .*Create, AttachPid and AttachPidFile are refused" \
+  "  CgroupRoot \"$root\"
+  <Cgroup \"joule/new\">
     Create true
   </Cgroup>"
-test ! -e "$root/joule/batch"
-ok $? "the cgroup created before the error is removed again"
+test ! -e "$root/joule/new"
+ok $? "nothing is created in a copy of a tree"
 tap_done

@@ -7,7 +7,7 @@
  */
 #include "jcli_spawn.h"
 
-#include "jc_hier.h"
+#include "jc_cgwrite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -48,7 +48,7 @@ static _Noreturn void child_exec(int cgfd, char *const argv[],
   if (child_stdout(stdout_fd) < 0)
     child_fail(report_fd, JCLI_SPAWN_START, errno);
   if (cgfd >= 0) {
-    int r = jc_hier_attach(cgfd, getpid());
+    int r = jc_cgwrite_attach(cgfd, getpid());
     if (r < 0)
       child_fail(report_fd, JCLI_SPAWN_ATTACH, -r);
   }

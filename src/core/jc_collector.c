@@ -118,7 +118,7 @@ static void choose_files(jc_collector *c) {
   if (c->notify_oom)
     c->files |= 1u << JC_FILE_MEMORY_EVENTS;
   if ((c->cfg->collect & JC_COLLECT_PRESSURE) &&
-      faccessat(c->rootfd, "cpu.pressure", F_OK, 0) < 0) {
+      faccessat(c->rootfd, "cpu.pressure", F_OK, AT_EACCESS) < 0) {
     jc_logf(&c->log, JC_LOG_WARNING,
             "%s/cpu.pressure is missing: the kernel has pressure stall "
             "information disabled (boot with psi=1); pressure is not "

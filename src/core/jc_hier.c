@@ -5,6 +5,7 @@
 #include "jc_parse.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,18 +21,31 @@
 
 #define WHY(...) (snprintf(why, n, __VA_ARGS__))
 
+/* In the order of JC_CTRL_* bits. */
+static const char *const ctrl_names[JC_CTRL_COUNT] = {"cpu", "memory", "io",
+                                                      "pids"};
+
 unsigned jc_ctrl_bit(const char *name) {
-  static const struct {
-    const char *name;
-    unsigned bit;
-  } known[] = {{"cpu", JC_CTRL_CPU},
-               {"memory", JC_CTRL_MEMORY},
-               {"io", JC_CTRL_IO},
-               {"pids", JC_CTRL_PIDS}};
-  for (size_t i = 0; i < sizeof(known) / sizeof(*known); i++)
-    if (strcmp(name, known[i].name) == 0)
-      return known[i].bit;
+  for (unsigned i = 0; i < JC_CTRL_COUNT; i++)
+    if (strcmp(name, ctrl_names[i]) == 0)
+      return 1u << i;
   return 0;
+}
+
+const char *jc_ctrl_name(unsigned bit) {
+  for (unsigned i = 0; i < JC_CTRL_COUNT; i++)
+    if (bit == 1u << i)
+      return ctrl_names[i];
+  return "?";
+}
+
+void jc_ctrl_format(unsigned mask, char *buf, size_t size) {
+  size_t len = 0;
+  buf[0] = '\0';
+  for (unsigned i = 0; i < JC_CTRL_COUNT && len < size; i++)
+    if (mask & (1u << i))
+      len += (size_t)snprintf(buf + len, size - len, "%s+%s", len ? " " : "",
+                              ctrl_names[i]);
 }
 
 int jc_hier_open_file(int dirfd, const char *name, bool check_type) {
@@ -48,20 +62,6 @@ int jc_hier_open_file(int dirfd, const char *name, bool check_type) {
   return fd;
 }
 
-int jc_hier_open_file_rw(int dirfd, const char *name) {
-  if (!jc_hier_is_cgroupfs(dirfd))
-    return -EROFS;
-  int fd = openat(dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-  if (fd < 0)
-    return -errno;
-  struct stat st;
-  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return -EMEDIUMTYPE;
-  }
-  return fd;
-}
-
 ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size) {
   int fd = jc_hier_open_file(dirfd, name, true);
   if (fd < 0)
@@ -72,15 +72,20 @@ ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size) {
   return len < 0 ? -saved : len;
 }
 
-int jc_hier_find_mount(const char *mountinfo, char *ret_path, size_t size) {
+/* Calls fn for each cgroup2 line of a mountinfo file until it returns
+ * non-zero; returns that, or 0 (or -errno) at the end. */
+static int each_cgroup2_mount(const char *mountinfo,
+                              int (*fn)(const char *root, const char *mnt,
+                                        void *ctx),
+                              void *ctx) {
   int fd = open(mountinfo, O_RDONLY | O_CLOEXEC);
   if (fd < 0)
     return -errno;
   /* mountinfo can be long on container hosts: scan it line by line. */
-  char buf[8192];
+  char buf[8192], root[PATH_MAX], mnt[PATH_MAX];
   size_t have = 0;
-  int result = -ENOENT;
-  for (;;) {
+  int result = 0;
+  while (result == 0) {
     ssize_t got = read(fd, buf + have, sizeof(buf) - have);
     if (got < 0) {
       result = -errno;
@@ -88,12 +93,11 @@ int jc_hier_find_mount(const char *mountinfo, char *ret_path, size_t size) {
     }
     have += (size_t)got;
     char *line = buf, *nl;
-    while ((nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
-      if (jc_parse_mountinfo_line(line, (size_t)(nl - line), ret_path, size) ==
-          1) {
-        close(fd);
-        return 0;
-      }
+    while (result == 0 &&
+           (nl = memchr(line, '\n', have - (size_t)(line - buf)))) {
+      if (jc_parse_mountinfo_cgroup2(line, (size_t)(nl - line), root, mnt,
+                                     sizeof(mnt)) == 1)
+        result = fn(root, mnt, ctx);
       line = nl + 1;
     }
     have -= (size_t)(line - buf);
@@ -103,6 +107,87 @@ int jc_hier_find_mount(const char *mountinfo, char *ret_path, size_t size) {
   }
   close(fd);
   return result;
+}
+
+typedef struct {
+  char *path;
+  size_t size;
+} path_out;
+
+static int take_first(const char *root, const char *mnt, void *ctx) {
+  (void)root;
+  const path_out *out = ctx;
+  if (strlen(mnt) >= out->size)
+    return -ENAMETOOLONG;
+  strcpy(out->path, mnt);
+  return 1;
+}
+
+int jc_hier_find_mount(const char *mountinfo, char *ret_path, size_t size) {
+  int r = each_cgroup2_mount(mountinfo, take_first,
+                             &(path_out){ret_path, size});
+  return r == 1 ? 0 : r < 0 ? r : -ENOENT;
+}
+
+/* The length of mnt when it is dir or a parent of dir, else 0. */
+static size_t holds(const char *mnt, const char *dir) {
+  size_t len = strlen(mnt);
+  if (strcmp(mnt, "/") == 0)
+    return 1;
+  return strncmp(dir, mnt, len) == 0 && (dir[len] == '\0' || dir[len] == '/')
+             ? len
+             : 0;
+}
+
+typedef struct {
+  const char *dir;
+  size_t best; /* length of the longest mount point holding dir */
+  char *path;
+  size_t size;
+  int result;
+} cgroup_of_ctx;
+
+static int take_holder(const char *root, const char *mnt, void *ctx) {
+  cgroup_of_ctx *q = ctx;
+  size_t len = holds(mnt, q->dir);
+  if (len <= q->best)
+    return 0;
+  q->best = len;
+  const char *below = q->dir + (strcmp(mnt, "/") == 0 ? 0 : len);
+  int n = snprintf(q->path, q->size, "%s%s",
+                   strcmp(root, "/") == 0 && below[0] ? "" : root, below);
+  q->result = n < 0 || (size_t)n >= q->size ? -ENAMETOOLONG : 0;
+  return 0;
+}
+
+int jc_hier_cgroup_of(const char *mountinfo, const char *dir, char *ret_path,
+                      size_t size) {
+  char path[PATH_MAX];
+  cgroup_of_ctx q = {dir, 0, path, sizeof(path), -ENOENT};
+  int r = each_cgroup2_mount(mountinfo, take_holder, &q);
+  if (r < 0)
+    return r;
+  if (q.result < 0)
+    return q.result;
+  if (strlen(path) >= size)
+    return -ENAMETOOLONG;
+  strcpy(ret_path, path);
+  return 0;
+}
+
+bool jc_hier_path_within(const char *path, const char *root) {
+  /* Outside our cgroup namespace the kernel writes "/../..."; a ".."
+   * level never names a cgroup below root. */
+  for (const char *p = path; (p = strstr(p, "/..")); p += 3)
+    if (p[3] == '\0' || p[3] == '/')
+      return false;
+  if (path[0] != '/')
+    return false;
+  if (strcmp(root, "/") == 0)
+    return true;
+  size_t len = strlen(root);
+  return strncmp(path, root, len) == 0 &&
+         (path[len] == '\0' || path[len] == '/');
 }
 
 bool jc_hier_is_cgroupfs(int fd) {
@@ -137,52 +222,50 @@ int jc_hier_controllers(int dirfd, const char *file, unsigned *ret_mask) {
   return 0;
 }
 
-/* Opens (optionally creating) one level below dirfd, explaining failures. */
-static int open_level(int dirfd, const char *level, bool create, bool *created,
-                      char *why, size_t n) {
-  if (create && mkdirat(dirfd, level, 0755) == 0)
-    *created = true;
-  else if (create && errno != EEXIST)
-    return WHY("cannot create \"%s\": %s", level, strerror(errno)), -errno;
-  int fd = openat(dirfd, level, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-                                    O_CLOEXEC);
-  if (fd >= 0)
+/* Opens one level below dirfd, explaining failures. */
+static int open_level(int dirfd, const char *level, char *why, size_t n) {
+  int fd = jc_hier_open_level(dirfd, level);
+  if (fd >= 0 || fd == -ENOENT)
     return fd;
-  int e = errno;
   struct stat st;
-  if ((e == ELOOP || e == ENOTDIR) &&
+  if ((fd == -ELOOP || fd == -ENOTDIR) &&
       fstatat(dirfd, level, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
       S_ISLNK(st.st_mode))
     WHY("\"%s\" is a symlink; paths must stay inside CgroupRoot", level);
-  else if (e == ENOTDIR)
+  else if (fd == -ENOTDIR)
     WHY("\"%s\" is not a directory", level);
   else
-    WHY("cannot open \"%s\": %s", level, strerror(e));
-  return -e;
+    WHY("cannot open \"%s\": %s", level, strerror(-fd));
+  return fd;
 }
 
-/* Opens relpath level by level; creates missing levels when asked. */
-static int walk_relpath(int rootfd, const char *relpath, bool create,
-                        size_t *created_levels, char *why, size_t n) {
+/* Opens relpath level by level; with stop_at_missing, returns the deepest
+ * level that exists and counts the levels in *ret_levels. */
+static int walk_relpath(int rootfd, const char *relpath, bool stop_at_missing,
+                        size_t *ret_levels, char *why, size_t n) {
   char copy[4096];
   if (strlen(relpath) >= sizeof(copy))
     return WHY("path too long"), -ENAMETOOLONG;
   strcpy(copy, relpath);
-  int fd = dup(rootfd);
+  int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0)
     return WHY("%s", strerror(errno)), -errno;
+  size_t levels = 0;
   char *save = NULL;
   for (char *level = strtok_r(copy, "/", &save); level;
        level = strtok_r(NULL, "/", &save)) {
-    bool created = false;
-    int next = open_level(fd, level, create, &created, why, n);
+    int next = open_level(fd, level, why, n);
+    if (next == -ENOENT && stop_at_missing)
+      break;
     close(fd);
     if (next < 0)
-      return next;
-    if (created)
-      (*created_levels)++;
+      return next == -ENOENT ? (WHY("\"%s\" does not exist", level), next)
+                             : next;
     fd = next;
+    levels++;
   }
+  if (ret_levels)
+    *ret_levels = levels;
   return fd;
 }
 
@@ -191,92 +274,34 @@ int jc_hier_open_relpath(int rootfd, const char *relpath, char *why,
   return walk_relpath(rootfd, relpath, false, NULL, why, n);
 }
 
-int jc_hier_mkdirs(int rootfd, const char *relpath, size_t *ret_created,
-                   char *why, size_t n) {
-  size_t created = 0;
-  int fd = walk_relpath(rootfd, relpath, true, &created, why, n);
-  if (fd < 0) {
-    jc_hier_rmdirs(rootfd, relpath, created);
-    return fd;
-  }
-  close(fd);
-  *ret_created = created;
-  return 0;
+int jc_hier_open_existing(int rootfd, const char *relpath, size_t *ret_levels,
+                          char *why, size_t n) {
+  return walk_relpath(rootfd, relpath, true, ret_levels, why, n);
 }
 
-int jc_hier_rmdirs(int rootfd, const char *relpath, size_t levels) {
-  char copy[4096];
-  if (strlen(relpath) >= sizeof(copy))
-    return -ENAMETOOLONG;
-  strcpy(copy, relpath);
-  int result = 0;
-  for (size_t i = 0; i < levels; i++) {
-    if (unlinkat(rootfd, copy, AT_REMOVEDIR) < 0 && result == 0)
-      result = -errno;
-    char *slash = strrchr(copy, '/');
-    if (!slash)
-      break;
-    *slash = '\0';
-  }
-  return result;
+int jc_hier_open_level(int dirfd, const char *name) {
+  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  return fd < 0 ? -errno : fd;
 }
 
-static int write_pid(int cgfd, pid_t pid) {
-  int fd = openat(cgfd, "cgroup.procs", O_WRONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
-  char text[32];
-  int len = snprintf(text, sizeof(text), "%d\n", (int)pid);
-  ssize_t w = write(fd, text, (size_t)len);
-  int saved = errno;
-  close(fd);
-  return w == len ? 0 : -(w < 0 ? saved : EIO);
-}
-
-int jc_hier_attach(int cgfd, pid_t pid) { return write_pid(cgfd, pid); }
-
-int jc_hier_read_pid_file(const char *path, pid_t *ret_pid) {
-  char buf[64];
-  ssize_t len = jc_read_file_at(AT_FDCWD, path, buf, sizeof(buf));
+int jc_hier_each_pid(int cgfd, void (*fn)(pid_t pid, void *ctx), void *ctx) {
+  char buf[65536];
+  ssize_t len = jc_read_file_at(cgfd, "cgroup.procs", buf, sizeof(buf));
   if (len < 0)
     return (int)len;
-  uint64_t pid;
-  if (len == (ssize_t)sizeof(buf) || jc_parse_single(buf, (size_t)len, &pid) < 0 ||
-      pid < 1 || pid > 4194304)
-    return -EINVAL;
-  *ret_pid = (pid_t)pid;
-  return 0;
-}
-
-/* Calls fn for every pid of a cgroup.procs text. */
-static void each_pid(const char *buf, size_t len,
-                     void (*fn)(pid_t pid, void *ctx), void *ctx) {
+  int count = 0;
   for (const char *p = buf, *end = buf + len; p < end;) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t linelen = nl ? (size_t)(nl - p) : (size_t)(end - p);
     uint64_t pid;
-    if (jc_parse_single(p, linelen, &pid) == 0 && pid >= 1 && pid <= 4194304)
+    if (jc_parse_single(p, linelen, &pid) == 0 && pid >= 1 &&
+        pid <= 4194304) {
       fn((pid_t)pid, ctx);
+      count++;
+    }
     p += linelen + 1;
   }
-}
-
-static void move_pid(pid_t pid, void *ctx) {
-  (void)write_pid(*(const int *)ctx, pid); /* may have exited: fine */
-}
-
-int jc_hier_evacuate(int cgfd, int parentfd) {
-  /* Processes may fork while we move them: retry a bounded number of times. */
-  for (int round = 0; round < 16; round++) {
-    char buf[65536];
-    ssize_t len = jc_read_file_at(cgfd, "cgroup.procs", buf, sizeof(buf));
-    if (len < 0)
-      return (int)len;
-    if (len == 0)
-      return 0;
-    each_pid(buf, (size_t)len, move_pid, &parentfd);
-  }
-  return -EBUSY;
+  return count;
 }
 
 static void signal_pid(pid_t pid, void *ctx) {
@@ -284,10 +309,6 @@ static void signal_pid(pid_t pid, void *ctx) {
 }
 
 int jc_hier_signal(int cgfd, int sig) {
-  char buf[65536];
-  ssize_t len = jc_read_file_at(cgfd, "cgroup.procs", buf, sizeof(buf));
-  if (len < 0)
-    return (int)len;
-  each_pid(buf, (size_t)len, signal_pid, &sig);
-  return 0;
+  int r = jc_hier_each_pid(cgfd, signal_pid, &sig);
+  return r < 0 ? r : 0;
 }

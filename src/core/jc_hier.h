@@ -1,7 +1,6 @@
 /*
- * jc_hier — the cgroup v2 hierarchy itself: finding it, verifying it, and
- * the few writes the plugin makes into cgroups it manages (mkdir, moving
- * processes through cgroup.procs, rmdir).
+ * jc_hier — the cgroup v2 hierarchy itself: finding it, verifying it,
+ * walking it and reading it.  What changes it lives in jc_cgwrite.
  *
  * Functions return 0 (or an fd) or a negative errno and never log; where a
  * user-facing explanation is useful they write it to `why`.  All paths
@@ -22,10 +21,25 @@ enum {
   JC_CTRL_IO = 1u << 2,
   JC_CTRL_PIDS = 1u << 3,
 };
+#define JC_CTRL_COUNT 4
 unsigned jc_ctrl_bit(const char *name); /* 0 for controllers we ignore */
+const char *jc_ctrl_name(unsigned bit); /* "cpu" for JC_CTRL_CPU... */
+/* "+cpu +memory": the line that enables mask in cgroup.subtree_control. */
+void jc_ctrl_format(unsigned mask, char *buf, size_t size);
 
 /* The first cgroup2 mount point listed in a mountinfo file. */
 int jc_hier_find_mount(const char *mountinfo, char *ret_path, size_t size);
+
+/*
+ * The path inside the cgroup2 hierarchy ("/", "/system.slice", as
+ * /proc/PID/cgroup writes them) of dir, an absolute path without symlinks
+ * on a cgroup2 mount listed in mountinfo.  -ENOENT when none holds it.
+ */
+int jc_hier_cgroup_of(const char *mountinfo, const char *dir, char *ret_path,
+                      size_t size);
+
+/* Is path (as /proc/PID/cgroup writes it) root itself or below it? */
+bool jc_hier_path_within(const char *path, const char *root);
 
 /*
  * Is dirfd the directory of a cgroup v2 hierarchy?  True on a cgroup2
@@ -49,41 +63,30 @@ int jc_hier_controllers(int dirfd, const char *file, unsigned *ret_mask);
  */
 int jc_hier_open_file(int dirfd, const char *name, bool check_type);
 
-/*
- * Opens a cgroupfs file for reading and writing: dirfd must be on the
- * kernel's cgroup2 file system (-EROFS otherwise: a copy of a tree is
- * never written), the file must be a regular file reached without a
- * symlink.  For files the plugin writes to between reads (memory.peak).
- */
-int jc_hier_open_file_rw(int dirfd, const char *name);
-
 /* One bounded read of a small regular file relative to dirfd (opened with
  * jc_hier_open_file, type checked); returns its length. */
 ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size);
 
-/* Opens relpath under rootfd as a directory without following symlinks. */
+/* Opens relpath under rootfd as a directory without following symlinks
+ * ("" gives a new descriptor of rootfd).  why may be NULL when n is 0. */
 int jc_hier_open_relpath(int rootfd, const char *relpath, char *why,
                          size_t n);
 
 /*
- * Creates the missing levels of relpath under rootfd; *ret_created is the
- * number of trailing levels that did not exist (0 when all did).  On
- * failure, the levels it created are removed again.
+ * Opens the deepest level of relpath that exists (a new descriptor of
+ * rootfd when the first level is missing); *ret_levels is how many levels
+ * exist.  Fails
+ * like jc_hier_open_relpath for anything but a missing level.
  */
-int jc_hier_mkdirs(int rootfd, const char *relpath, size_t *ret_created,
-                   char *why, size_t n);
+int jc_hier_open_existing(int rootfd, const char *relpath, size_t *ret_levels,
+                          char *why, size_t n);
 
-/* Removes the last `levels` levels of relpath, deepest first. */
-int jc_hier_rmdirs(int rootfd, const char *relpath, size_t levels);
+/* Opens one level `name` below dirfd as a directory, no symlink followed. */
+int jc_hier_open_level(int dirfd, const char *name);
 
-/* Moves pid into the cgroup dirfd (writes cgroup.procs). */
-int jc_hier_attach(int cgfd, pid_t pid);
-
-/* Reads the pid held in a pid file. -EINVAL when it holds no pid. */
-int jc_hier_read_pid_file(const char *path, pid_t *ret_pid);
-
-/* Moves every process of cgroup cgfd into parentfd, bounded retries. */
-int jc_hier_evacuate(int cgfd, int parentfd);
+/* Calls fn for every pid listed in cgfd's cgroup.procs (one read);
+ * returns how many there were. */
+int jc_hier_each_pid(int cgfd, void (*fn)(pid_t pid, void *ctx), void *ctx);
 
 /* Sends sig to every process listed in cgfd's cgroup.procs (one read). */
 int jc_hier_signal(int cgfd, int sig);

@@ -1,12 +1,13 @@
 /*
  * jc_internal — the collector's state, shared by its modules.
  * jc_collector.c (life cycle and read pass) uses jc_discover.c (walking
- * the tree, keeping the tracked set), jc_managed.c (<Cgroup> blocks) and
- * jc_problem.c (what to say when a file fails), jc_oom.c (OOM kills as
- * notifications); jc_discover.c asks jc_managed.c which paths are managed
- * and tells jc_oom.c which vanished.  Calls go that way only; the log
- * and the clock they share live below them (jc_log, jc_clock).  Nothing
- * outside those files includes this header.
+ * the tree, keeping the tracked set), jc_managed.c (<Cgroup> blocks,
+ * which moves their processes with jc_attach.c), jc_problem.c (what to
+ * say when a file fails) and jc_oom.c (OOM kills as notifications);
+ * jc_discover.c asks jc_managed.c which paths are managed and tells
+ * jc_oom.c which vanished.  Calls go that way only; the log and the clock
+ * they share live below them (jc_log, jc_clock).  Nothing outside those
+ * files includes this header.
  */
 #ifndef JC_INTERNAL_H
 #define JC_INTERNAL_H
@@ -55,8 +56,17 @@ typedef struct {
 #define JC_PROBLEM_FILE(f) (1u << (f))
 #define JC_PROBLEM_CTRL(bit) ((bit) << 16)
 
+/* A process a <Cgroup> block moved in, and where it was before. */
+typedef struct {
+  pid_t pid;
+  char *origin; /* its cgroup, relative to CgroupRoot ("" for the root) */
+} jc_moved;
+
 typedef struct {
   size_t created_levels; /* trailing path levels we created at init */
+  uint64_t *ids; /* their cgroup ids, top-down: what is ours to remove */
+  jc_moved *moved; /* where evacuation sends them back to */
+  size_t moved_count;
 } jc_managed_state;
 
 typedef struct {

@@ -1,12 +1,27 @@
 /*
  * jc_managed — the <Cgroup> blocks: the profiler's lifecycle on collectd's
- * callbacks.  At init: verify or create the cgroup, check that its parent
- * hands the wanted controllers down, move the configured processes in.
- * At shutdown: for the levels we created, move the processes still inside
- * to the parent of what we created, then remove the directories.
+ * callbacks.  At init: verify the cgroup, or create its missing levels and
+ * hand down to each the controllers Collect needs (as systemd and runc
+ * do: the cgroups we create are ours to configure, the ones above them are
+ * not, and are only checked); then move the configured processes in, once
+ * each has been found safe to move, remembering where each was.  At
+ * shutdown: for each level we created, while it is still the cgroup we
+ * created, move the processes still inside back where they came from (the
+ * ones we did not move, their children, where the first one we moved came
+ * from; with none, to the parent of what we created), and remove it.
+ *
+ * Back, rather than to the parent: a parent that hands controllers down
+ * may hold no process (cgroup v2's rule for all but the root), and a job
+ * moved back into its service's cgroup stays its service's.
+ *
+ * Only on the kernel's cgroup2 file system: on a copy of a tree a block
+ * that would create or move is refused (and jc_cgwrite refuses to write
+ * anywhere else in any case).
  */
 #include "jc_managed.h"
 
+#include "jc_attach.h"
+#include "jc_cgwrite.h"
 #include "jc_hier.h"
 
 #include <errno.h>
@@ -33,11 +48,24 @@ const char *jc_managed_instance(const jc_collector *c, const char *relpath) {
   return m ? m->instance : NULL;
 }
 
-/* "a/b/c" → "a/b"; "a" → "" (the root). */
-static void parent_of(const char *relpath, char *out, size_t size) {
-  const char *slash = strrchr(relpath, '/');
-  size_t len = slash ? (size_t)(slash - relpath) : 0;
-  snprintf(out, size, "%.*s", (int)len, relpath);
+/* ---- paths ---------------------------------------------------------- */
+
+static size_t count_levels(const char *relpath) {
+  size_t levels = 1; /* <Cgroup> paths are checked: no empty level */
+  for (const char *p = relpath; *p; p++)
+    levels += *p == '/';
+  return levels;
+}
+
+/* The first `levels` levels of relpath ("" for none: the root). */
+static void first_levels(const char *relpath, size_t levels, char *out,
+                         size_t size) {
+  const char *end = relpath;
+  for (size_t i = 0; i < levels && *end; i++) {
+    end += i > 0; /* past the '/' */
+    end += strcspn(end, "/");
+  }
+  snprintf(out, size, "%.*s", (int)(end - relpath), relpath);
 }
 
 static void full_path(const jc_collector *c, const char *relpath, char *out,
@@ -46,121 +74,208 @@ static void full_path(const jc_collector *c, const char *relpath, char *out,
 }
 
 static int open_dir(const jc_collector *c, const char *relpath) {
-  char why[256];
-  return relpath[0] ? jc_hier_open_relpath(c->rootfd, relpath, why, sizeof(why))
-                    : fcntl(c->rootfd, F_DUPFD_CLOEXEC, 0);
+  return jc_hier_open_relpath(c->rootfd, relpath, NULL, 0);
 }
 
-static const char *const ctrl_names[] = {"cpu", "memory", "io", "pids"};
+/* ---- controllers ---------------------------------------------------- */
 
-/* The controllers we read must be enabled in the parent's subtree_control. */
-static int check_parent_enables(jc_collector *c, const jc_managed *m) {
-  unsigned wanted = 0;
+/* Controllers of the files Collect reads (optional ones too, with
+ * optional_too): a cgroup without them misses values. */
+static unsigned file_controllers(const jc_collector *c, bool optional_too) {
+  unsigned mask = 0;
   for (int f = 0; f < JC_FILE_COUNT; f++)
-    if ((c->files & (1u << f)) && jc_files[f].controller)
-      wanted |= jc_ctrl_bit(jc_files[f].controller);
+    if ((c->files & (1u << f)) && jc_files[f].controller &&
+        (optional_too || !jc_files[f].optional))
+      mask |= jc_ctrl_bit(jc_files[f].controller);
+  return mask;
+}
+
+/* What a parent we did not create must hand down: the controllers of the
+ * files that are always there (a limit file is optional: a cgroup without
+ * one has no limit of its own, its parents' still apply). */
+static unsigned required_controllers(const jc_collector *c) {
+  return file_controllers(c, false);
+}
+
+/* What a level we create hands down: every controller whose files we
+ * read, and cpu for Collect "cpu": cpu.stat exists without it, but its
+ * throttling keys come from it. */
+static unsigned wanted_controllers(const jc_collector *c) {
+  return file_controllers(c, true) |
+         ((c->cfg->collect & JC_COLLECT_CPU) ? JC_CTRL_CPU : 0);
+}
+
+/* A cgroup we did not create must already hand down what we read. */
+static int check_parent_enables(jc_collector *c, int fd, const char *relpath) {
+  unsigned wanted = required_controllers(c), enabled = 0;
   if (!wanted)
     return 0;
-  char parent[PATH_MAX], where[PATH_MAX];
-  parent_of(m->path, parent, sizeof(parent));
-  full_path(c, parent, where, sizeof(where));
-  int fd = open_dir(c, parent);
-  unsigned enabled = 0;
-  int r = fd < 0 ? fd : jc_hier_controllers(fd, "cgroup.subtree_control", &enabled);
-  if (fd >= 0)
-    close(fd);
+  char where[PATH_MAX];
+  full_path(c, relpath, where, sizeof(where));
+  int r = jc_hier_controllers(fd, "cgroup.subtree_control", &enabled);
   if (r < 0) {
-    jc_logf(&c->log, JC_LOG_ERR, "cannot read %s/cgroup.subtree_control: %s", where,
-            strerror(-r));
+    jc_logf(&c->log, JC_LOG_ERR, "cannot read %s/cgroup.subtree_control: %s",
+            where, strerror(-r));
     return -1;
   }
-  for (unsigned i = 0; i < sizeof(ctrl_names) / sizeof(*ctrl_names); i++) {
-    if (!(wanted & (1u << i)) || (enabled & (1u << i)))
-      continue;
-    jc_logf(&c->log, JC_LOG_ERR,
-            "controller \"%s\" is not enabled for the children of %s; enable "
-            "it with: echo \"+%s\" > %s/cgroup.subtree_control",
-            ctrl_names[i], where, ctrl_names[i], where);
-    return -1;
-  }
-  return 0;
-}
-
-static int ensure_exists(jc_collector *c, const jc_managed *m,
-                         jc_managed_state *st) {
-  char why[512], where[PATH_MAX];
-  full_path(c, m->path, where, sizeof(where));
-  int fd = jc_hier_open_relpath(c->rootfd, m->path, why, sizeof(why));
-  if (fd >= 0) {
-    close(fd);
+  unsigned missing = wanted & ~enabled;
+  if (!missing)
     return 0;
-  }
-  if (fd != -ENOENT || !m->create) {
-    if (fd == -ENOENT)
-      jc_logf(&c->log, JC_LOG_ERR,
-              "cgroup %s does not exist; create it (mkdir %s) or set "
-              "\"Create true\" in <Cgroup \"%s\">",
-              where, where, m->path);
-    else
-      jc_logf(&c->log, JC_LOG_ERR, "<Cgroup \"%s\">: %s", m->path, why);
-    return -1;
-  }
-  int r = jc_hier_mkdirs(c->rootfd, m->path, &st->created_levels, why,
-                         sizeof(why));
-  if (r < 0) {
-    jc_logf(&c->log, JC_LOG_ERR, "cannot create cgroup %s: %s%s", where, why,
-            r == -EACCES || r == -EPERM
-                ? "; creating cgroups needs root, or a parent cgroup "
-                  "delegated to this user"
-                : "");
-    return -1;
-  }
-  jc_logf(&c->log, JC_LOG_INFO, "created cgroup %s", where);
-  return 0;
-}
-
-static int attach_one(jc_collector *c, int fd, const char *where, pid_t pid,
-                      const char *source) {
-  int r = jc_hier_attach(fd, pid);
-  if (r == 0)
-    return 0;
-  const char *hint =
-      r == -ESRCH                   ? "no such process"
-      : r == -EACCES || r == -EPERM ? "permission denied; moving processes "
-                                      "needs root"
-      : r == -EBUSY ? "the cgroup has controllers enabled for its children, "
-                      "and cgroup v2 keeps processes in leaf cgroups only"
-                    : strerror(-r);
-  jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s: %s", source,
-          (int)pid, where, hint);
+  const char *name = jc_ctrl_name(missing & -missing); /* the first */
+  jc_logf(&c->log, JC_LOG_ERR,
+          "controller \"%s\" is not enabled for the children of %s; enable "
+          "it with: echo \"+%s\" > %s/cgroup.subtree_control",
+          name, where, name, where);
   return -1;
 }
 
-static int attach_all(jc_collector *c, const jc_managed *m) {
-  char where[PATH_MAX], source[PATH_MAX + 32];
+/* A cgroup we created hands down the wanted controllers it has. */
+static int enable_below(jc_collector *c, int fd, const char *relpath) {
+  unsigned offered = 0;
+  int r = jc_hier_controllers(fd, "cgroup.controllers", &offered);
+  unsigned mask = wanted_controllers(c) & offered;
+  if (r == 0)
+    r = jc_cgwrite_enable(fd, mask);
+  if (r == 0)
+    return 0;
+  char where[PATH_MAX], line[128];
+  full_path(c, relpath, where, sizeof(where));
+  jc_ctrl_format(mask, line, sizeof(line));
+  jc_logf(&c->log, JC_LOG_ERR,
+          "cannot enable \"%s\" in %s/cgroup.subtree_control: %s", line, where,
+          r == -EBUSY ? "it holds processes, and cgroup v2 hands controllers "
+                        "down only from cgroups without processes"
+                      : strerror(-r));
+  return -1;
+}
+
+/* Was the cgroup fd created by one of the first `upto` blocks? */
+static bool created_by_us(const jc_collector *c, size_t upto, int fd) {
+  uint64_t id;
+  if (jc_cgwrite_id(fd, &id) < 0)
+    return false;
+  for (size_t i = 0; i < upto; i++)
+    for (size_t k = 0; k < c->managed[i].created_levels; k++)
+      if (c->managed[i].ids[k] == id)
+        return true;
+  return false;
+}
+
+/* The parent of the first level block i creates, or of its cgroup when
+ * it exists: configured if ours, checked if not. */
+static int prepare_parent(jc_collector *c, size_t i, int fd,
+                          const char *relpath) {
+  return created_by_us(c, i, fd) ? enable_below(c, fd, relpath)
+                                 : check_parent_enables(c, fd, relpath);
+}
+
+/* ---- creating ------------------------------------------------------- */
+
+static void creation_failed(jc_collector *c, const char *relpath, int err) {
+  char where[PATH_MAX];
+  full_path(c, relpath, where, sizeof(where));
+  jc_logf(&c->log, JC_LOG_ERR, "cannot create cgroup %s: %s%s", where,
+          strerror(-err),
+          err == -EACCES || err == -EPERM
+              ? "; creating cgroups needs root, or a parent cgroup "
+                "delegated to this user"
+              : "");
+}
+
+/* Creates the levels of block i below the first `have`, which exist (fd is
+ * the deepest of them), top-down; each but the first is created in one
+ * that we created, which hands the controllers down first. */
+static int create_levels(jc_collector *c, size_t i, int fd, size_t have) {
+  const jc_managed *m = &c->cfg->managed[i];
+  jc_managed_state *st = &c->managed[i];
+  size_t total = count_levels(m->path);
+  char prefix[PATH_MAX], name[PATH_MAX];
+  int cur = fcntl(fd, F_DUPFD_CLOEXEC, 0), r = cur < 0 ? -errno : 0;
+  for (size_t level = have; r == 0 && level < total; level++) {
+    first_levels(m->path, level, prefix, sizeof(prefix));
+    first_levels(m->path, level + 1, name, sizeof(name));
+    const char *last = name + (level ? strlen(prefix) + 1 : 0);
+    if (level > have && enable_below(c, cur, prefix) < 0)
+      r = -1;
+    uint64_t id;
+    int next = r < 0 ? r : jc_cgwrite_mkdir(cur, last, &id);
+    if (next < 0 && r == 0) {
+      creation_failed(c, name, next);
+      r = -1;
+    }
+    if (next >= 0) {
+      st->ids[st->created_levels++] = id;
+      close(cur);
+      cur = next;
+    }
+  }
+  if (cur >= 0)
+    close(cur);
+  return r;
+}
+
+/* ---- set up --------------------------------------------------------- */
+
+/* On a copy of a tree the plugin only reads: refuse what would write. */
+static int refuse_copy(jc_collector *c, const jc_managed *m) {
+  if ((!m->create && !m->pid_count && !m->pid_file_count) ||
+      jc_hier_is_cgroupfs(c->rootfd))
+    return 0;
+  jc_logf(&c->log, JC_LOG_ERR,
+          "<Cgroup \"%s\">: CgroupRoot %s is not on the kernel's cgroup2 "
+          "file system (a copy of a tree?), and the plugin writes only "
+          "there: Create, AttachPid and AttachPidFile are refused; set "
+          "CgroupRoot to the cgroup2 mount point, or remove them to only "
+          "report the cgroup",
+          m->path, c->root);
+  return -1;
+}
+
+static int setup_one(jc_collector *c, size_t i) {
+  const jc_managed *m = &c->cfg->managed[i];
+  char why[512], where[PATH_MAX], parent[PATH_MAX];
   full_path(c, m->path, where, sizeof(where));
-  int fd = open_dir(c, m->path);
+  size_t have, total = count_levels(m->path);
+  int fd = jc_hier_open_existing(c->rootfd, m->path, &have, why, sizeof(why));
+  if (fd < 0) {
+    jc_logf(&c->log, JC_LOG_ERR, "<Cgroup \"%s\">: %s", m->path, why);
+    return -1;
+  }
+  if (have < total && !m->create) {
+    jc_logf(&c->log, JC_LOG_ERR,
+            "cgroup %s does not exist; create it (mkdir %s) or set "
+            "\"Create true\" in <Cgroup \"%s\">",
+            where, where, m->path);
+    close(fd);
+    return -1;
+  }
+  int r;
+  if (have == total) { /* it exists: what matters is its parent */
+    first_levels(m->path, total - 1, parent, sizeof(parent));
+    int pfd = open_dir(c, parent);
+    r = pfd < 0 ? pfd : prepare_parent(c, i, pfd, parent);
+    if (pfd < 0)
+      jc_logf(&c->log, JC_LOG_ERR, "cannot open the parent of %s: %s", where,
+              strerror(-pfd));
+    else
+      close(pfd);
+  } else {
+    first_levels(m->path, have, parent, sizeof(parent));
+    r = prepare_parent(c, i, fd, parent);
+    if (r == 0)
+      r = create_levels(c, i, fd, have);
+    if (r == 0)
+      jc_logf(&c->log, JC_LOG_INFO, "created cgroup %s", where);
+  }
+  close(fd);
+  if (r < 0)
+    return -1;
+  fd = open_dir(c, m->path);
   if (fd < 0) {
     jc_logf(&c->log, JC_LOG_ERR, "cannot open %s: %s", where, strerror(-fd));
     return -1;
   }
-  int r = 0;
-  for (size_t i = 0; r == 0 && i < m->pid_count; i++) {
-    snprintf(source, sizeof(source), "AttachPid %d", (int)m->pids[i]);
-    r = attach_one(c, fd, where, m->pids[i], source);
-  }
-  for (size_t i = 0; r == 0 && i < m->pid_file_count; i++) {
-    pid_t pid;
-    snprintf(source, sizeof(source), "AttachPidFile \"%s\"", m->pid_files[i]);
-    int e = jc_hier_read_pid_file(m->pid_files[i], &pid);
-    if (e < 0) {
-      jc_logf(&c->log, JC_LOG_ERR, "%s: %s", source,
-              e == -EINVAL ? "does not hold a process id" : strerror(-e));
-      r = -1;
-    } else {
-      r = attach_one(c, fd, where, pid, source);
-    }
-  }
+  r = jc_attach_move(c, i, fd, where);
   close(fd);
   return r;
 }
@@ -171,35 +286,86 @@ int jc_managed_setup(jc_collector *c) {
                       sizeof(*c->managed));
   if (!c->managed)
     return -1;
+  /* What may be refused is refused before anything is created. */
   for (size_t i = 0; i < cfg->managed_count; i++) {
-    const jc_managed *m = &cfg->managed[i];
-    if (ensure_exists(c, m, &c->managed[i]) < 0 ||
-        check_parent_enables(c, m) < 0 || attach_all(c, m) < 0)
-      return -1; /* jc_managed_release() undoes what was done */
+    c->managed[i].ids = calloc(count_levels(cfg->managed[i].path),
+                               sizeof(*c->managed[i].ids));
+    if (!c->managed[i].ids) {
+      jc_logf(&c->log, JC_LOG_ERR, "out of memory");
+      return -1;
+    }
+    if (refuse_copy(c, &cfg->managed[i]) < 0 || jc_attach_check(c, i) < 0)
+      return -1;
   }
+  for (size_t i = 0; i < cfg->managed_count; i++)
+    if (setup_one(c, i) < 0)
+      return -1; /* jc_managed_release() undoes what was done */
   return 0;
 }
 
-/* Evacuates and removes the levels of one <Cgroup> that we created. */
-static void release_one(jc_collector *c, const jc_managed *m, size_t levels) {
+/* ---- release -------------------------------------------------------- */
+
+/* A level block b created: its relpath (level + 1 levels of the path). */
+typedef struct {
+  size_t b, level;
+  const char *top; /* the top level b created */
+  int topparentfd; /* and its parent, where processes go last */
+} created_level;
+
+/* Empties the level and removes it, if it is still the cgroup we created.
+ * -ENOENT: someone removed it. */
+static int remove_level(jc_collector *c, const created_level *l) {
+  const jc_managed_state *st = &c->managed[l->b];
+  const char *path = c->cfg->managed[l->b].path;
+  size_t have = count_levels(path) - st->created_levels;
+  uint64_t id = st->ids[l->level - have];
+  char parent[PATH_MAX], rel[PATH_MAX];
+  first_levels(path, l->level, parent, sizeof(parent));
+  first_levels(path, l->level + 1, rel, sizeof(rel));
+  const char *name = rel + (l->level ? strlen(parent) + 1 : 0);
+  int pfd = open_dir(c, parent);
+  if (pfd < 0)
+    return pfd;
+  int fd = jc_hier_open_level(pfd, name);
+  uint64_t now;
+  int r = fd < 0 ? fd : jc_cgwrite_id(fd, &now);
+  if (r == 0 && now != id)
+    r = -ESTALE;
+  if (r == 0) /* what stays makes rmdir fail, and is said there */
+    (void)jc_attach_evacuate(c, l->b, fd, l->top, l->topparentfd);
+  if (fd >= 0)
+    close(fd);
+  if (r == 0)
+    r = jc_cgwrite_rmdir(pfd, name, id);
+  close(pfd);
+  return r;
+}
+
+static void release_one(jc_collector *c, size_t b) {
+  const jc_managed *m = &c->cfg->managed[b];
+  jc_managed_state *st = &c->managed[b];
+  size_t total = count_levels(m->path), have = total - st->created_levels;
   char top[PATH_MAX], parent[PATH_MAX], where[PATH_MAX];
-  snprintf(top, sizeof(top), "%s", m->path);
-  for (size_t i = 1; i < levels; i++) {
-    char *slash = strrchr(top, '/');
-    if (slash)
-      *slash = '\0';
+  first_levels(m->path, have + 1, top, sizeof(top));
+  first_levels(m->path, have, parent, sizeof(parent));
+  created_level l = {b, total, top, open_dir(c, parent)};
+  int r = 0;
+  while (r == 0 && l.level-- > have) {
+    r = remove_level(c, &l);
+    if (r == -ENOENT)
+      r = 0; /* removed by someone else: the levels above are still ours */
   }
-  parent_of(top, parent, sizeof(parent));
-  int cgfd = open_dir(c, m->path), pfd = open_dir(c, parent);
-  if (cgfd >= 0 && pfd >= 0)
-    (void)jc_hier_evacuate(cgfd, pfd);
-  if (cgfd >= 0)
-    close(cgfd);
-  if (pfd >= 0)
-    close(pfd);
-  full_path(c, m->path, where, sizeof(where));
-  int r = jc_hier_rmdirs(c->rootfd, m->path, levels);
-  if (r < 0)
+  if (l.topparentfd >= 0)
+    close(l.topparentfd);
+  st->created_levels = 0;
+  first_levels(m->path, l.level + 1, parent, sizeof(parent));
+  full_path(c, r < 0 ? parent : m->path, where, sizeof(where));
+  if (r == -ESTALE)
+    jc_logf(&c->log, JC_LOG_WARNING,
+            "cgroup %s is not the one the plugin created (it was removed and "
+            "made again while collectd ran); left alone",
+            where);
+  else if (r < 0)
     jc_logf(&c->log, JC_LOG_WARNING, "cannot remove cgroup %s: %s%s", where,
             strerror(-r),
             r == -EBUSY ? " (it has child cgroups or processes we did not "
@@ -213,9 +379,11 @@ void jc_managed_release(jc_collector *c) {
   if (!c->managed)
     return;
   for (size_t i = c->cfg->managed_count; i-- > 0;) {
-    size_t levels = c->managed[i].created_levels;
-    if (levels && !c->cfg->managed[i].keep)
-      release_one(c, &c->cfg->managed[i], levels);
+    jc_managed_state *st = &c->managed[i];
+    if (st->created_levels && !c->cfg->managed[i].keep)
+      release_one(c, i);
+    free(st->ids);
+    jc_attach_forget(st);
   }
   free(c->managed);
   c->managed = NULL;

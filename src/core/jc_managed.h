@@ -1,7 +1,8 @@
 /*
  * jc_managed — the <Cgroup> blocks of a collector: set up at init
- * (verify or create, attach processes), released at shutdown (evacuate
- * and remove what was created).  Used by jc_collector.c (life cycle) and
+ * (verify or create, hand controllers down, attach processes), released
+ * at shutdown (evacuate and remove what was created, only while it is
+ * still what was created).  Used by jc_collector.c (life cycle) and
  * jc_discover.c (managed paths are always tracked, with their Instance).
  */
 #ifndef JC_MANAGED_H

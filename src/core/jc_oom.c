@@ -19,7 +19,7 @@ void jc_oom_init(jc_collector *c) {
   c->oom_top_source = JC_OOM_TOP_NONE;
   if (!c->notify_oom || !jc_hier_is_cgroupfs(c->rootfd))
     return; /* a copy of a tree: the host's /proc/vmstat is not its top */
-  c->oom_top_source = faccessat(c->rootfd, "memory.events", F_OK, 0) == 0
+  c->oom_top_source = faccessat(c->rootfd, "memory.events", F_OK, AT_EACCESS) == 0
                           ? JC_OOM_TOP_ROOT_EVENTS
                           : JC_OOM_TOP_VMSTAT;
 }

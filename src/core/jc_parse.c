@@ -300,8 +300,8 @@ static int unescape_path(jc_token t, char *out, size_t size) {
   return 0;
 }
 
-int jc_parse_mountinfo_line(const char *buf, size_t len, char *ret_path,
-                            size_t size) {
+int jc_parse_mountinfo_cgroup2(const char *buf, size_t len, char *ret_root,
+                               char *ret_mount, size_t size) {
   const char *p = buf, *end = buf + len;
   jc_token field[5];
   for (int i = 0; i < 5; i++) {
@@ -319,5 +319,13 @@ int jc_parse_mountinfo_line(const char *buf, size_t len, char *ret_path,
   jc_token fstype = next_word(&p, end);
   if (!JC_TOKEN_IS(fstype, "cgroup2"))
     return fstype.len ? 0 : -EINVAL;
-  return unescape_path(field[4], ret_path, size) < 0 ? -ENAMETOOLONG : 1;
+  if ((ret_root && unescape_path(field[3], ret_root, size) < 0) ||
+      unescape_path(field[4], ret_mount, size) < 0)
+    return -ENAMETOOLONG;
+  return 1;
+}
+
+int jc_parse_mountinfo_line(const char *buf, size_t len, char *ret_path,
+                            size_t size) {
+  return jc_parse_mountinfo_cgroup2(buf, len, NULL, ret_path, size);
 }

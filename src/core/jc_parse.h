@@ -97,5 +97,9 @@ int jc_parse_pressure(const char *buf, size_t len, jc_psi *ret_psi);
  */
 int jc_parse_mountinfo_line(const char *buf, size_t len, char *ret_path,
                             size_t size);
+/* The same, also writing the line's root field (the directory of the
+ * hierarchy mounted there, "/" for all of it) to ret_root when not NULL. */
+int jc_parse_mountinfo_cgroup2(const char *buf, size_t len, char *ret_root,
+                               char *ret_mount, size_t size);
 
 #endif

@@ -3,7 +3,7 @@
  */
 #include "jc_peak.h"
 
-#include "jc_hier.h"
+#include "jc_cgwrite.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -31,13 +31,11 @@ static void give_up(jc_collector *c, int err) {
 }
 
 int jc_peak_open(jc_collector *c, jc_tracked *t) {
-  if (!t->on_cgroupfs || c->fds_kept >= c->fd_budget)
+  /* The directory descriptor is there until every file of t is kept, this
+   * one included; without it (over the budget) there is no interval peak. */
+  if (!t->on_cgroupfs || t->dirfd < 0 || c->fds_kept >= c->fd_budget)
     return -ENOENT;
-  char path[PATH_MAX];
-  int dirfd;
-  const char *name = jc_tracked_file(c, t, jc_files[FILE_ID].name, path,
-                                     sizeof(path), &dirfd);
-  int fd = jc_hier_open_file_rw(dirfd, name);
+  int fd = jc_cgwrite_open(t->dirfd, jc_files[FILE_ID].name, O_RDWR);
   if (fd == -EACCES || fd == -EPERM) { /* not root: a read-only collector */
     give_up(c, -fd);
     return -ENOENT;

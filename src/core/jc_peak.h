@@ -7,9 +7,9 @@
  * are not affected).
  *
  * The descriptor must live from read to read: it is kept like any stat
- * file, but only on the kernel's cgroupfs (it is written to) and only
- * within the descriptor budget; otherwise the cgroup has no interval
- * peak.  Where the kernel refuses the reset (before 6.12: EINVAL) the
+ * file, but only on the kernel's cgroupfs (it is written to, opened with
+ * jc_cgwrite_open like every file the plugin writes) and only within the
+ * descriptor budget; otherwise the cgroup has no interval peak.  Where the kernel refuses the reset (before 6.12: EINVAL) the
  * value is given up for every cgroup, with one INFO line.  Used by
  * jc_collector.c.
  */

@@ -65,7 +65,7 @@ static bool still_exists(const jc_collector *c, const jc_tracked *t) {
   int dirfd;
   const char *procs =
       jc_tracked_file(c, t, "cgroup.procs", path, sizeof(path), &dirfd);
-  return faccessat(dirfd, procs, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+  return faccessat(dirfd, procs, F_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0;
 }
 
 static struct jc_told_parent *told_find(jc_collector *c, const char *relpath) {
@@ -233,7 +233,7 @@ void jc_problem_forget_vanished(jc_collector *c) {
   for (size_t i = 0; i < c->told_count; i++) {
     struct jc_told_parent *p = &c->told[i];
     if (!p->relpath[0] ||
-        faccessat(c->rootfd, p->relpath, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+        faccessat(c->rootfd, p->relpath, F_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0)
       c->told[kept++] = *p;
     else
       free(p->relpath);

@@ -7,7 +7,9 @@
  * so that a write past `size` is caught.  Checks: the result is 1, 0 or a
  * negative errno; a returned path is NUL-terminated inside its buffer; the
  * small buffer changes nothing but "too long": same verdict for other
- * filesystems and malformed lines, same path when it fits.
+ * filesystems and malformed lines, same path when it fits.  Parsed a third
+ * time with its root field (jc_parse_mountinfo_cgroup2): the same verdict
+ * and mount point, unless the root field alone is too long.
  */
 // fuzz-sources: jc_parse.c
 #include "fuzz_util.h"
@@ -45,6 +47,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   } else {
     FUZZ_CHECK(rs == rb);
   }
+  char *root = malloc(PATH_MAX), *mnt = malloc(PATH_MAX);
+  if (!root || !mnt)
+    abort();
+  int rr = jc_parse_mountinfo_cgroup2(buf, size, root, mnt, PATH_MAX);
+  FUZZ_CHECK(rr == rb || (rr == -ENAMETOOLONG && rb == 1));
+  if (rr == 1)
+    FUZZ_CHECK(memchr(root, '\0', PATH_MAX) && strcmp(mnt, big) == 0);
+  free(mnt);
+  free(root);
   free(small);
   free(big);
   free(buf);

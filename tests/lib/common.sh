@@ -123,6 +123,25 @@ make_run_parent() {
   CLEANUPS+=(remove_run_parent)
 }
 
+# hand_down_controllers: what the mount hands to $parent, handed on to its
+# children (an administrator's delegation; on a hybrid host there is none).
+hand_down_controllers() {
+  local c
+  for c in $(cat "$parent/cgroup.controllers"); do
+    echo "+$c" >"$parent/cgroup.subtree_control" 2>/dev/null
+  done
+}
+
+# start_busy: a busy-looping child ($busy_pid, killed at exit), its pid in
+# $T/busy.pid, and the cgroup it starts in ($home, its "0::" line).
+start_busy() {
+  bash -c 'while :; do :; done' &
+  busy_pid=$!
+  CLEANUPS+=("kill $busy_pid 2>/dev/null")
+  echo "$busy_pid" >"$T/busy.pid"
+  home=$(grep '^0::' "/proc/$busy_pid/cgroup")
+}
+
 # kill_and_rmdir DIR: the processes in cgroup DIR are this test's own:
 # killed, then DIR removed (retried while they die).
 kill_and_rmdir() {
@@ -260,6 +279,16 @@ csv_last() {
     s = s (i > 2 ? "," : "") sprintf("%.15g", $i); print s }'
 }
 
+# csv_settled DIR INSTANCE TYPE-FILE: the last two data lines of a csv
+# series hold the same values: what was read stands still, and the csv
+# plugin's writer (which lags behind the reads) has caught up with it.
+csv_settled() {
+  local f
+  f=$(ls "$1/csv/testhost/joule_cgroup-$2/$3"-[0-9]* 2>/dev/null | tail -n 1)
+  [ -n "$f" ] && [ "$(tail -n 2 "$f" | cut -d, -f2- | grep -v '^value\|^user' | uniq | wc -l)" -eq 1 ] &&
+    [ "$(grep -vc '^epoch' "$f")" -ge 2 ]
+}
+
 # csv_instances DIR: the plugin instances collectd wrote, sorted.
 csv_instances() {
   ls "$1/csv/testhost" 2>/dev/null | sed -n 's/^joule_cgroup-//p' | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//'
@@ -267,4 +296,12 @@ csv_instances() {
 
 # log_count DIR PATTERN: lines of the plugin's log matching an ERE.
 log_count() { grep -cE "$2" "$1/collectd.log" 2>/dev/null || true; }
+# one_error DIR ERE: the plugin logged exactly one ERROR line, matching ERE
+# (shown with diag).
+one_error() {
+  local lines
+  lines=$(grep '^\[error\] joule_cgroup plugin: ' "$1/collectd.log" 2>/dev/null)
+  echo "$lines" | diag
+  [ -n "$lines" ] && [ "$(wc -l <<<"$lines")" -eq 1 ] && grep -qE -- "$2" <<<"$lines"
+}
 loud_lines() { grep -E '^\[(error|warning)\] joule_cgroup plugin:' "$1/collectd.log" 2>/dev/null | grep -c . || true; }

@@ -1,0 +1,32 @@
+/*
+ * jc_attach — the processes of the <Cgroup> blocks: moved in at init, each
+ * only once found safe to move (jc_pidfile for AttachPidFile, jc_proc for
+ * every pid) and remembered with the cgroup it came from; moved back there
+ * when jc_managed empties a cgroup it created.  Used by jc_managed only.
+ */
+#ifndef JC_ATTACH_H
+#define JC_ATTACH_H
+
+#include "jc_internal.h"
+
+/* Reads block b's pid files and checks each of its processes, before
+ * anything is created: 0, or -1 after one ERROR line. */
+int jc_attach_check(jc_collector *c, size_t b);
+
+/* Moves the processes jc_attach_check found into block b's cgroup cgfd
+ * (shown as `where`).  0, or -1 after one ERROR line. */
+int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where);
+
+/*
+ * Empties cgfd, a cgroup block b created: each process goes back where it
+ * came from, one we did not move where the first one we moved came from,
+ * else into parentfd (the parent of what b created).  top, the top level
+ * b created, is never a destination.  -EBUSY when some stay.
+ */
+int jc_attach_evacuate(jc_collector *c, size_t b, int cgfd, const char *top,
+                       int parentfd);
+
+/* Forgets what block state st remembers. */
+void jc_attach_forget(jc_managed_state *st);
+
+#endif
