@@ -129,6 +129,9 @@ static void make_reading(jcli_reader *rd, jcli_read_kind kind, uint64_t t_ms,
     put(rd, &proc_target, "memory", "peak_interval", JC_GAUGE,
         f->peak_interval, -1);
   put(rd, &proc_target, "derive", "memory_pgfault", JC_DERIVE, 5, -1);
+  put(rd, &proc_target, "memory", "max", JC_GAUGE, 67108864, -1);
+  put(rd, &proc_target, "gauge", "cpu_limit_cores", JC_GAUGE, 0.5, -1);
+  put(rd, &proc_target, "percent", "memory_max", JC_GAUGE, 3.0, -1);
   put(rd, &proc_target, "disk_octets", "", JC_DERIVE, (double)f->read_bytes,
       0);
   put(rd, &proc_target, "disk_ops", "", JC_DERIVE, 3, 4);
@@ -156,6 +159,11 @@ static void test_reading(void) {
   ok(jcli_memory_find(&rd.names, "peak") < 0 &&
          jcli_memory_find(&rd.names, "memory_pgfault") < 0,
      "peaks and memory event counters are not values with a range");
+  ok(jcli_memory_find(&rd.names, "max") < 0 && r.proc.limits.have_memory_max &&
+         r.proc.limits.memory_max == 67108864 && r.proc.limits.have_cpu_cores &&
+         r.proc.limits.cpu_cores == 0.5 && !r.proc.limits.have_memory_high &&
+         !r.proc.limits.have_pids_max,
+     "memory-max and gauge-cpu_limit_cores are limits, not memory values");
   is_int(r.global.counters.usage_usec, 50000, "the root's metrics go to global");
   ok(anon >= 0 && r.global.have_memory[anon] && !r.global.counters.have_io,
      "root: memory.stat values, no io without io.stat");

@@ -52,9 +52,16 @@ static void set_memory(jcli_reader *rd, jcli_figures *f, const char *name,
 }
 
 /* A memory-<type_instance> gauge: the two peaks are kept apart, since
- * they are maxima already; the others are values at the read. */
+ * they are maxima already, and so are the limits (memory-max and
+ * memory-high); the others are values at the read. */
 static void add_memory(jcli_reader *rd, jcli_figures *f, const jc_metric *m) {
-  if (strcmp(m->type_instance, "peak") == 0) {
+  if (strcmp(m->type_instance, "max") == 0) {
+    f->limits.have_memory_max = true;
+    f->limits.memory_max = m->gauge[0];
+  } else if (strcmp(m->type_instance, "high") == 0) {
+    f->limits.have_memory_high = true;
+    f->limits.memory_high = m->gauge[0];
+  } else if (strcmp(m->type_instance, "peak") == 0) {
     f->have_peak = true;
     f->peak = m->gauge[0];
   } else if (strcmp(m->type_instance, "peak_interval") == 0) {
@@ -79,6 +86,14 @@ void jcli_reader_add(void *ctx, const jc_target *t, const jc_metric *m) {
     c->usage_usec = m->derive[0];
   } else if (strcmp(m->type, "memory") == 0) {
     add_memory(rd, f, m);
+  } else if (strcmp(m->type, "gauge") == 0 &&
+             strcmp(m->type_instance, "cpu_limit_cores") == 0) {
+    f->limits.have_cpu_cores = true;
+    f->limits.cpu_cores = m->gauge[0];
+  } else if (strcmp(m->type, "count") == 0 &&
+             strcmp(m->type_instance, "pids_max") == 0) {
+    f->limits.have_pids_max = true;
+    f->limits.pids_max = m->gauge[0];
   } else if (strcmp(m->type, "disk_octets") == 0 && !m->type_instance[0]) {
     c->have_io = true;
     c->read_bytes = m->derive[0];

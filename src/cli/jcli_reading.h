@@ -41,8 +41,15 @@ typedef struct {
   int64_t read_bytes, write_bytes, read_ops, write_ops;
 } jcli_counters;
 
+/* The cgroup's effective limits at a reading (SPEC §5), where it has any. */
+typedef struct {
+  bool have_cpu_cores, have_memory_max, have_memory_high, have_pids_max;
+  double cpu_cores, memory_max, memory_high, pids_max;
+} jcli_limits;
+
 typedef struct {
   jcli_counters counters;
+  jcli_limits limits;
   bool have_peak, have_peak_interval;
   double peak;          /* memory.peak: the highest since the cgroup began */
   double peak_interval; /* the highest since the previous read (≥ 6.12) */

@@ -122,6 +122,20 @@ static void json_io(const jcli_side *d, jcli_json *j) {
   jcli_json_map_close(j);
 }
 
+/* The effective limits of the command's cgroup (SPEC §5: the smallest of
+ * its own and its ancestors', e.g. a slice --root names); null each where
+ * there is none. */
+static void json_limits(const jcli_side *d, jcli_json *j) {
+  const jcli_limits *l = &d->limits;
+  jcli_json_key(j, "limits");
+  jcli_json_map_open(j);
+  key_maybe(j, "cpu_cores", l->have_cpu_cores, rounded(l->cpu_cores));
+  key_maybe(j, "memory_max", l->have_memory_max, l->memory_max);
+  key_maybe(j, "memory_high", l->have_memory_high, l->memory_high);
+  key_maybe(j, "pids_max", l->have_pids_max, l->pids_max);
+  jcli_json_map_close(j);
+}
+
 /* The body every span has, the run's and each phase's. */
 static void json_span(const jcli_run_info *info, const jcli_span *s,
                       bool lifetime, jcli_json *j) {
@@ -130,6 +144,7 @@ static void json_span(const jcli_run_info *info, const jcli_span *s,
   json_cpu(s, &s->proc, true, j);
   json_memory(info, s, &s->proc, true, lifetime, j);
   json_io(&s->proc, j);
+  json_limits(&s->proc, j);
   jcli_json_key(j, "global");
   jcli_json_map_open(j);
   json_cpu(s, &s->global, false, j);

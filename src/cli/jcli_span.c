@@ -56,6 +56,7 @@ static void side_after_first(jcli_side *d, const jcli_figures *f) {
     d->peak = f->peak;
   }
   d->last = f->counters;
+  d->limits = f->limits;
 }
 
 /* Cores busy between the anchor and r, once the window is long enough. */
@@ -82,6 +83,7 @@ void jcli_span_open(jcli_span *s, const jcli_reading *first,
   s->start_ns = s->end_ns = first->time_ns;
   s->min_window_ns = min_window_ns;
   s->proc.first = s->proc.last = first->proc.counters;
+  s->proc.limits = first->proc.limits;
   s->global.first = s->global.last = first->global.counters;
   if (first->proc.have_peak) {
     s->proc.have_peak = true;

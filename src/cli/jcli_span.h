@@ -39,6 +39,7 @@ typedef struct {
   double peak_interval_max;
   bool have_peak;   /* memory.peak at the last reading */
   double peak;
+  jcli_limits limits; /* at the last reading */
 } jcli_side;
 
 typedef struct {
