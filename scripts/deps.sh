@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, the demo and the tests need, and
 # nothing when they are all there already.  Run as root (apt-get).
+#   scripts/deps.sh [--tests | --vm]   (build only; everything; build + VM)
 set -euo pipefail
 
 build_pkgs="gcc make autoconf automake libtool pkg-config collectd-core collectd-dev libyajl-dev"
@@ -9,9 +10,14 @@ test_pkgs="valgrind clang libclang-rt-14-dev strace curl python3 rrdtool librrd8
 # Prometheus server; the Debian package's build and its test.
 test_pkgs="$test_pkgs libmicrohttpd12 libprotobuf-c1 prometheus"
 test_pkgs="$test_pkgs build-essential debhelper dh-autoreconf dpkg-dev fakeroot lintian man-db"
+# make check-vm and demo.sh --vm: qemu, a static busybox and the tools that
+# pack the VM's initramfs, and the two Debian kernels it boots (their
+# initramfs-tools hook makes an initrd in /boot that the VM does not use).
+vm_pkgs="qemu-system-x86 busybox-static cpio xz-utils linux-image-amd64 linux-image-6.12-amd64"
 
 want="$build_pkgs"
-[ "${1:-}" = "--tests" ] && want="$build_pkgs $test_pkgs"
+[ "${1:-}" = "--tests" ] && want="$build_pkgs $test_pkgs $vm_pkgs"
+[ "${1:-}" = "--vm" ] && want="$build_pkgs $vm_pkgs"
 
 missing=""
 for p in $want; do
