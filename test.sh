@@ -2,6 +2,8 @@
 # Every test, as CI runs them.  Installs what is missing, then:
 #   1. builds with -Wall -Wextra -Werror and runs `make check`: unit tests,
 #      fixture trees, the real collectd, the real kernel, the fleet receivers;
+#      then `make check-vm`: the real-kernel suites in VMs booted from
+#      Debian's 6.1 and 6.12 kernels, where cgroup v2 has every controller;
 #   2. builds again with AddressSanitizer + UBSan and runs the unit and
 #      daemon tests once more (collectd with the sanitizer runtime preloaded);
 # and ends with the line "N passed, N failed".
@@ -39,6 +41,7 @@ run_suite() {
   # One test at a time: the kernel and CLI tests measure CPUs busy, and two
   # busy workloads side by side on a 2-CPU machine would read low.
   (cd "$dir" && make -s check "$@") || true
+  [ "$dir" != "$top/_build" ] || (cd "$dir" && make -s check-vm) || true
   count_results "$dir"
 }
 

@@ -105,6 +105,34 @@ need_kernel() {
   need "a cgroup2 mount" -- test -n "$mnt"
 }
 
+# need_controllers C...: the cgroup2 root offers controllers C (a unified
+# host, or the VM of make check-vm).
+need_controllers() {
+  local c
+  for c; do
+    need "the $c controller in $mnt (a unified host; make check-vm)" -- \
+      grep -qw "$c" "$mnt/cgroup.controllers"
+  done
+}
+
+# need_collectd: the collectd daemon and the built plugin.  need_memhog:
+# the helper of the memory tests (tests/memhog.c, built by make check),
+# as $HOG.
+need_collectd() {
+  need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
+  need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
+}
+need_memhog() {
+  HOG=$top_builddir/tests/memhog
+  need "built tests/memhog" -- test -x "$HOG"
+}
+# need_disk: a scratch block device to write to, $VM_DISK (default the
+# VM's /dev/vda).
+need_disk() {
+  : "${VM_DISK:=/dev/vda}"
+  need "a scratch block device $VM_DISK (make check-vm)" -- test -b "$VM_DISK"
+}
+
 # plugin_fds PID: descriptors of process PID on the cgroup tree, and
 # inotify: the plugin's.  (The csv plugin opens and closes its files all
 # the time; counting those would measure a race.)
@@ -203,6 +231,19 @@ $block
 CONF
 }
 
+# start_watching DIR SELECT COLLECT [MORE-OPTIONS]: collectd in the
+# background (start_collectd) with the plugin reading the cgroups SELECT
+# of the mount, not its root; COLLECT is the Collect values as written in
+# the configuration ('"cpu" "pids"').
+start_watching() {
+  write_conf "$1" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Select \"$2\"
+  Collect $3
+${4:-}"
+  start_collectd "$1"
+}
+
 # collectd_once DIR [TIMEOUT]: runs until it exits by itself (bad configs).
 collectd_once() {
   timeout "${2:-20}" "${COLLECTD_ENV[@]}" "$COLLECTD_BIN" -f -C "$1/collectd.conf" >>"$1/collectd.out" 2>&1
@@ -219,7 +260,7 @@ wait_until() {
   local end=$((SECONDS + JC_WAIT_LIMIT))
   until "$@"; do
     [ "$SECONDS" -lt "$end" ] || return 1
-    sleep 0.05
+    nap 0.05
   done
 }
 
@@ -287,6 +328,63 @@ csv_settled() {
   f=$(ls "$1/csv/testhost/joule_cgroup-$2/$3"-[0-9]* 2>/dev/null | tail -n 1)
   [ -n "$f" ] && [ "$(tail -n 2 "$f" | cut -d, -f2- | grep -v '^value\|^user' | uniq | wc -l)" -eq 1 ] &&
     [ "$(grep -vc '^epoch' "$f")" -ge 2 ]
+}
+
+# csv_first DIR INSTANCE TYPE-FILE: the first data line, like csv_last.
+csv_first() {
+  local f
+  f=$(ls "$1/csv/testhost/joule_cgroup-$2/$3"-[0-9]* 2>/dev/null | head -n 1)
+  [ -n "$f" ] || return 1
+  grep -v '^epoch' "$f" | head -n 1 | awk -F, '{ s = ""; for (i = 2; i <= NF; i++)
+    s = s (i > 2 ? "," : "") sprintf("%.15g", $i); print s }'
+}
+
+# csv_count DIR INSTANCE TYPE-FILE: the data lines of a series, one per
+# read that sent it.  Tests count reads with it: emulated kernels are slow,
+# seconds mean little there.  This and the waits below start no process
+# (in a TCG guest every fork costs ~0.1 s and takes CPU from collectd).
+csv_count() { _csv_count "$@"; echo "$_n"; }
+_csv_count() { # sets _n
+  local f lines
+  _n=0
+  for f in "$1/csv/testhost/joule_cgroup-$2/$3"-[0-9]*; do
+    [ -f "$f" ] || continue
+    mapfile -t lines <"$f"
+    _n=$((_n + ${#lines[@]} - 1)) # the header line "epoch,..."
+  done
+}
+_csv_has() { _csv_count "$2" "$3" "$4"; [ "$_n" -ge "$1" ]; }
+
+# file_has FILE TEXT: a line of FILE contains TEXT.
+file_has() {
+  local l
+  [ -r "$1" ] || return 1
+  while IFS= read -r l; do [[ $l == *"$2"* ]] && return 0; done <"$1"
+  return 1
+}
+# in_cgroup PID PATH: process PID is in the cgroup PATH (relative to the
+# mount, leading "/"), as /proc/PID/cgroup says.
+in_cgroup() {
+  local l
+  [ -r "/proc/$1/cgroup" ] || return 1
+  while IFS= read -r l; do [ "$l" = "0::$2" ] && return 0; done <"/proc/$1/cgroup"
+  return 1
+}
+
+# nap SECONDS: sleep without a process (read's timeout on a FIFO that
+# nobody writes to).
+nap() {
+  [ -p "$T/.nap" ] || mkfifo "$T/.nap" 2>/dev/null || { sleep "$1"; return; }
+  read -rt "$1" <>"$T/.nap" || true
+}
+
+# wait_reads N DIR INSTANCE TYPE-FILE: waits until the series has N lines
+# more than now (N more reads of that cgroup).
+wait_reads() {
+  local n=$1
+  shift
+  _csv_count "$@"
+  wait_until _csv_has $((_n + n)) "$@"
 }
 
 # csv_instances DIR: the plugin instances collectd wrote, sorted.
