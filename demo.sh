@@ -4,14 +4,54 @@
 # DataDir stdout).  Installs what is missing, builds, runs until Ctrl-C
 # (or for DEMO_SECONDS seconds when that is set).
 #   sudo ./demo.sh [plugin config file, default conf/joule_cgroup.conf]
+#   sudo ./demo.sh --vm [plugin config file]
+# --vm: the same in a VM booted from Debian's newest kernel of
+# tests/vm/kernels.sh (tests/vm/vm-run.sh), where cgroup v2 has every
+# controller, as on a systemd host, and a workload runs in
+# demo.slice/work.service (a busy loop of O_DIRECT writes to the VM's disk,
+# 64 MiB of memory): every value group shows, whatever this machine's
+# layout.  Without a config file it collects everything, per device; it
+# stops after DEMO_SECONDS (default 30).
 set -euo pipefail
 top=$(cd "$(dirname "$0")" && pwd)
-conf=$(realpath "${1:-$top/conf/joule_cgroup.conf}")
-"$top/scripts/deps.sh"
-"$top/scripts/build.sh" >&2
+if [ "${1:-}" = --vm ]; then
+  shift
+  "$top/scripts/deps.sh" --vm
+  "$top/scripts/build.sh" >&2
+  secs=${DEMO_SECONDS:-30}
+  kernel=${VM_KERNEL:-$("$top/tests/vm/kernels.sh" | tail -n 1)}
+  echo "booting $kernel (emulated: a few seconds)" >&2
+  exec "$top/tests/vm/vm-run.sh" --kernel "$kernel" --timeout $((secs + 120)) -- \
+    env DEMO_IN_VM=1 DEMO_SECONDS="$secs" DEMO_INTERVAL="${DEMO_INTERVAL:-2}" \
+    "$top/demo.sh" ${1:+"$(realpath "$1")"}
+fi
 
 run=$(mktemp -d /tmp/joule-demo.XXXXXX)
 trap 'rm -rf "$run"' EXIT
+if [ -n "${DEMO_IN_VM:-}" ]; then
+  # Inside the VM: built already; a workload in a cgroup of its own.
+  w=/sys/fs/cgroup/demo.slice
+  mkdir -p "$w/work.service"
+  echo "+cpu +memory +io +pids" >"$w/cgroup.subtree_control"
+  bash -c 'echo $$ >"$1/cgroup.procs"
+    "$2" 64 >/dev/null &
+    while :; do dd if=/dev/zero of=/dev/vda bs=1M count=8 oflag=direct status=none; done' \
+    work "$w/work.service" "$top/_build/tests/memhog" &
+  conf=${1:-$run/all.conf}
+  cat >"$run/all.conf" <<'CONF'
+LoadPlugin joule_cgroup
+<Plugin joule_cgroup>
+  ReportRoot true
+  Select "**"
+  Collect "cpu" "memory" "io" "pressure" "events" "pids"
+  PerDevice true
+</Plugin>
+CONF
+else
+  conf=$(realpath "${1:-$top/conf/joule_cgroup.conf}")
+  "$top/scripts/deps.sh"
+  "$top/scripts/build.sh" >&2
+fi
 cat >"$run/collectd.conf" <<CONF
 Hostname "$(hostname)"
 FQDNLookup false
