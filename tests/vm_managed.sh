@@ -147,4 +147,31 @@ ok $? "remedy: in an ancestor of the removed cgroup ($where)"
 [ "$(loud_lines "$dir")" -eq 0 ]
 ok $? "remedy: no ERROR or WARNING"
 grep -E '^\[(error|warning)\]' "$dir/collectd.log" | diag
+kill -KILL "$hog"
+
+# --- 3. Collect "cpu" alone below a parent without memory -------------------------
+# NotifyOOM (the default) reads memory.events, but nobody asked for memory
+# values: the cgroup simply has no OOM notifications, and nothing is said
+# above INFO.
+mkdir "$parent/cpuonly"
+start_hog cpuonly
+dir="$T/cpuonly"
+write_conf "$dir" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Collect \"cpu\"
+  <Cgroup \"$run/cpuonly/job\">
+    Instance \"job\"
+    Create true
+    AttachPid $hog
+  </Cgroup>"
+start_collectd "$dir"
+wait_until moved_or_refused "/$run/cpuonly/job"
+in_cgroup "$hog" "/$run/cpuonly/job"
+ok $? "cpu only: the helper was moved into $run/cpuonly/job"
+wait_reads 3 "$dir" job derive-cpu_usage_usec
+stop_collectd
+[ "$(grep -cE '^\[(error|warning|notice)\] joule_cgroup plugin:' "$dir/collectd.log")" -eq 0 ] &&
+  [ -n "$(csv_last "$dir" job derive-cpu_usage_usec)" ]
+ok $? "cpu only: reported, nothing said above INFO (NotifyOOM needs no memory values)"
+grep -E '^\[(error|warning|notice)\]' "$dir/collectd.log" | diag
 tap_done

@@ -114,6 +114,7 @@ static void choose_files(jc_collector *c) {
             fi->collect & JC_COLLECT_LIMITS ? "limits are" : "values are");
   }
   /* OOM notifications read memory.events whatever Collect says. */
+  c->collect_files = c->files;
   c->notify_oom = c->cfg->notify_oom && (c->available & JC_CTRL_MEMORY);
   if (c->notify_oom)
     c->files |= 1u << JC_FILE_MEMORY_EVENTS;

@@ -84,6 +84,8 @@ struct jc_collector {
   int rootfd;
   unsigned available; /* controllers of the root's cgroup.controllers */
   uint32_t files;     /* bit per jc_file_id to read */
+  uint32_t collect_files; /* those Collect asks for; the others (memory.events
+                             for NotifyOOM alone) may be missing silently */
 
   jc_tracked **tracked; /* sorted in walk order (jc_path_cmp) */
   size_t tracked_count;

@@ -79,29 +79,30 @@ static int open_dir(const jc_collector *c, const char *relpath) {
 
 /* ---- controllers ---------------------------------------------------- */
 
-/* Controllers of the files Collect reads (optional ones too, with
+/* Controllers of the files of mask (optional ones too, with
  * optional_too): a cgroup without them misses values. */
-static unsigned file_controllers(const jc_collector *c, bool optional_too) {
-  unsigned mask = 0;
+static unsigned file_controllers(uint32_t mask, bool optional_too) {
+  unsigned ctrls = 0;
   for (int f = 0; f < JC_FILE_COUNT; f++)
-    if ((c->files & (1u << f)) && jc_files[f].controller &&
+    if ((mask & (1u << f)) && jc_files[f].controller &&
         (optional_too || !jc_files[f].optional))
-      mask |= jc_ctrl_bit(jc_files[f].controller);
-  return mask;
+      ctrls |= jc_ctrl_bit(jc_files[f].controller);
+  return ctrls;
 }
 
 /* What a parent we did not create must hand down: the controllers of the
- * files that are always there (a limit file is optional: a cgroup without
- * one has no limit of its own, its parents' still apply). */
+ * files Collect asks for that are always there (a limit file is optional:
+ * a cgroup without one has no limit of its own, its parents' still
+ * apply; memory.events read for NotifyOOM alone is not asked for). */
 static unsigned required_controllers(const jc_collector *c) {
-  return file_controllers(c, false);
+  return file_controllers(c->collect_files, false);
 }
 
 /* What a level we create hands down: every controller whose files we
  * read, and cpu for Collect "cpu": cpu.stat exists without it, but its
  * throttling keys come from it. */
 static unsigned wanted_controllers(const jc_collector *c) {
-  return file_controllers(c, true) |
+  return file_controllers(c->files, true) |
          ((c->cfg->collect & JC_COLLECT_CPU) ? JC_CTRL_CPU : 0);
 }
 

@@ -16,6 +16,7 @@
 /* The kernel will not reset memory.peak: no interval peak anywhere. */
 static void give_up(jc_collector *c, int err) {
   c->files &= ~(1u << FILE_ID);
+  c->collect_files &= ~(1u << FILE_ID);
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
     if (t->fd[FILE_ID] >= 0) {

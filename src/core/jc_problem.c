@@ -184,7 +184,10 @@ bool jc_problem_read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
   full_path(c, t->relpath, where, sizeof(where));
   if (err == -ENOENT) {
     t->absent |= 1u << f;
-    bool expected = fi->optional || (!t->relpath[0] && fi->absent_at_root);
+    /* A file read for NotifyOOM alone (Collect has no memory values): its
+     * cgroup simply has no OOM notifications. */
+    bool expected = fi->optional || (!t->relpath[0] && fi->absent_at_root) ||
+                    !(c->collect_files & (1u << f));
     if (expected)
       return true;
     if (fi->controller)
