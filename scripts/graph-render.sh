@@ -10,6 +10,7 @@
 #   joule_cgroup-work/gauge-cpu_cores.rrd  cgroup CPUs busy (line)
 #   cpu/percent-active.rrd                 the whole host's CPUs busy (line)
 #   joule_cgroup-work/memory-current.rrd   cgroup memory (right axis)
+#   joule_cgroup-work/memory-peak.rrd      cgroup memory.peak (right axis)
 # It fails when none of the CPU files is there.
 set -euo pipefail
 
@@ -55,8 +56,10 @@ fi
 # a fixed factor, so pick one that maps the largest sample to about the top
 # of the CPU axis (ncpu), rounded up to a power of two MiB per CPU.
 if [[ -f $cg/memory-current.rrd ]]; then
+	top_rrd=$cg/memory-current.rrd
+	[[ -f $cg/memory-peak.rrd ]] && top_rrd=$cg/memory-peak.rrd
 	max_mib=$(rrdtool graph /dev/null --start "$start" --end "$end" \
-		"DEF:m=$cg/memory-current.rrd:value:MAX" "VDEF:mx=m,MAXIMUM" \
+		"DEF:m=$top_rrd:value:MAX" "VDEF:mx=m,MAXIMUM" \
 		"PRINT:mx:%.0lf" | tail -n 1)
 	max_mib=$(awk -v b="$max_mib" 'BEGIN { printf "%d", b / 1048576 + 1 }')
 	per_cpu=1
@@ -66,6 +69,11 @@ if [[ -f $cg/memory-current.rrd ]]; then
 		"DEF:mem=$cg/memory-current.rrd:value:AVERAGE"
 		"CDEF:mem_scaled=mem,1048576,/,$per_cpu,/"
 		"LINE2:mem_scaled#3a9a3a:cgroup memory.current (right axis)")
+	if [[ -f $cg/memory-peak.rrd ]]; then
+		args+=("DEF:peak=$cg/memory-peak.rrd:value:MAX"
+			"CDEF:peak_scaled=peak,1048576,/,$per_cpu,/"
+			"LINE1:peak_scaled#b03030:cgroup memory.peak (right axis):dashes")
+	fi
 fi
 
 mkdir -p "$(dirname "$out")"

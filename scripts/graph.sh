@@ -5,6 +5,12 @@
 # then draw the RRD files (scripts/graph-render.sh).
 #
 #   sudo scripts/graph.sh [OUT.png]
+#   sudo scripts/graph.sh --vm [OUT.png]
+#
+# --vm runs the same inside a VM booted from Debian's newest kernel of
+# tests/vm/kernels.sh (tests/vm/vm-run.sh), where cgroup v2 has every
+# controller, so the picture shows the cgroup's memory (current and peak)
+# beside its CPU; a hybrid host like the test machine has cpu.stat only.
 #
 # Environment: JC_PLUGIN_DIR (where joule_cgroup.so is; default _build/.libs,
 # where scripts/build.sh puts it), JC_CGROUP_ROOT (default:
@@ -23,6 +29,21 @@
 set -euo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+if [[ ${1:-} == --vm ]]; then
+	# The VM sees this machine's / read-only and returns only its output:
+	# the PNG comes back base64-encoded after a marker line.
+	out=$(realpath -m "${2:-$repo/docs/cgroup-cpu-memory.png}")
+	"$repo/scripts/deps.sh" --vm
+	kernel=${VM_KERNEL:-$("$repo/tests/vm/kernels.sh" | tail -n 1)}
+	encoded=$("$repo/tests/vm/vm-run.sh" --kernel "$kernel" --timeout 400 -- \
+		bash -c '"$1" /tmp/graph.png >&2 && echo "==png==" && base64 /tmp/graph.png' \
+		graph "$repo/scripts/graph.sh")
+	mkdir -p "$(dirname "$out")"
+	sed -n '/^==png==$/,$p' <<<"$encoded" | tail -n +2 | base64 -d >"$out"
+	[[ -s $out ]] || { echo "graph.sh: no picture came back from the VM" >&2; exit 1; }
+	echo "$out"
+	exit 0
+fi
 out=${1:-$repo/docs/cgroup-cpu-memory.png}
 JC_PLUGIN_DIR=${JC_PLUGIN_DIR:-$repo/_build/.libs}
 COLLECTD=${COLLECTD:-/usr/sbin/collectd}
@@ -237,11 +258,8 @@ collectd_pid=
 
 start=$(($(cat "$tmp/work.start") - 3))
 end=$(($(cat "$tmp/work.end") + 2))
-# File names as SPEC section 3 and the rrdtool plugin make them; checked
-# with the plugin on a hybrid v1/v2 host, which has cpu.stat only.
-# TODO(joule_cgroup): the memory line (memory-current.rrd) is drawn by
-# graph-render.sh but has not been seen yet: run once on a pure cgroup v2
-# host, where "work" gets the memory controller.
+# File names as SPEC section 3 and the rrdtool plugin make them; a hybrid
+# v1/v2 host has cpu.stat only, a unified one (--vm) memory too.
 [[ -f $tmp/rrd/$HOST/joule_cgroup-work/gauge-cpu_cores.rrd ]] || {
 	show_logs
 	die "no joule_cgroup-work/gauge-cpu_cores.rrd was written"
