@@ -19,23 +19,25 @@ ALL=(--collect cpu --collect memory --collect io --collect pressure
 # check.py EXPECTED GROUPS PATH... < sample output: the figures of each
 # [values PATH] in the first line; "all" checks every section.
 cat >"$T/check.py" <<'PY'
-import json, sys
+import glob, json, sys
 
 MEMSTAT = ["anon", "file", "kernel", "kernel_stack", "slab", "shmem"]
 CPU_DERIVE = ["usage_usec", "nr_periods", "nr_throttled", "throttled_usec",
               "nr_bursts", "burst_usec"]
 
 def sections(path):
+    """[values] sections of PATH and of its companions (<tree>.<topic>.txt)"""
     out, cur = {}, None
-    for line in open(path, encoding="utf-8"):
-        line = line.rstrip("\n")
-        if line.startswith("["):
-            cur = line[8:-1] if line.startswith("[values ") else None
-            if cur is not None:
-                out[cur] = {}
-        elif cur is not None and line and not line.startswith("#"):
-            key, value = line.split("\t")[:2]
-            out[cur][key] = value
+    for f in [path] + sorted(glob.glob(path[:-len(".txt")] + ".*.txt")):
+        for line in open(f, encoding="utf-8"):
+            line = line.rstrip("\n")
+            if line.startswith("["):
+                cur = line[8:-1] if line.startswith("[values ") else None
+                if cur is not None:
+                    out.setdefault(cur, {})
+            elif cur is not None and line and not line.startswith("#"):
+                key, value = line.split("\t")[:2]
+                out[cur][key] = value
     return out
 
 def expectations(v, groups):
@@ -132,10 +134,13 @@ values_case "k6.1-systemd system.slice/*.service, every group" k6.1-systemd \
   cpu,memory,io,pressure,events,pids \
   "(root) system.slice/nginx.service system.slice/systemd-logind.service" -- \
   --select 'system.slice/*.service' "${ALL[@]}"
-# Every tree, every [values] section, every group.
-for tree in k5.10-basic k6.1-systemd k6.6-docker k6.8-kubernetes; do
+# Every tree, every [values] section, every group (the trees captured from
+# Debian's 6.1 and 6.12 too: the kernels' own bytes).
+for tree in k5.10-basic k6.1-systemd k6.6-docker k6.8-kubernetes k6.1-debian k6.12-debian; do
   values_case "$tree **, every group" "$tree" cpu,memory,io,pressure,events,pids \
     all -- --select '**' "${ALL[@]}"
+  [ ! -s "$T/err" ]
+  ok $? "$tree **, every group: nothing on stderr"
 done
 
 # Lines, times, rates: --count 3 gives three lines, one interval apart,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The real collectd, loading the built plugin, on fixture trees of real
-# kernel formats (5.10, 6.1 systemd, 6.6 Docker, 6.8 Kubernetes, hostile):
+# kernel formats (5.10, 6.1 systemd, 6.6 Docker, 6.8 Kubernetes, hostile)
+# and on trees captured from Debian's 6.1 and 6.12 kernels (real bytes):
 # the instance set each configuration must produce, the exact figures in
 # csv, the identifiers, the `cgroup` meta data in write_log's JSON; the
 # effective limits (SPEC section 5) and io.stat as real kernels write it.
@@ -209,6 +210,86 @@ values_are k6.8-kubernetes $G/cri-containerd-decddf89106cd6fc7f360596b9f22839275
 values_are k6.8-kubernetes $K/kubepods-besteffort.slice/kubepods-besteffort-pode04aa1a7_ada9_5951_980e_1e1f9372c098.slice/cri-containerd-c5a895d0b9e9fc50bc8185f9984c605eb97d5236eb47fbd6d026f64eb8cecb54.scope \
   "$(hashed k6.8-kubernetes '**' 5c01d7aa)" $LIM
 quiet "kubernetes node, limits"
+
+# --- trees captured from Debian's 6.1 and 6.12 kernels (capture-vm.sh) ---------
+# The kernels' own bytes: 6.1 without core_sched, 6.12 with nice_usec, new
+# memory.stat keys and files the plugin does not read; an empty io.stat
+# (machine.slice), the disk's line without I/O ("254:0 " on 6.1, with
+# iocost "254:0  cost.usage=0" on 6.12), cgroups without io.stat and
+# cpu.max below a parent that hands down only "memory pids".
+REAL_VALUES="(root) system.slice system.slice/db.service system.slice/cron.service
+  limited.slice limited.slice/batch.service user.slice/user-1000.slice
+  user.slice/user-1000.slice/session-2.scope machine.slice"
+inst_of() { local i=${1//\//_}; [ "$1" = '(root)' ] && i=root; echo "$i"; }
+disk=$(devname 254:0)
+for tree in k6.1-debian k6.12-debian; do
+  run_tree "real-$tree" $tree '  Select "**"
+  Collect "cpu" "memory" "io" "pressure" "events" "pids" "limits"'
+  instances_are $tree '**'
+  for path in $REAL_VALUES; do
+    values_are $tree "$path" "$(inst_of "$path")" cpu,memory,io,pressure,events,pids,limits
+  done
+  B=limited.slice_batch.service
+  [ "$(csv_last "$RUN_DIR" $B gauge-cpu_limit_cores)" = 0.5 ] &&
+    [ "$(csv_last "$RUN_DIR" $B memory-max)" = 201326592 ] &&
+    [ "$(csv_last "$RUN_DIR" $B memory-high)" = 50331648 ] &&
+    [ "$(csv_last "$RUN_DIR" $B count-pids_max)" = 32 ]
+  ok $? "$tree: batch.service has the slice's cpu.max 50000 100000, memory.max 192 MiB, pids.max 32 and its own memory.high"
+  ! ls "$RUN_DIR/csv/testhost/joule_cgroup-user.slice_user-1000.slice_session-2.scope" | grep -qE '^(disk_|derive-cpu_nr_periods|derive-cpu_throttled)' &&
+    ls "$RUN_DIR/csv/testhost/joule_cgroup-user.slice_user-1000.slice" | grep -q '^disk_octets-'
+  ok $? "$tree: no io and no throttling series below a parent without io and cpu; its I/O on the parent"
+  quiet "$tree: a healthy real tree"
+
+  n=0
+  for sel in 'system.slice/*.service' '**/*.service ignore limited.slice/**' \
+      '/^user\.slice/.*\.(scope|service)$/'; do
+    pats=${sel% ignore *} ign= n=$((n + 1))
+    [ "$pats" != "$sel" ] && ign="  Ignore \"${sel#* ignore }\""
+    run_tree "real-$tree-select$n" $tree "  Select \"$pats\"
+$ign
+  Collect \"cpu\""
+    instances_are $tree "$sel"
+  done
+  run_tree "real-$tree-basename" $tree '  Select "**"
+  InstanceFrom "basename"
+  Collect "cpu"'
+  instances_are $tree '** basename'
+
+  run_tree "real-$tree-perdevice" $tree '  Select "**"
+  Collect "io"
+  PerDevice true'
+  # the cgroups with a counted device line (the others: no disk series)
+  for path in '(root)' system.slice system.slice/db.service limited.slice \
+      limited.slice/batch.service user.slice/user-1000.slice; do
+    values_are $tree "$path" "$(inst_of "$path")" perdevice
+  done
+  line=$(cat "$F/$tree/system.slice/cron.service/io.stat")
+  if [ "$tree" = k6.1-debian ]; then
+    ! ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice_cron.service/" | grep -q '^disk_'
+    ok $? "$tree: \"$line\" (no keys) gives no disk series"
+  else
+    values_are $tree system.slice/cron.service system.slice_cron.service perdevice
+    [ "$(csv_last "$RUN_DIR" system.slice_cron.service "disk_octets-$disk")" = 0,0 ]
+    ok $? "$tree: \"$line\" (iocost only) is $disk with zeros"
+  fi
+  [ "$(csv_last "$RUN_DIR" system.slice_db.service "disk_octets-$disk")" = \
+    "$(sed -n 's/^254:0 rbytes=\([0-9]*\) wbytes=\([0-9]*\) .*/\1,\2/p' "$F/$tree/system.slice/db.service/io.stat")" ]
+  ok $? "$tree: db.service's O_DIRECT I/O on 254:0 goes out as disk_octets-$disk"
+  ! ls "$RUN_DIR/csv/testhost/joule_cgroup-machine.slice/" | grep -q '^disk_' &&
+    [ ! -s "$F/$tree/machine.slice/io.stat" ]
+  ok $? "$tree: an empty io.stat (machine.slice) gives no disk series"
+  quiet "$tree: PerDevice"
+done
+# memory.stat keys of 6.12 through MemoryStat: page events, DERIVE
+run_tree real-memstat k6.12-debian '  Select "limited.slice/batch.service"
+  Collect "memory"
+  MemoryStat "anon" "pgscan" "pgsteal" "pgdemote_kswapd" "pgpromote_success"'
+out=$($EXPECT "$F/expected/k6.12-debian.txt" limited.slice/batch.service \
+  "$RUN_DIR/csv/testhost/joule_cgroup-limited.slice_batch.service" memory \
+  anon,pgscan,pgsteal,pgdemote_kswapd,pgpromote_success 2>&1)
+ok $? "k6.12-debian: MemoryStat with 6.12's pgdemote_kswapd, pgpromote_success (${out##*$'\n'})"
+echo "$out" | grep -v 'figures checked' | diag
+quiet "k6.12-debian: MemoryStat"
 
 # --- basename names and a collision ------------------------------------------
 run_tree basename k6.1-systemd '  Select "**"

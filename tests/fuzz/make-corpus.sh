@@ -17,12 +17,17 @@ sample_seed() { { printf '%s%s' "$3" "$4"; cat "$5"; } | seed "$1" "$2"; }
 long() { head -c "$1" /dev/zero | tr '\0' "$2"; }
 
 rm -rf "$out"
+# trees captured from Debian's 6.1 and 6.12 kernels (capture-vm.sh)
+d61=$fx/k6.1-debian
+d612=$fx/k6.12-debian
 
 # ---- single: memory.current, memory.peak, memory.swap.current, pids.current
 cp_single() { seed single "$1" <"$2"; }
 cp_single memory.current-k6.1 "$fx/k6.1-systemd/system.slice/memory.current"
 cp_single memory.peak-no-newline "$fx/hostile/no-newline/memory.peak"
 cp_single pids.current-k6.8 "$fx/k6.8-kubernetes/kubepods.slice/pids.current"
+cp_single memory.peak-k6.12-real "$d612/system.slice/db.service/memory.peak"
+cp_single memory.current-k6.1-real "$d61/limited.slice/batch.service/memory.current"
 printf 'max\n' | seed single max
 printf '0\n' | seed single zero
 printf '18446744073709551615\n' | seed single u64-max
@@ -45,6 +50,12 @@ seed flat cpu.stat-k5.10 <"$fx/k5.10-basic/cpu.stat"
 seed flat cpu.stat-k6.1 <"$fx/k6.1-systemd/cpu.stat"
 seed flat memory.stat-k6.8 <"$fx/k6.8-kubernetes/memory.stat"
 seed flat memory.events-k6.1 <"$fx/k6.1-systemd/system.slice/memory.events"
+seed flat cpu.stat-k6.1-real-no-core-sched <"$d61/cpu.stat"
+seed flat cpu.stat-k6.12-real-nice <"$d612/limited.slice/cpu.stat"
+seed flat cpu.stat-k6.12-real-no-cpu <"$d612/user.slice/user-1000.slice/session-2.scope/cpu.stat"
+seed flat memory.stat-k6.12-real <"$d612/system.slice/db.service/memory.stat"
+seed flat memory.stat-k6.1-real-reclaim <"$d61/limited.slice/batch.service/memory.stat"
+seed flat memory.events-k6.12-real-high <"$d612/limited.slice/batch.service/memory.events"
 seed flat cpu.stat-huge <"$fx/hostile/huge/cpu.stat"
 seed flat cpu.stat-garbage <"$fx/hostile/garbage/cpu.stat"
 seed flat memory.stat-garbage <"$fx/hostile/garbage/memory.stat"
@@ -76,6 +87,9 @@ seed io io.stat-k6.6-keyless <"$fx/k6.6-docker/system.slice/docker.service/io.st
 seed io io.stat-forms <"$fx/hostile/io-forms/io.stat"
 seed io io.stat-malformed-values <"$fx/hostile/io-malformed/io.stat"
 seed io io.stat-keyless-only <"$fx/hostile/io-keyless/io.stat"
+seed io io.stat-k6.1-real-keyless <"$d61/system.slice/cron.service/io.stat"
+seed io io.stat-k6.12-real-vrate <"$d612/io.stat"
+seed io io.stat-k6.12-real-cost-only <"$d612/system.slice/cron.service/io.stat"
 printf '8:0 rbytes=1 wbytes=2\n7:7 7:6 ' | seed io merged-run-at-end
 { for i in $(seq 0 63); do printf '7:%d ' "$i"; done; printf 'rbytes=5 wios=1\n'; } | seed io merged-64-devices
 printf '(unknown)\n(unknown) rbytes=1\n(unknown rbytes=1\n(unknown)rbytes=1\n() rbytes=1\n' | seed io unknown-spellings
@@ -86,6 +100,7 @@ printf '8:0 rbytes=1 8:16 rbytes=2\n7:1 7:2\t7:3 rios=4\n' | seed io device-afte
 seed pressure cpu.pressure-k5.10-some-only <"$fx/k5.10-basic/cpu.pressure"
 seed pressure cpu.pressure-k6.1 <"$fx/k6.1-systemd/cpu.pressure"
 seed pressure memory.pressure-k6.1 <"$fx/k6.1-systemd/memory.pressure"
+seed pressure cpu.pressure-k6.12-real <"$d612/limited.slice/batch.service/cpu.pressure"
 seed pressure io.pressure-no-newline <"$fx/hostile/no-newline/io.pressure"
 printf '' | seed pressure empty
 printf 'full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n' | seed pressure full-only
@@ -170,6 +185,17 @@ sample_seed sample memory.events-k6.1 j 0 "$fx/k6.1-systemd/system.slice/memory.
 sample_seed sample pids.current-k6.8 k 0 "$fx/k6.8-kubernetes/kubepods.slice/pids.current"
 sample_seed sample bad-file-id q 0 "$fx/k6.1-systemd/cpu.stat"
 printf 'a4' | seed sample cpu.stat-empty
+sample_seed sample cpu.stat-k6.1-real a 4 "$d61/limited.slice/cpu.stat"
+sample_seed sample cpu.stat-k6.12-real-nice a 4 "$d612/limited.slice/cpu.stat"
+sample_seed sample memory.stat-k6.12-real e 0 "$d612/system.slice/db.service/memory.stat"
+sample_seed sample memory.stat-k6.12-real-7keys e 7 "$d612/limited.slice/batch.service/memory.stat"
+sample_seed sample memory.peak-k6.12-real c 0 "$d612/system.slice/db.service/memory.peak"
+sample_seed sample memory.peak-interval-k6.12-real p 0 "$d612/limited.slice/batch.service/memory.peak"
+sample_seed sample io.stat-k6.12-real-vrate f 4 "$d612/io.stat"
+sample_seed sample io.stat-k6.12-real-cost-only f 1 "$d612/system.slice/cron.service/io.stat"
+sample_seed sample io.stat-k6.1-real-keyless f 1 "$d61/system.slice/cron.service/io.stat"
+sample_seed sample io.stat-real-empty f 0 "$d61/machine.slice/io.stat"
+sample_seed sample memory.events-k6.1-real-high j 0 "$d61/limited.slice/batch.service/memory.events"
 sample_seed sample io.stat-k6.6-merged-unknown f 4 "$fx/k6.6-docker/io.stat"
 sample_seed sample io.stat-forms-cap2 f 2 "$fx/hostile/io-forms/io.stat"
 sample_seed sample io.stat-malformed-values f 4 "$fx/hostile/io-malformed/io.stat"
@@ -180,6 +206,8 @@ sample_seed sample cpu.max-no-newline l 0 "$fx/k6.1-systemd/system.slice/systemd
 sample_seed sample cpu.max-u64-quota l 0 "$fx/hostile/huge/cpu.max"
 sample_seed sample cpu.max-one-word l 0 "$fx/hostile/garbage/cpu.max"
 sample_seed sample cpu.max-zero-period l 0 "$fx/hostile/bad-limits/cpu.max"
+sample_seed sample cpu.max-k6.12-real l 0 "$d612/limited.slice/cpu.max"
+sample_seed sample memory.high-k6.12-real n 0 "$d612/limited.slice/batch.service/memory.high"
 cm() { printf '%s' "$2" | { printf 'l0'; cat; } | seed sample "cpu.max-$1"; }
 cm max-only 'max'
 cm zero-quota '0 100000'
@@ -229,5 +257,12 @@ mt limits-two-reads "$(f a "$kpg/cpu.stat")" "$(f b "$kpg/memory.current")" "$(f
   'ausage_usec 999999999
 user_usec 555555555
 system_usec 444444444' "$(f l "$kpg/cpu.max")" "$(f m "$fx/hostile/bad-limits/memory.max")"
+# two reads of a real 6.12 cgroup: the captured files, then its cpu.stat
+# a second later (nice_usec included)
+r612=$d612/limited.slice
+mt two-reads-k6.12-real '@2' "$(f a "$r612/cpu.stat")" "$(f b "$r612/memory.current")" \
+  "$(f e "$r612/memory.stat")" "$(f f "$r612/io.stat")" "$(f l "$r612/cpu.max")" \
+  "$(f m "$r612/memory.max")" "$(f o "$r612/pids.max")" '+1000' \
+  "a$(sed 's/^usage_usec .*/usage_usec 10710163/; s/^user_usec .*/user_usec 5421627/' "$r612/cpu.stat")"
 mt huge-values "$(f a "$fx/hostile/huge/cpu.stat")" "$(f f "$fx/hostile/huge/io.stat")" '+1000' \
   'ausage_usec 18446744073709551615' '@p'
