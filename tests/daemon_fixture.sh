@@ -283,11 +283,16 @@ done
 # memory.stat keys of 6.12 through MemoryStat: page events, DERIVE
 run_tree real-memstat k6.12-debian '  Select "limited.slice/batch.service"
   Collect "memory"
-  MemoryStat "anon" "pgscan" "pgsteal" "pgdemote_kswapd" "pgpromote_success"'
+  MemoryStat "anon" "pgscan" "pgsteal" "pgdemote_kswapd" "pgpromote_success"
+  MemoryStat "swpin_zero" "swpout_zero" "numa_hint_faults"'
 out=$($EXPECT "$F/expected/k6.12-debian.txt" limited.slice/batch.service \
   "$RUN_DIR/csv/testhost/joule_cgroup-limited.slice_batch.service" memory \
-  anon,pgscan,pgsteal,pgdemote_kswapd,pgpromote_success 2>&1)
-ok $? "k6.12-debian: MemoryStat with 6.12's pgdemote_kswapd, pgpromote_success (${out##*$'\n'})"
+  anon,pgscan,pgsteal,pgdemote_kswapd,pgpromote_success,swpin_zero,swpout_zero,numa_hint_faults 2>&1)
+ok $? "k6.12-debian: MemoryStat with 6.12's pgdemote_kswapd, pgpromote_success, swpin_zero, swpout_zero, numa_hint_faults (${out##*$'\n'})"
+! ls "$RUN_DIR/csv/testhost/joule_cgroup-limited.slice_batch.service/memory-swpin_zero-"* \
+  "$RUN_DIR/csv/testhost/joule_cgroup-limited.slice_batch.service/memory-numa_hint_faults-"* >/dev/null 2>&1 &&
+  ls "$RUN_DIR/csv/testhost/joule_cgroup-limited.slice_batch.service/derive-memory_numa_hint_faults-"* >/dev/null 2>&1
+ok $? "k6.12-debian: swpin_zero and numa_hint_faults are counters (derive-memory_*), not bytes"
 echo "$out" | grep -v 'figures checked' | diag
 quiet "k6.12-debian: MemoryStat"
 

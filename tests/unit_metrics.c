@@ -77,6 +77,14 @@ int main(void) {
          jc_memstat_key_is_event("zswpin") &&
          jc_memstat_key_is_event("workingset_refault_file"),
      "event keys: pg*, workingset_*, thp_*, zswp*");
+  ok(jc_memstat_key_is_event("swpin_zero") &&
+         jc_memstat_key_is_event("swpout_zero") &&
+         jc_memstat_key_is_event("numa_hint_faults") &&
+         !jc_memstat_key_is_event("swapcached") &&
+         !jc_memstat_key_is_event("zswapped") &&
+         !jc_memstat_key_is_event("zswap"),
+     "6.12's counters swpin_zero, swpout_zero, numa_* are events; "
+     "swapcached, zswap, zswapped are bytes");
 
   jc_sample_reset(&s);
   is_int(PARSE(&s, JC_FILE_CPU_STAT,

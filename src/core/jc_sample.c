@@ -77,7 +77,11 @@ unsigned jc_collect_bit(const char *word) {
 }
 
 bool jc_memstat_key_is_event(const char *key) {
-  static const char *const prefixes[] = {"pg", "workingset_", "thp_", "zswp"};
+  /* SPEC §3's pg*, workingset_*, thp_*, zswp*, and the counters Linux 6.12
+   * added that are no byte sizes either: swpin_zero, swpout_zero, numa_*. */
+  static const char *const prefixes[] = {"pg",    "workingset_", "thp_",
+                                         "zswp",  "swpin",       "swpout",
+                                         "numa_"};
   for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
     if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0)
       return true;

@@ -108,7 +108,8 @@ typedef struct {
   size_t count;
   char *key[JC_MEMSTAT_MAX];
   uint8_t key_len[JC_MEMSTAT_MAX];
-  /* pg*, workingset_*, thp_*, zswp* count events: derive-memory_<key>;
+  /* pg*, workingset_*, thp_*, zswp*, swpin*, swpout*, numa_* count
+     events: derive-memory_<key>;
      the others are bytes: memory-<key>.  Computed once, at config time. */
   bool is_event[JC_MEMSTAT_MAX];
   char *derive_instance[JC_MEMSTAT_MAX]; /* "memory_<key>" for events */

@@ -32,7 +32,7 @@ import sys
 DEFAULT_MEMSTAT = ["anon", "file", "kernel", "kernel_stack", "slab", "shmem"]
 CPU_DERIVE = ["usage_usec", "nr_periods", "nr_throttled", "throttled_usec",
               "nr_bursts", "burst_usec"]
-EVENT_PREFIXES = ("pg", "workingset_", "thp_", "zswp")
+EVENT_PREFIXES = ("pg", "workingset_", "thp_", "zswp", "swpin", "swpout", "numa_")
 
 
 def section_rows(files, header):
