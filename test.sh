@@ -45,7 +45,7 @@ run_suite() {
   count_results "$dir"
 }
 
-run_suite "$top/_build" "-O2 -g -Wall -Wextra -Werror"
+run_suite "$top/_build" "-O2 -g -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror"
 
 sanitize="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wextra -Werror"
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 builddir=${1:-$top/_build}
-cflags=${2:-"-O2 -g -Wall -Wextra -Werror"}
+cflags=${2:-"-O2 -g -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror"}
 cd "$top"
 fresh() { [ -x configure ] && [ configure -nt configure.ac ] &&
   [ Makefile.in -nt Makefile.am ] && [ Makefile.in -nt tests/Makefile.inc ]; }

@@ -37,6 +37,14 @@ static char *at(const char *name) {
   return p;
 }
 
+/* Setting the scene must work: a test of nothing proves nothing. */
+static void must(int r, const char *what) {
+  if (r < 0) {
+    perror(what);
+    exit(99);
+  }
+}
+
 static void slurp(const char *name, char *buf, size_t size) {
   buf[0] = '\0';
   FILE *f = fopen(at(name), "r");
@@ -110,8 +118,8 @@ static void test_writes_refused(void) {
   mkdir(at("tree"), 0755);
   mkdir(at("tree/job"), 0755);
   put("victim", "SECRET-DATA-LINE-ONE\n", 0644);
-  symlink(at("victim"), at("tree/job/cgroup.procs"));
-  symlink(at("victim"), at("tree/job/cgroup.subtree_control"));
+  must(symlink(at("victim"), at("tree/job/cgroup.procs")), "symlink");
+  must(symlink(at("victim"), at("tree/job/cgroup.subtree_control")), "symlink");
   int treefd = open(at("tree"), O_RDONLY | O_DIRECTORY);
   int jobfd = open(at("tree/job"), O_RDONLY | O_DIRECTORY);
   is_int(jc_cgwrite_attach(jobfd, getpid()), -EMEDIUMTYPE,
@@ -158,7 +166,7 @@ static void test_pidfiles(void) {
   chmod(at("open.pid"), 0666); /* past the umask */
   pidfile_is("open.pid", -EPERM, "writable by group or others (mode 0666)",
              "mode 0666");
-  symlink(at("good.pid"), at("link.pid"));
+  must(symlink(at("good.pid"), at("link.pid")), "symlink");
   pidfile_is("link.pid", -EPERM, "is a symlink", "the file is a symlink");
   mkfifo(at("fifo.pid"), 0600);
   pidfile_is("fifo.pid", -EPERM, "not a regular file",
@@ -178,9 +186,9 @@ static void test_pidfiles(void) {
   pidfile_is("sticky/job.pid", 0, NULL, "a sticky directory, like /tmp");
   mkdir(at("real"), 0755);
   put("real/job.pid", "4242\n", 0644);
-  symlink("real", at("dirlink"));
+  must(symlink("real", at("dirlink")), "symlink");
   pidfile_is("dirlink/job.pid", 0, NULL, "through a symlink of ours");
-  symlink("../real", at("sticky/up"));
+  must(symlink("../real", at("sticky/up")), "symlink");
   pidfile_is("sticky/up/job.pid", 0, NULL, "through \"..\" in a symlink");
   pidfile_is("real/../real/./job.pid", 0, NULL, "\"..\" and \".\" levels");
 
@@ -189,15 +197,15 @@ static void test_pidfiles(void) {
     return;
   }
   put("nobody.pid", "4242\n", 0644);
-  chown(at("nobody.pid"), 65534, 65534);
+  must(chown(at("nobody.pid"), 65534, 65534), "chown");
   pidfile_is("nobody.pid", -EPERM, "owned by uid 65534", "owned by uid 65534");
   mkdir(at("theirs"), 0755);
   put("theirs/job.pid", "4242\n", 0644);
-  chown(at("theirs"), 65534, 65534);
+  must(chown(at("theirs"), 65534, 65534), "chown");
   pidfile_is("theirs/job.pid", -EPERM, "/theirs is owned by uid 65534",
              "in a directory uid 65534 owns");
-  symlink(at("real"), at("sticky/trapdir"));
-  lchown(at("sticky/trapdir"), 65534, 65534);
+  must(symlink(at("real"), at("sticky/trapdir")), "symlink");
+  must(lchown(at("sticky/trapdir"), 65534, 65534), "lchown");
   pidfile_is("sticky/trapdir/job.pid", -EPERM,
              "sticky/trapdir on its path is owned by uid 65534",
              "through a symlink uid 65534 owns");
