@@ -297,14 +297,12 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
       continue;
     }
     release_dirfd_if_unused(c, t);
-    if (c->notify_oom) {
-      jc_limits limits = jc_limits_of_sample(&c->sample);
-      jc_limits_tighten(&limits, &t->ancestors);
+    jc_limits limits = jc_limits_effective(&c->sample, &t->ancestors);
+    if (c->notify_oom)
       jc_oom_note(c, t, &limits);
-    }
     jc_target target = target_of(t);
     emit_ctx e = {emit, ctx, &target};
-    jc_metrics_emit(&c->sample, &t->rate, &t->ancestors, &c->metrics,
+    jc_metrics_emit(&c->sample, &t->rate, &limits, &c->metrics,
                     emit ? emit_with_target : NULL, &e);
   }
   jc_discover_drop_gone(c);

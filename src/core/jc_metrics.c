@@ -88,6 +88,12 @@ jc_limits jc_limits_of_sample(const jc_sample *s) {
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+jc_limits jc_limits_effective(const jc_sample *s, const jc_limits *ancestors) {
+  jc_limits l = jc_limits_of_sample(s);
+  jc_limits_tighten(&l, ancestors);
+  return l;
+}
+
 void jc_limits_tighten(jc_limits *acc, const jc_limits *other) {
   if (other->cpu_cores < acc->cpu_cores)
     acc->cpu_cores = other->cpu_cores;
@@ -212,15 +218,12 @@ static void emit_limits(const sink *k, const jc_sample *s, const jc_limits *l,
 }
 
 void jc_metrics_emit(const jc_sample *s, jc_rate_state *rate,
-                     const jc_limits *ancestors, const jc_metrics_opts *o,
+                     const jc_limits *effective, const jc_metrics_opts *o,
                      jc_emit_fn emit, void *ctx) {
   const sink k = {emit, ctx};
   jc_limits limits = JC_LIMITS_NONE;
-  if (o->collect & JC_COLLECT_LIMITS) {
-    limits = jc_limits_of_sample(s);
-    if (ancestors)
-      jc_limits_tighten(&limits, ancestors);
-  }
+  if (o->collect & JC_COLLECT_LIMITS)
+    limits = effective ? *effective : jc_limits_of_sample(s);
   if (jc_sample_has(s, JC_FILE_CPU_STAT))
     emit_cpu(&k, s, rate, o->online_cpus, limits.cpu_cores);
   else

@@ -66,16 +66,19 @@ jc_limits jc_limits_of_sample(const jc_sample *s);
 /* Lowers *acc to the smaller of each of its limits and other's. */
 void jc_limits_tighten(jc_limits *acc, const jc_limits *other);
 
+/* The effective limits: the sample's own, tightened by its ancestors'. */
+jc_limits jc_limits_effective(const jc_sample *s, const jc_limits *ancestors);
+
 /*
  * Emits every metric that sample s has, and the rates against *rate, which
  * it then advances.  A counter that went backwards (a re-created cgroup)
  * restarts the baseline instead of producing a negative rate.  With a NULL
  * emit only the rate state advances (the baseline sample taken at init).
- * ancestors: the limits of the cgroup's ancestors (NULL: none); the limit
- * metrics are those of the effective limits.
+ * effective: the cgroup's effective limits (jc_limits_effective), or NULL
+ * for those of its own files alone.
  */
 void jc_metrics_emit(const jc_sample *s, jc_rate_state *rate,
-                     const jc_limits *ancestors, const jc_metrics_opts *o,
+                     const jc_limits *effective, const jc_metrics_opts *o,
                      jc_emit_fn emit, void *ctx);
 
 #endif
