@@ -128,8 +128,10 @@ allowed() {
     "openat cg:$run/managed/job/cgroup.procs" | "write cg:$run/managed/job/cgroup.procs") return 0 ;;
     "openat cg:$run/home/cgroup.procs" | "write cg:$run/home/cgroup.procs") return 0 ;;
     "openat cg:$run/managed/cgroup.subtree_control" | "write cg:$run/managed/cgroup.subtree_control") return 0 ;;
-    # The interval peak (Linux 6.12): memory.peak of a selected cgroup,
-    # reset through the plugin's own descriptor after each read.
+    # The interval peak (Linux 6.12): memory.peak of a selected cgroup
+    # ($run itself is one), reset through the plugin's own descriptor
+    # after each read.
+    "openat cg:$run/memory.peak" | "pwrite64 cg:$run/memory.peak") return 0 ;;
     "openat cg:$run/"*/memory.peak | "pwrite64 cg:$run/"*/memory.peak) return 0 ;;
   esac
   case "$2" in
