@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Privilege: the plugin writes only into the kernel's cgroup2 file system,
-# only into the cgroups its own <Cgroup> blocks create and into the
-# cgroup.procs of the cgroup a process it moved came from; nothing else.
+# only into the cgroups its own <Cgroup> blocks create, into the
+# cgroup.procs of the cgroup a process it moved came from, and (Linux
+# 6.12, the interval peak) into memory.peak of the cgroups it reads;
+# nothing else.
 # Checked twice: a copy of a tree (fixtures) is byte-for-byte the same
 # after a full run, even with a <Cgroup> that asks to create; and on the
 # real kernel every modifying system call collectd makes (strace: opens
