@@ -91,14 +91,21 @@ check_py "__B__ -> __C__ (sleep 0.5 s): cores busy near 0" '
 p = r["phases"][2]
 assert 0.45 <= p["wall_seconds"] and p["cpu"]["cores_busy"] < 0.05, p'
 # The root cgroup counts in scheduler ticks (at most 10 ms per CPU at
-# HZ=100), the command's cgroup exactly: allow one tick per CPU.
+# HZ=100), the command's cgroup exactly: allow one tick per CPU.  On an
+# emulated CPU (qemu without KVM, as make check-vm runs) timer interrupts
+# come late and a late tick is charged as one: the root's count falls
+# short of the command's by up to a tenth of it (seen: 28 ms of 252 ms);
+# allow a quarter there.
+emulated=no
+grep -q '^model name.*QEMU Virtual CPU' /proc/cpuinfo && emulated=yes
 check_py "the machine spent at least the command's CPU time, in the run and every phase" '
 import os
 tick = 10000 * os.cpu_count()
+late = 0.25 if args[0] == "yes" else 0
 for s in [r] + r["phases"]:
     g, c = s["global"]["cpu"], s["cpu"]
-    assert g["usage_usec"] >= c["usage_usec"] - tick, (g, c)
-    assert g["cores_busy"] >= 0'
+    assert g["usage_usec"] >= c["usage_usec"] * (1 - late) - tick, (g, c)
+    assert g["cores_busy"] >= 0' "$emulated"
 check_py "share_of_host in (0, 1] for the run and the busy phase, [0, 1] elsewhere" '
 for s in [r, r["phases"][1]]:
     assert 0 < s["cpu"]["share_of_host"] <= 1, s["cpu"]
@@ -110,18 +117,43 @@ for s in [r] + r["phases"]:
     m = s["global"]["memory"]["current"]
     assert 0 < m["min"] <= m["max"] and m["source"].startswith("/proc/meminfo"), m
 assert r["global_cgroup"] and r["cgroup"].startswith(r["global_cgroup"] + "/")'
-if grep -qw memory "$parent/cgroup.subtree_control"; then
+# Linux 6.12 and later reset memory.peak per descriptor: the interval peak.
+peak_resets
+memory=no
+grep -qw memory "$parent/cgroup.subtree_control" && memory=yes
+if [ "$memory" = yes ]; then
   # A kernel with the memory controller for the run's cgroup (the VM
-  # suite): the 64 MiB are in __C__ -> END, not before.
-  check_py "memory: __C__ -> END max >= 64 MiB, the earlier phases below" '
+  # suite): the 64 MiB are in __C__ -> END, not before.  With the interval
+  # peak (6.12) a phase's max is the true one; before, it is the largest
+  # value sampled, and the program exits right after touching its pages:
+  # the samples may miss the top (seen on 6.1 under emulation: 63.4 MiB),
+  # and on a fast machine no tick falls inside the phase at all.  There
+  # only the run's memory.peak, the kernel's own, is sure to show them.
+  check_py "memory: the run's memory.peak >= 64 MiB, the phases before __C__ below 64 MiB" '
 MiB = 1 << 20
 ph = r["phases"]
-assert ph[3]["memory"]["current"]["max"] >= 64 * MiB, ph[3]["memory"]
 for p in ph[:3]:
     assert p["memory"]["current"]["max"] < 64 * MiB, p["memory"]
-assert r["memory"]["peak"] >= 64 * MiB
-for p in ph:
-    assert p["memory"]["method"] in ("interval_peak", "sampled")'
+assert r["memory"]["peak"] >= 64 * MiB, r["memory"]
+print("__C__ -> END: max of memory.current %d (%d samples, %s)" % (
+    ph[3]["memory"]["current"]["max"], ph[3]["samples"], ph[3]["memory"]["method"]))'
+  if [ "$resets" = yes ]; then
+    check_py "$kver: __C__ -> END max >= 64 MiB, a true maximum (interval peak)" '
+m = r["phases"][3]["memory"]
+assert m["current"]["max"] >= 64 << 20 and m["peak"] >= 64 << 20, m'
+  fi
+  if [ "$resets" = yes ]; then
+    check_py "$kver: memory method interval_peak for the run and every phase" '
+for s in [r] + r["phases"]:
+    assert s["memory"]["method"] == "interval_peak", (s.get("name"), s["memory"]["method"])'
+  else
+    check_py "$kver: memory method sampled for the run and every phase (no interval peak before 6.12)" '
+for s in [r] + r["phases"]:
+    assert s["memory"]["method"] == "sampled", (s.get("name"), s["memory"]["method"])'
+  fi
+  check_py "the run: the max of memory.current <= memory.peak" '
+m = r["memory"]
+assert m["current"]["max"] <= m["peak"], m'
 else
   check_py "memory and io of the command are null: no memory or io controller here (hybrid host)" '
 for s in [r] + r["phases"]:
@@ -146,14 +178,20 @@ ok $? "on stdout: the command's bytes, then the report right after them"
 # --- a marker printed twice; no marker at all -----------------------------------
 "$JC" run --root "$parent" --phases -- sh -c 'echo __A__; echo __A__; sleep 0.25' \
   >"$T/report" 2>"$T/err"
-check_py "a marker printed twice: two boundaries, three phases with their own names" '
+check_py "a marker printed twice: two boundaries, three phases with their own names; the one between them has no tick: memory sampled false, its max still set" '
 ph = r["phases"]
 assert [p["name"] for p in ph] == ["START -> __A__", "__A__ -> __A__", "__A__ -> END"], ph
 assert [(p["start_line"], p["end_line"]) for p in ph] == [(None, 1), (1, 2), (2, None)]
 # Nothing read between the two markers but their edges:
 assert ph[1]["global"]["memory"]["sampled"] is False and ph[1]["samples"] == 0
 assert ph[2]["global"]["memory"]["sampled"] is True and ph[2]["samples"] >= 1
-assert isinstance(ph[1]["cpu"]["usage_usec"], int)'
+assert isinstance(ph[1]["cpu"]["usage_usec"], int)
+if args[0] == "yes":  # the memory controller: the same for the command
+    m = ph[1]["memory"]
+    assert m["sampled"] is False and isinstance(m["current"]["max"], int), m
+    assert ph[2]["memory"]["sampled"] is True, ph[2]["memory"]
+    if args[1] == "yes":
+        assert m["method"] == "interval_peak", m' "$memory" "$resets"
 "$JC" run --root "$parent" --phases -- sh -c 'echo hello' >"$T/report" 2>"$T/err"
 check_py "no marker: one phase spanning the run, and a note" '
 ph = r["phases"]

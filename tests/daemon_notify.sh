@@ -40,19 +40,10 @@ cgroup pod 536870912
 cgroup pod/c1 max
 cgroup pod/c2 268435456
 
-# NotificationExec runs as nobody: a directory it can write to.
-chmod 711 "$T"
-notes="$T/notes"
-mkdir -m 777 "$notes"
-printf '#!/bin/sh\ncat >"%s/n.$$"\n' "$notes" >"$T/notify.sh"
-chmod 755 "$T/notify.sh"
-
+notification_exec
 dir="$T/run"
 JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$tree\"
-  Select \"**\"" "LoadPlugin exec
-<Plugin exec>
-  NotificationExec \"nobody\" \"$T/notify.sh\"
-</Plugin>"
+  Select \"**\"" "$exec_block"
 start_collectd "$dir"
 reads_at_least() { [ "$(csv_reads "$dir")" -ge "$1" ]; }
 after_reads() { wait_until reads_at_least $(($(csv_reads "$dir") + $1)); }

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Privilege: the plugin writes only into the kernel's cgroup2 file system,
-# only into the cgroups its own <Cgroup> blocks create and into the
-# cgroup.procs of the cgroup a process it moved came from; nothing else.
+# only into the cgroups its own <Cgroup> blocks create, into the
+# cgroup.procs of the cgroup a process it moved came from, and (Linux
+# 6.12, the interval peak) into memory.peak of the cgroups it reads;
+# nothing else.
 # Checked twice: a copy of a tree (fixtures) is byte-for-byte the same
 # after a full run, even with a <Cgroup> that asks to create; and on the
 # real kernel every modifying system call collectd makes (strace: opens
@@ -128,8 +130,10 @@ allowed() {
     "openat cg:$run/managed/job/cgroup.procs" | "write cg:$run/managed/job/cgroup.procs") return 0 ;;
     "openat cg:$run/home/cgroup.procs" | "write cg:$run/home/cgroup.procs") return 0 ;;
     "openat cg:$run/managed/cgroup.subtree_control" | "write cg:$run/managed/cgroup.subtree_control") return 0 ;;
-    # The interval peak (Linux 6.12): memory.peak of a selected cgroup,
-    # reset through the plugin's own descriptor after each read.
+    # The interval peak (Linux 6.12): memory.peak of a selected cgroup
+    # ($run itself is one), reset through the plugin's own descriptor
+    # after each read.
+    "openat cg:$run/memory.peak" | "pwrite64 cg:$run/memory.peak") return 0 ;;
     "openat cg:$run/"*/memory.peak | "pwrite64 cg:$run/"*/memory.peak) return 0 ;;
   esac
   case "$2" in

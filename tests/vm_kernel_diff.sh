@@ -18,9 +18,7 @@ need "python3" -- command -v python3
 need_memhog
 N=64
 MIB=1048576
-kver=$(uname -r)
-# 6.12 or later: the kernel that resets memory.peak per descriptor.
-[ "$(printf '%s\n6.12\n' "${kver%%-*}" | sort -V | head -n 1)" = 6.12 ] && resets=yes || resets=no
+peak_resets
 
 make_run_parent vm-kdiff
 hand_down_controllers

@@ -115,6 +115,13 @@ need_controllers() {
   done
 }
 
+# peak_resets: $kver, the running kernel, and $resets, "yes" from Linux
+# 6.12 on, which resets memory.peak per descriptor (the interval peak).
+peak_resets() {
+  kver=$(uname -r)
+  [ "$(printf '%s\n6.12\n' "${kver%%-*}" | sort -V | head -n 1)" = 6.12 ] && resets=yes || resets=no
+}
+
 # need_collectd: the collectd daemon and the built plugin.  need_memhog:
 # the helper of the memory tests (tests/memhog.c, built by make check),
 # as $HOG.
@@ -188,6 +195,21 @@ empty_run_parent() {
 remove_run_parent() {
   empty_run_parent
   kill_and_rmdir "$parent"
+}
+
+# notification_exec: collectd's exec plugin runs NotificationExec as
+# nobody; $notes is a directory it writes each notification to (a file
+# n.PID each), $exec_block the configuration to give write_conf.
+notification_exec() {
+  chmod 711 "$T" # nobody reaches its own directory below, nothing else
+  notes="$T/notes"
+  mkdir -m 777 "$notes"
+  printf '#!/bin/sh\ncat >"%s/n.$$"\n' "$notes" >"$T/notify.sh"
+  chmod 755 "$T/notify.sh"
+  exec_block="LoadPlugin exec
+<Plugin exec>
+  NotificationExec \"nobody\" \"$T/notify.sh\"
+</Plugin>"
 }
 
 # write_conf DIR PLUGIN-BLOCK-TEXT [EXTRA-GLOBAL-TEXT]

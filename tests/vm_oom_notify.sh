@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# OOM notifications from real kills (make check-vm; SPEC §5, NotifyOOM).
+# collectd at Interval 5 with the exec plugin's NotificationExec, reading
+# the cgroups below a parent named for this run:
+#   A. a 64 MiB writer under memory.max 32 MiB in "a" is killed: exactly
+#      one FAILURE notification, plugin instance a's, memory/oom_kill, the
+#      path, the count 1, memory.max 32.0 MiB and the peak the kernel's
+#      memory.peak shows; NotificationExec sees the meta data cgroup;
+#   B. the same in "pod/gone", and "pod/gone" removed at once, before the
+#      next read: exactly one notification, from its tracked ancestor
+#      "pod", saying the cgroup below it no longer exists;
+#   C. two writers killed in "a" within one interval: one notification
+#      with a count of 2, never two;
+#   and a few reads later nothing more.  Independent source: the test's
+#   own count of the processes it let loose and saw killed (status 137,
+#   SIGKILL), and the kernel's memory.events and memory.peak as the test
+#   reads them.  Each step is started right after a read and checked,
+#   against the reads' own timestamps, to have ended before the next one.
+. "$(dirname "$0")/lib/common.sh"
+need_kernel
+need_controllers memory
+need_collectd
+need_memhog
+need "user nobody (exec plugin runs NotificationExec as a user)" -- id nobody
+
+make_run_parent vm-oomn
+hand_down_controllers
+mkdir "$parent/a" "$parent/pod"
+echo "+memory" >"$parent/pod/cgroup.subtree_control"
+mkdir "$parent/pod/gone"
+echo 32M >"$parent/a/memory.max"
+echo 32M >"$parent/pod/gone/memory.max"
+i_a="${run}_a" i_pod="${run}_pod"
+
+notification_exec
+dir="$T/run"
+JC_INTERVAL=5 write_conf "$dir" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Select \"$run/**\"
+  Collect \"memory\" \"events\" \"limits\"" "$exec_block"
+start_collectd "$dir"
+
+told() { grep -c '^\[info\] Notification: ' "$dir/collectd.log" 2>/dev/null || true; }
+told_at_least() { [ "$(told)" -ge "$1" ]; }
+# read_times: the epochs of the reads, from the csv of $run's memory-current.
+read_times() { cat "$dir/csv/testhost/joule_cgroup-$run"/memory-current-* 2>/dev/null | cut -d, -f1 | grep -v epoch; }
+# no_read_between T0 T1: no read was stamped in (T0, T1).
+no_read_between() {
+  read_times | awk -v a="$1" -v b="$2" '$1 > a && $1 < b { n++ } END { exit n > 0 }'
+}
+# after_read: returns just after a read (its csv line has been written):
+# the step that follows has the whole interval before the next one.
+after_read() { wait_reads 1 "$dir" "$run" memory-current; }
+# hog CGROUP: a 64 MiB writer in CGROUP (under memory.max 32M), waited
+# for; kills counts the ones the kernel killed (SIGKILL: status 137).
+kills=0
+hog() {
+  # (the braces keep bash's "Killed" line of the job out of the log)
+  { bash -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 64' hog "$parent/$1" "$HOG" >/dev/null 2>&1; } 2>/dev/null
+  local status=$?
+  [ "$status" -eq 137 ] && kills=$((kills + 1))
+  echo "a 64 MiB writer in $1: exit status $status" | diag
+  return $((status != 137))
+}
+# The kernel's peak as the message prints it.
+peak_text() { awk -v v="$(cat "$parent/$1/memory.peak")" 'BEGIN { printf "%.1f MiB", v / 1048576 }'; }
+prefix="^\[info\] Notification: severity = FAILURE, host = testhost, plugin = joule_cgroup"
+
+# The plugin's read at init is the baseline of every oom_kill; A starts
+# right after the first read that follows.
+wait_until _csv_has 1 "$dir" "$run" memory-current
+ok $? "collectd reads $run and below" || tap_done
+
+# --- A: one kill in a selected cgroup ---------------------------------------------
+t0=$EPOCHREALTIME
+hog a
+ok $? "A: the writer in $run/a was killed by the OOM killer (status 137)"
+t1=$EPOCHREALTIME
+wait_until told_at_least 1
+after_read
+ev=$(awk '$1 == "oom_kill" { print $2 }' "$parent/a/memory.events")
+[ "$(told)" -eq 1 ] && [ "$ev" -eq 1 ] &&
+  grep -qx "$prefix, plugin_instance = $i_a, type = memory, type_instance = oom_kill, message = cgroup $run/a: 1 process killed by the OOM killer (memory.max 32.0 MiB, peak $(peak_text a))" "$dir/collectd.log"
+ok $? "A: one notification, FAILURE, instance $i_a, memory/oom_kill: $run/a, 1 process (the test's count $kills, memory.events oom_kill $ev), memory.max 32.0 MiB, peak $(peak_text a) as memory.peak says"
+grep '^\[info\] Notification: ' "$dir/collectd.log" | diag
+no_read_between "$t0" "$t1"
+ok $? "A: the kill fell within one interval"
+wait_until test "$(ls "$notes" | wc -l)" -ge 1
+grep -qx "cgroup: $run/a" "$notes"/n.* && grep -qx 'Severity: FAILURE' "$notes"/n.* &&
+  grep -qx "PluginInstance: $i_a" "$notes"/n.*
+ok $? "A: NotificationExec (as nobody) gets it, with the meta data cgroup: $run/a"
+cat "$notes"/n.* | diag
+
+# --- B: a kill, and its cgroup removed before the next read --------------------
+t0=$EPOCHREALTIME
+hog pod/gone
+ok $? "B: the writer in $run/pod/gone was killed (status 137)"
+for _ in 1 2 3 4 5 6 7 8 9 10; do rmdir "$parent/pod/gone" 2>/dev/null && break; nap 0.1; done
+t1=$EPOCHREALTIME
+[ ! -e "$parent/pod/gone" ]
+ok $? "B: $run/pod/gone removed at once ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s after the writer started)"
+wait_until told_at_least 2
+after_read
+no_read_between "$t0" "$t1"
+ok $? "B: no read between the kill and the removal (Interval 5)"
+ev=$(awk '$1 == "oom_kill" { print $2 }' "$parent/pod/memory.events")
+[ "$(told)" -eq 2 ] && [ "$ev" -eq 1 ] &&
+  grep -qx "$prefix, plugin_instance = $i_pod, type = memory, type_instance = oom_kill, message = 1 process killed by the OOM killer in a cgroup below $run/pod that no longer exists" "$dir/collectd.log"
+ok $? "B: one notification, from the ancestor $i_pod: 1 process in a cgroup below $run/pod that no longer exists (pod's memory.events oom_kill $ev)"
+grep '^\[info\] Notification: ' "$dir/collectd.log" | tail -n +2 | diag
+
+# --- C: two kills in one interval ---------------------------------------------------
+t0=$EPOCHREALTIME
+hog a && hog a
+ok $? "C: two writers in $run/a, one after the other, both killed"
+t1=$EPOCHREALTIME
+wait_until told_at_least 3
+after_read
+no_read_between "$t0" "$t1"
+ok $? "C: both kills within one interval ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s)"
+ev=$(awk '$1 == "oom_kill" { print $2 }' "$parent/a/memory.events")
+[ "$(told)" -eq 3 ] && [ "$ev" -eq 3 ] &&
+  grep -qx "$prefix, plugin_instance = $i_a, type = memory, type_instance = oom_kill, message = cgroup $run/a: 2 processes killed by the OOM killer (memory.max 32.0 MiB, peak $(peak_text a))" "$dir/collectd.log"
+ok $? "C: one notification with a count of 2, not two (memory.events oom_kill of $run/a $ev in all)"
+grep '^\[info\] Notification: ' "$dir/collectd.log" | tail -n +3 | diag
+
+# --- nothing twice ------------------------------------------------------------------
+wait_reads 3 "$dir" "$run" memory-current
+stop_collectd
+[ "$(told)" -eq 3 ] && [ "$kills" -eq 4 ]
+ok $? "three reads later: $(told) notifications for the $kills kills the test caused (1 + 1 + 2), none told twice"
+[ "$(ls "$notes" | wc -l)" -eq 3 ]
+ok $? "NotificationExec ran $(ls "$notes" | wc -l) times"
+[ "$(loud_lines "$dir")" -eq 0 ]
+ok $? "no ERROR or WARNING"
+grep -E '^\[(error|warning)\]' "$dir/collectd.log" | diag
+tap_done
