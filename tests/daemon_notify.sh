@@ -103,4 +103,21 @@ after_reads 3
 stop_collectd
 [ "$(told)" -eq 0 ] && [ "$(csv_last "$dir" pod derive-memory_events_oom_kill)" = 7 ]
 ok $? "NotifyOOM false: no notification; derive-memory_events_oom_kill still 7"
+
+# A Collect without "limits": the message still names the effective
+# memory.max, read from the files when the kill is told.
+dir="$T/nolimits"
+JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$tree\"
+  Select \"**\"
+  Collect \"memory\" \"events\""
+start_collectd "$dir"
+after_reads 2
+events pod/c1 3
+events pod 8
+after_reads 3
+stop_collectd
+[ "$(told)" -eq 1 ] &&
+  grep -q 'message = cgroup pod/c1: 1 process killed by the OOM killer (memory.max 512.0 MiB, peak 2.0 MiB)$' "$dir/collectd.log"
+ok $? "Collect without limits: the message still has the effective memory.max"
+grep '^\[info\] Notification: ' "$dir/collectd.log" | diag
 tap_done

@@ -95,7 +95,7 @@ each kernel "$four" "  CgroupRoot \"$mnt\"
 $collect" root nobody
 # The interval peak needs write access to memory.peak (Linux 6.12): as
 # nobody it is the one thing missing, and one INFO line says so.
-peak_info='^\[info\] joule_cgroup plugin: memory\.peak cannot be reset here \(Permission denied;'
+peak_info='^\[info\] joule_cgroup plugin: memory\.peak cannot be reset: writing to the cgroup files is not allowed here \(Permission denied;'
 peaks=$(series "$T/kernel-root" | grep -c '/memory-peak_interval$')
 aside=
 if [ "$peaks" -gt 0 ]; then

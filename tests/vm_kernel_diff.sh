@@ -44,7 +44,7 @@ cmax=$(cat "$dir/csv/testhost/joule_cgroup-$inst"/memory-current-* | awk -F, 'NR
 echo "largest memory-current sampled: $cmax" | diag
 
 series=$(ls "$dir/csv/testhost/joule_cgroup-$inst"/memory-peak_interval-* 2>/dev/null)
-info="memory.peak cannot be reset here (this kernel refuses the write; Linux 6.12 and later reset it per descriptor, for a writer): memory-peak_interval is not sent"
+info="memory.peak cannot be reset here (this kernel refuses the write; Linux 6.12 and later reset it per descriptor): memory-peak_interval is not sent"
 if [ "$resets" = yes ]; then
   imax=$(cat $series /dev/null | awk -F, '$1 != "epoch" && $2 > m { m = $2 } END { print m + 0 }')
   ilast=$(csv_last "$dir" "$inst" memory-peak_interval)

@@ -81,7 +81,7 @@ p1=$(after memory-peak "$t1" 1) p2=$(after memory-peak "$t1" 2)
 [ "${p1:-0}" -ge $((N * MIB)) ] && [ "${p2:-0}" -ge $((N * MIB)) ]
 ok $? "memory-peak after the spike: ${p1:-none} ($(mib "${p1:-0}")), then ${p2:-none}: the lifetime peak, >= $N MiB"
 
-info="memory.peak cannot be reset here (this kernel refuses the write; Linux 6.12 and later reset it per descriptor, for a writer): memory-peak_interval is not sent"
+info="memory.peak cannot be reset here (this kernel refuses the write; Linux 6.12 and later reset it per descriptor): memory-peak_interval is not sent"
 if [ "$resets" = yes ]; then
   i0=$(values memory-peak_interval | awk -v t="$t0" '$1 < t { v = $2 } END { print v }')
   i1=$(after memory-peak_interval "$t1" 1) i2=$(after memory-peak_interval "$t1" 2)

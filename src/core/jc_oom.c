@@ -126,9 +126,38 @@ static void size_text(const char *label, uint64_t bytes, char *out,
   snprintf(out, size, "%s%.1f MiB", label, (double)bytes / MIB);
 }
 
-/* The message of SPEC §5 for n kills told by a cgroup. */
-static void describe(const jc_oom_state *o, const char *path, int64_t n,
-                     char *out, size_t size) {
+/*
+ * The effective memory.max of relpath read from its files: the smallest of
+ * its own and its ancestors' up to the root (the top's own included).  For
+ * the message only, when Collect does not read the limits at every read:
+ * a handful of small reads, and only when an OOM kill is told.
+ */
+static uint64_t read_memory_max(const jc_collector *c, const char *relpath) {
+  char path[PATH_MAX], text[64];
+  uint64_t min = JC_VALUE_MAX;
+  snprintf(path, sizeof(path), "%s", relpath);
+  for (;;) {
+    char file[PATH_MAX + 16];
+    uint64_t v;
+    snprintf(file, sizeof(file), "%s%smemory.max", path, path[0] ? "/" : "");
+    ssize_t len = jc_read_file_at(c->rootfd, file, text, sizeof(text));
+    if (len >= 0 && jc_parse_single(text, (size_t)len, &v) == 0 && v < min)
+      min = v;
+    if (!path[0])
+      return min;
+    char *slash = strrchr(path, '/');
+    if (slash)
+      *slash = '\0';
+    else
+      path[0] = '\0';
+  }
+}
+
+/* The message of SPEC §5 for n kills told by the cgroup at relpath (path
+ * as people read it: "/" for the root). */
+static void describe(const jc_collector *c, jc_oom_state *o,
+                     const jc_target *t, int64_t n, char *out, size_t size) {
+  const char *path = t->meta;
   const char *processes = n == 1 ? "process" : "processes";
   if (o->lost_below) {
     snprintf(out, size,
@@ -138,9 +167,11 @@ static void describe(const jc_oom_state *o, const char *path, int64_t n,
     return;
   }
   char max[48] = "", peak[48] = "";
-  if (o->memory_max_known && o->memory_max == JC_VALUE_MAX)
+  if (!o->memory_max_known)
+    o->memory_max = read_memory_max(c, t->relpath);
+  if (o->memory_max == JC_VALUE_MAX)
     snprintf(max, sizeof(max), "no memory.max");
-  else if (o->memory_max_known)
+  else
     size_text("memory.max ", o->memory_max, max, sizeof(max));
   if (o->peak != JC_VALUE_MAX)
     size_text(max[0] ? ", peak " : "peak ", o->peak, peak, sizeof(peak));
@@ -154,7 +185,7 @@ static void settle(jc_collector *c, jc_oom_state *o, const jc_target *target) {
   o->owed += (int64_t)o->growth - (int64_t)o->below;
   if (o->owed > 0 && c->notify) {
     char message[512];
-    describe(o, target->meta, o->owed, message, sizeof(message));
+    describe(c, o, target, o->owed, message, sizeof(message));
     jc_notification n = {JC_NOTIF_FAILURE, "memory", "oom_kill", message};
     c->notify(c->notify_ctx, target, &n);
   }

@@ -25,10 +25,17 @@ static void give_up(jc_collector *c, int err) {
       c->fds_kept--;
     }
   }
-  jc_logf(&c->log, JC_LOG_INFO,
-          "memory.peak cannot be reset here (%s; Linux 6.12 and later reset "
-          "it per descriptor, for a writer): memory-peak_interval is not sent",
-          err == EINVAL ? "this kernel refuses the write" : strerror(err));
+  if (err == EINVAL)
+    jc_logf(&c->log, JC_LOG_INFO,
+            "memory.peak cannot be reset here (this kernel refuses the write; "
+            "Linux 6.12 and later reset it per descriptor): "
+            "memory-peak_interval is not sent");
+  else
+    jc_logf(&c->log, JC_LOG_INFO,
+            "memory.peak cannot be reset: writing to the cgroup files is not "
+            "allowed here (%s; the interval peak needs write access, as root "
+            "has): memory-peak_interval is not sent",
+            strerror(err));
 }
 
 int jc_peak_open(jc_collector *c, jc_tracked *t) {
