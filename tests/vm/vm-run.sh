@@ -6,7 +6,8 @@
 #                      [--disk MIB] [--env NAME=VALUE]... -- CMD [ARG...]
 #
 # The VM (qemu, software emulation, no network) sees this machine's / read-
-# only, has its own tmpfs on /tmp, /run and /var/lib, cgroup2 at
+# only, has its own tmpfs on /tmp, /run, /var/lib, /var/tmp, /var/log and
+# /root (the project's directories below these stay visible), cgroup2 at
 # /sys/fs/cgroup with "+cpu +memory +io +pids" in the root's subtree_control,
 # pressure accounting (psi=1) and a sparse scratch disk /dev/vda of --disk
 # MiB (default 256; 0 for none).  CMD runs with bash in the current
@@ -91,6 +92,18 @@ trap 'exit 143' TERM
 } >"$share/cmd"
 : >"$share/stdout"
 : >"$share/stderr"
+
+# The VM has its own tmpfs on these directories.  A project directory
+# (source, build, current) below one of them, as a clone in /tmp or /root
+# is, would be hidden: the VM keeps it visible at its own path ("paths").
+guest_tmpfs=(/tmp /run /var/lib /var/tmp /var/log /root)
+for dir in "$top_srcdir" "$top_builddir" "$PWD"; do
+  dir=$(realpath -e "$dir" 2>/dev/null) || continue
+  for t in "${guest_tmpfs[@]}"; do
+    case "$dir/" in "$t"/*) echo "$dir" ;; esac
+  done
+done | sort -u | awk '{ for (i = 1; i <= n; i++) if (index($0 "/", kept[i] "/") == 1) next
+  kept[++n] = $0; print }' >"$share/paths"
 
 drive=()
 if [ "$disk" -gt 0 ]; then
