@@ -10,10 +10,15 @@ need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
 need "setpriv (util-linux)" -- command -v setpriv
 need "a user nobody" -- id -u nobody
-need "the build tree readable by nobody" -- setpriv --reuid=nobody --regid=nogroup \
-  --clear-groups test -r "$PLUGIN_BUILDDIR/joule_cgroup.so"
 
 chmod 711 "$T" # nobody reaches its own directories below, nothing else
+# nobody loads a copy of the plugin: the build tree may be out of its reach
+# (a clone in /root, or below a mktemp -d directory, is 0700).
+mkdir -m 755 "$T/plugin"
+install -m 644 "$PLUGIN_BUILDDIR/joule_cgroup.so" "$T/plugin/"
+PLUGIN_BUILDDIR=$T/plugin
+need "the plugin's copy readable by nobody" -- setpriv --reuid=nobody --regid=nogroup \
+  --clear-groups test -r "$PLUGIN_BUILDDIR/joule_cgroup.so"
 COLLECTD_BIN_SAVED=$COLLECTD_BIN
 # reads DIR: how many reads collectd's csv of the root cgroup shows.
 reads() {
