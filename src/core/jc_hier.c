@@ -175,6 +175,22 @@ int jc_hier_cgroup_of(const char *mountinfo, const char *dir, char *ret_path,
   return 0;
 }
 
+void jc_hier_parent_of(const char *relpath, char *out, size_t size) {
+  const char *slash = strrchr(relpath, '/');
+  size_t len = slash ? (size_t)(slash - relpath) : 0;
+  if (size == 0)
+    return;
+  if (len >= size)
+    len = size - 1;
+  memmove(out, relpath, len); /* out may be relpath itself */
+  out[len] = '\0';
+}
+
+void jc_hier_file_of(const char *relpath, const char *name, char *out,
+                     size_t size) {
+  snprintf(out, size, "%s%s%s", relpath, relpath[0] ? "/" : "", name);
+}
+
 bool jc_hier_path_within(const char *path, const char *root) {
   /* Outside our cgroup namespace the kernel writes "/../..."; a ".."
    * level never names a cgroup below root. */

@@ -41,6 +41,13 @@ int jc_hier_cgroup_of(const char *mountinfo, const char *dir, char *ret_path,
 /* Is path (as /proc/PID/cgroup writes it) root itself or below it? */
 bool jc_hier_path_within(const char *path, const char *root);
 
+/* Relative paths below the root ("" is the root itself):
+ * "a/b/c" -> "a/b", "a" -> ""; out may be relpath (truncated in place). */
+void jc_hier_parent_of(const char *relpath, char *out, size_t size);
+/* relpath/name, for openat(rootfd, ...) */
+void jc_hier_file_of(const char *relpath, const char *name, char *out,
+                     size_t size);
+
 /*
  * Is dirfd the directory of a cgroup v2 hierarchy?  True on a cgroup2
  * filesystem, and for a copy of one (test fixtures) that has the v2 file

@@ -29,9 +29,9 @@ typedef struct {
   uint64_t below;      /* this pass: the nearest counting descendants' growth */
   int64_t owed;        /* kills not told yet; negative: told ahead */
   bool lost_below;     /* a tracked descendant vanished since the last pass */
-  uint64_t memory_max; /* effective, at the last read (for the message) */
-  bool memory_max_known; /* limits are collected at every read: memory_max
-                            holds it; else it is read for the message */
+  uint64_t memory_max; /* effective, at the last read (for the message);
+                          read from the files then when limits are not
+                          collected */
   uint64_t peak;       /* memory.peak at the last read; JC_VALUE_MAX: none */
 } jc_oom_state;
 

@@ -70,7 +70,6 @@ void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_limits *limits) {
     return;
   jc_oom_state *o = &t->oom;
   o->memory_max = limits->memory_max;
-  o->memory_max_known = c->cfg->collect & JC_COLLECT_LIMITS;
   o->peak = jc_sample_has(s, JC_FILE_MEMORY_PEAK) ? s->memory_peak
                                                    : JC_VALUE_MAX;
   counted(c, o, s->events[JC_EVENTS_OOM_KILL]);
@@ -133,23 +132,18 @@ static void size_text(const char *label, uint64_t bytes, char *out,
  * a handful of small reads, and only when an OOM kill is told.
  */
 static uint64_t read_memory_max(const jc_collector *c, const char *relpath) {
-  char path[PATH_MAX], text[64];
+  char path[PATH_MAX], file[PATH_MAX + 16], text[64];
   uint64_t min = JC_VALUE_MAX;
   snprintf(path, sizeof(path), "%s", relpath);
   for (;;) {
-    char file[PATH_MAX + 16];
     uint64_t v;
-    snprintf(file, sizeof(file), "%s%smemory.max", path, path[0] ? "/" : "");
+    jc_hier_file_of(path, "memory.max", file, sizeof(file));
     ssize_t len = jc_read_file_at(c->rootfd, file, text, sizeof(text));
     if (len >= 0 && jc_parse_single(text, (size_t)len, &v) == 0 && v < min)
       min = v;
     if (!path[0])
       return min;
-    char *slash = strrchr(path, '/');
-    if (slash)
-      *slash = '\0';
-    else
-      path[0] = '\0';
+    jc_hier_parent_of(path, path, sizeof(path));
   }
 }
 
@@ -167,7 +161,7 @@ static void describe(const jc_collector *c, jc_oom_state *o,
     return;
   }
   char max[48] = "", peak[48] = "";
-  if (!o->memory_max_known)
+  if (!(c->cfg->collect & JC_COLLECT_LIMITS)) /* not read at every read */
     o->memory_max = read_memory_max(c, t->relpath);
   if (o->memory_max == JC_VALUE_MAX)
     snprintf(max, sizeof(max), "no memory.max");

@@ -45,18 +45,6 @@ static void full_path(const jc_collector *c, const char *relpath, char *out,
   snprintf(out, size, "%s%s%s", c->root, relpath[0] ? "/" : "", relpath);
 }
 
-/* "a/b/c" → "a/b"; "a" → "" (the root). */
-static void parent_of(const char *relpath, char *out, size_t size) {
-  const char *slash = strrchr(relpath, '/');
-  snprintf(out, size, "%.*s", slash ? (int)(slash - relpath) : 0, relpath);
-}
-
-/* relpath/name relative to the root, for openat(c->rootfd, ...). */
-static void file_of(const char *relpath, const char *name, char *out,
-                    size_t size) {
-  snprintf(out, size, "%s%s%s", relpath, relpath[0] ? "/" : "", name);
-}
-
 /* Does the cgroup directory still exist?  (A file of it went missing.)
  * Through its kept descriptor when there is one: a cgroup re-created
  * under the same path is another cgroup. */
@@ -101,7 +89,7 @@ static bool told_first_time(jc_collector *c, const char *relpath,
  * in threaded cgroups even when the parent enables them. */
 static bool is_threaded(const jc_collector *c, const jc_tracked *t) {
   char type[PATH_MAX], text[32];
-  file_of(t->relpath, "cgroup.type", type, sizeof(type));
+  jc_hier_file_of(t->relpath, "cgroup.type", type, sizeof(type));
   ssize_t len = jc_read_file_at(c->rootfd, type, text, sizeof(text) - 1);
   return len > 0 && strncmp(text, "threaded", 8) == 0;
 }
@@ -120,8 +108,8 @@ static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
   if (t->problems & (JC_PROBLEM_CTRL(ctrl) | JC_PROBLEM_FILE(f)))
     return; /* said already (for this cgroup or its parent) */
   char parent[PATH_MAX], control[PATH_MAX], where[PATH_MAX], file[PATH_MAX];
-  parent_of(t->relpath, parent, sizeof(parent));
-  file_of(parent, "cgroup.subtree_control", control, sizeof(control));
+  jc_hier_parent_of(t->relpath, parent, sizeof(parent));
+  jc_hier_file_of(parent, "cgroup.subtree_control", control, sizeof(control));
   full_path(c, parent, where, sizeof(where));
   full_path(c, t->relpath, file, sizeof(file));
   unsigned enabled = 0;
@@ -159,7 +147,7 @@ static const char *kind_of(const jc_collector *c, const jc_tracked *t,
                            jc_file_id f) {
   char path[PATH_MAX];
   struct stat st;
-  file_of(t->relpath, jc_files[f].name, path, sizeof(path));
+  jc_hier_file_of(t->relpath, jc_files[f].name, path, sizeof(path));
   if (fstatat(c->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return "not a regular file";
   return S_ISLNK(st.st_mode)    ? "a symlink"
