@@ -2,6 +2,7 @@
  * jc_attach — see jc_attach.h.
  */
 #include "jc_attach.h"
+#include "jc_log.h"
 
 #include "jc_cgwrite.h"
 #include "jc_hier.h"
@@ -24,7 +25,7 @@ static int root_cgroup(jc_collector *c, char *out, size_t size) {
     jc_logf(&c->log, JC_LOG_ERR,
             "cannot tell where CgroupRoot %s is in the cgroup2 hierarchy "
             "(/proc/self/mountinfo): %s; no process is moved",
-            c->root, strerror(-r));
+            c->root, JC_STRERROR(-r));
   return r;
 }
 
@@ -74,7 +75,7 @@ static int check_one(jc_collector *c, size_t b, pid_t pid,
     return 0;
   jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s/%s: %s",
           source, (int)pid, c->root, c->cfg->managed[b].path,
-          r == -ESRCH ? "no such process" : strerror(-r));
+          r == -ESRCH ? "no such process" : JC_STRERROR(-r));
   return -1;
 }
 
@@ -91,7 +92,7 @@ static int read_pid_file(jc_collector *c, const char *path,
             source, why, (unsigned)geteuid());
   else if (r < 0)
     jc_logf(&c->log, JC_LOG_ERR, "%s: %s", source,
-            why[0] ? why : strerror(-r));
+            why[0] ? why : JC_STRERROR(-r));
   return r < 0 ? -1 : 0;
 }
 
@@ -134,7 +135,7 @@ int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
                         "cgroups only"
         : r == -EMEDIUMTYPE ? "its cgroup.procs is not the kernel's (a file "
                               "mounted over it?)"
-                            : strerror(-r);
+                            : JC_STRERROR(-r);
     jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s: %s",
             source, (int)pid, where, hint);
     return -1;

@@ -71,7 +71,7 @@ static int open_root(jc_collector *c) {
   c->rootfd = open(c->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (c->rootfd < 0) {
     int e = errno;
-    jc_logf(&c->log, JC_LOG_ERR, "CgroupRoot \"%s\": %s%s", c->root, strerror(e),
+    jc_logf(&c->log, JC_LOG_ERR, "CgroupRoot \"%s\": %s%s", c->root, JC_STRERROR(e),
             e == EACCES ? "; run as root, or give this user read access to "
                           "the cgroup tree"
                         : "");

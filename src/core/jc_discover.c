@@ -11,6 +11,7 @@
  * safety net, or at every read when inotify is not available).
  */
 #include "jc_discover.h"
+#include "jc_log.h"
 
 #include "jc_clock.h"
 #include "jc_hier.h"
@@ -132,7 +133,7 @@ static void watch_dir(jc_collector *c, const char *relpath) {
   jc_logf(&c->log, JC_LOG_NOTICE,
           "cannot watch %s for new cgroups (%s); the tree is walked at every "
           "read instead%s",
-          path, strerror(errno),
+          path, JC_STRERROR(errno),
           errno == ENOSPC ? " (raise sysctl fs.inotify.max_user_watches)" : "");
   close(c->inotify_fd);
   c->inotify_fd = -1;
@@ -446,7 +447,7 @@ int jc_discover_rescan(jc_collector *c) {
   c->last_rescan_ns = jc_now_ns();
   c->rescans++;
   if (r < 0)
-    jc_logf(&c->log, JC_LOG_WARNING, "walking %s failed: %s", c->root, strerror(-r));
+    jc_logf(&c->log, JC_LOG_WARNING, "walking %s failed: %s", c->root, JC_STRERROR(-r));
   return r;
 }
 
@@ -455,7 +456,7 @@ int jc_discover_init(jc_collector *c) {
   if (c->inotify_fd < 0)
     jc_logf(&c->log, JC_LOG_NOTICE,
             "inotify is not available (%s); the tree is walked at every read",
-            strerror(errno));
+            JC_STRERROR(errno));
   return 0;
 }
 

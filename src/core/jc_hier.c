@@ -2,6 +2,7 @@
  * jc_hier — see jc_hier.h.
  */
 #include "jc_hier.h"
+#include "jc_log.h"
 #include "jc_parse.h"
 
 #include <errno.h>
@@ -251,7 +252,7 @@ static int open_level(int dirfd, const char *level, char *why, size_t n) {
   else if (fd == -ENOTDIR)
     WHY("\"%s\" is not a directory", level);
   else
-    WHY("cannot open \"%s\": %s", level, strerror(-fd));
+    WHY("cannot open \"%s\": %s", level, JC_STRERROR(-fd));
   return fd;
 }
 
@@ -265,7 +266,7 @@ static int walk_relpath(int rootfd, const char *relpath, bool stop_at_missing,
   strcpy(copy, relpath);
   int fd = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
   if (fd < 0)
-    return WHY("%s", strerror(errno)), -errno;
+    return WHY("%s", JC_STRERROR(errno)), -errno;
   size_t levels = 0;
   char *save = NULL;
   for (char *level = strtok_r(copy, "/", &save); level;

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 void jc_logf(const jc_log *log, int level, const char *fmt, ...) {
   if (!log->fn)
@@ -15,4 +16,10 @@ void jc_logf(const jc_log *log, int level, const char *fmt, ...) {
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
   log->fn(log->ctx, level, msg);
+}
+
+const char *jc_strerror(int errnum, char *buf, size_t size) {
+  /* The GNU strerror_r (_GNU_SOURCE): returns the text, which is either a
+   * static string or written to buf. */
+  return strerror_r(errnum, buf, size);
 }

@@ -10,6 +10,8 @@
 #ifndef JC_LOG_H
 #define JC_LOG_H
 
+#include <stddef.h>
+
 enum {
   JC_LOG_ERR = 3,
   JC_LOG_WARNING = 4,
@@ -24,6 +26,15 @@ typedef struct {
   jc_log_fn fn; /* NULL: messages are dropped */
   void *ctx;
 } jc_log;
+
+/*
+ * The text of an errno value.  strerror() may share one buffer between
+ * threads, and collectd reads in several: the core names errors with
+ * JC_STRERROR(e) instead, whose text lives in a buffer of the calling
+ * block (a compound literal), valid until the end of that block.
+ */
+const char *jc_strerror(int errnum, char *buf, size_t size);
+#define JC_STRERROR(e) jc_strerror((e), (char[128]){0}, 128)
 
 /* Formats one message (cut at 1 KiB) and hands it to log->fn. */
 void jc_logf(const jc_log *log, int level, const char *fmt, ...)

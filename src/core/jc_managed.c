@@ -19,6 +19,7 @@
  * anywhere else in any case).
  */
 #include "jc_managed.h"
+#include "jc_log.h"
 
 #include "jc_attach.h"
 #include "jc_cgwrite.h"
@@ -116,7 +117,7 @@ static int check_parent_enables(jc_collector *c, int fd, const char *relpath) {
   int r = jc_hier_controllers(fd, "cgroup.subtree_control", &enabled);
   if (r < 0) {
     jc_logf(&c->log, JC_LOG_ERR, "cannot read %s/cgroup.subtree_control: %s",
-            where, strerror(-r));
+            where, JC_STRERROR(-r));
     return -1;
   }
   unsigned missing = wanted & ~enabled;
@@ -146,7 +147,7 @@ static int enable_below(jc_collector *c, int fd, const char *relpath) {
           "cannot enable \"%s\" in %s/cgroup.subtree_control: %s", line, where,
           r == -EBUSY ? "it holds processes, and cgroup v2 hands controllers "
                         "down only from cgroups without processes"
-                      : strerror(-r));
+                      : JC_STRERROR(-r));
   return -1;
 }
 
@@ -176,7 +177,7 @@ static void creation_failed(jc_collector *c, const char *relpath, int err) {
   char where[PATH_MAX];
   full_path(c, relpath, where, sizeof(where));
   jc_logf(&c->log, JC_LOG_ERR, "cannot create cgroup %s: %s%s", where,
-          strerror(-err),
+          JC_STRERROR(-err),
           err == -EACCES || err == -EPERM
               ? "; creating cgroups needs root, or a parent cgroup "
                 "delegated to this user"
@@ -257,7 +258,7 @@ static int setup_one(jc_collector *c, size_t i) {
     r = pfd < 0 ? pfd : prepare_parent(c, i, pfd, parent);
     if (pfd < 0)
       jc_logf(&c->log, JC_LOG_ERR, "cannot open the parent of %s: %s", where,
-              strerror(-pfd));
+              JC_STRERROR(-pfd));
     else
       close(pfd);
   } else {
@@ -273,7 +274,7 @@ static int setup_one(jc_collector *c, size_t i) {
     return -1;
   fd = open_dir(c, m->path);
   if (fd < 0) {
-    jc_logf(&c->log, JC_LOG_ERR, "cannot open %s: %s", where, strerror(-fd));
+    jc_logf(&c->log, JC_LOG_ERR, "cannot open %s: %s", where, JC_STRERROR(-fd));
     return -1;
   }
   r = jc_attach_move(c, i, fd, where);
@@ -368,7 +369,7 @@ static void release_one(jc_collector *c, size_t b) {
             where);
   else if (r < 0)
     jc_logf(&c->log, JC_LOG_WARNING, "cannot remove cgroup %s: %s%s", where,
-            strerror(-r),
+            JC_STRERROR(-r),
             r == -EBUSY ? " (it has child cgroups or processes we did not "
                           "put there); left in place"
                         : "");

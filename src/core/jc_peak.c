@@ -2,6 +2,7 @@
  * jc_peak — see jc_peak.h.
  */
 #include "jc_peak.h"
+#include "jc_log.h"
 
 #include "jc_cgwrite.h"
 
@@ -35,7 +36,7 @@ static void give_up(jc_collector *c, int err) {
             "memory.peak cannot be reset: writing to the cgroup files is not "
             "allowed here (%s; the interval peak needs write access, as root "
             "has): memory-peak_interval is not sent",
-            strerror(err));
+            JC_STRERROR(err));
 }
 
 int jc_peak_open(jc_collector *c, jc_tracked *t) {

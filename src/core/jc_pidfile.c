@@ -7,6 +7,7 @@
  * checked on the way down.
  */
 #include "jc_pidfile.h"
+#include "jc_log.h"
 
 #include "jc_parse.h"
 
@@ -41,7 +42,7 @@ static void owner_name(uid_t uid, char *out, size_t size) {
 static int check_dir(int fd, const char *shown, char *why, size_t n) {
   struct stat st;
   if (fstat(fd, &st) < 0)
-    return WHY("cannot inspect directory %s: %s", shown, strerror(errno)),
+    return WHY("cannot inspect directory %s: %s", shown, JC_STRERROR(errno)),
            -errno;
   char owner[300];
   owner_name(st.st_uid, owner, sizeof(owner));
@@ -62,7 +63,7 @@ static int check_dir(int fd, const char *shown, char *why, size_t n) {
 static int check_file(int fd, const char *shown, char *why, size_t n) {
   struct stat st;
   if (fstat(fd, &st) < 0)
-    return WHY("cannot inspect %s: %s", shown, strerror(errno)), -errno;
+    return WHY("cannot inspect %s: %s", shown, JC_STRERROR(errno)), -errno;
   char owner[300];
   owner_name(st.st_uid, owner, sizeof(owner));
   if (!S_ISREG(st.st_mode))
@@ -86,7 +87,7 @@ typedef struct {
 static int walk_to_root(walk *w, char *why, size_t n) {
   int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0)
-    return WHY("cannot open /: %s", strerror(errno)), -errno;
+    return WHY("cannot open /: %s", JC_STRERROR(errno)), -errno;
   int r = check_dir(fd, "/", why, n);
   if (r < 0) {
     close(fd);
@@ -119,7 +120,7 @@ static int walk_into(walk *w, const char *name, char *why, size_t n) {
   int fd = openat(w->dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
                                       O_CLOEXEC);
   if (fd < 0)
-    return WHY("%s: %s", shown, strerror(errno)), -errno;
+    return WHY("%s: %s", shown, JC_STRERROR(errno)), -errno;
   int r = check_dir(fd, shown, why, n);
   if (r < 0) {
     close(fd);
@@ -212,14 +213,14 @@ int jc_pidfile_read(const char *path, pid_t *ret_pid, char *why, size_t n) {
         S_ISLNK(st.st_mode))
       r = (WHY("is a symlink; name the pid file itself"), -EPERM);
     else if (fd < 0)
-      r = (WHY("%s", strerror(errno)), -errno);
+      r = (WHY("%s", JC_STRERROR(errno)), -errno);
     else
       r = check_file(fd, path, why, n);
   }
   char buf[64];
   ssize_t len = r == 0 ? read(fd, buf, sizeof(buf)) : 0;
   if (r == 0 && len < 0)
-    r = (WHY("%s", strerror(errno)), -errno);
+    r = (WHY("%s", JC_STRERROR(errno)), -errno);
   uint64_t pid = 0;
   if (r == 0 && (len == (ssize_t)sizeof(buf) ||
                  jc_parse_single(buf, (size_t)len, &pid) < 0 || pid < 1 ||

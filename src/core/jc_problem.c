@@ -4,6 +4,7 @@
  * wins over speed (a few extra system calls to find the right words).
  */
 #include "jc_problem.h"
+#include "jc_log.h"
 
 #include "jc_hier.h"
 
@@ -120,7 +121,7 @@ static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
     complain(c, t, JC_LOG_WARNING, JC_PROBLEM_CTRL(ctrl),
              "%s/%s is missing, and %s/cgroup.subtree_control cannot be read "
              "to tell why: %s",
-             file, fi->name, where, strerror(-r));
+             file, fi->name, where, JC_STRERROR(-r));
   } else if (!(enabled & ctrl)) {
     t->problems |= JC_PROBLEM_CTRL(ctrl);
     if (told_first_time(c, parent, ctrl))
@@ -190,7 +191,7 @@ bool jc_problem_read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
              fi->name, kind_of(c, t, f));
   } else {
     complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
-             "cannot read %s/%s: %s%s", where, fi->name, strerror(-err),
+             "cannot read %s/%s: %s%s", where, fi->name, JC_STRERROR(-err),
              err == -EACCES ? "; run as root, or give this user read access "
                               "to the cgroup tree"
                             : "");
@@ -204,7 +205,7 @@ void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
   full_path(c, t->relpath, where, sizeof(where));
   complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
            "%s/%s is malformed (%s); %s until it is valid again", where,
-           jc_files[f].name, strerror(-err),
+           jc_files[f].name, JC_STRERROR(-err),
            jc_sample_has(&c->sample, f) ? "its malformed lines are skipped"
                                         : "its values are skipped");
 }
