@@ -41,6 +41,12 @@ done <<'TABLE'
   PerDevice 1	PerDevice 1: expects a boolean
   NotifyOOM "yes"	NotifyOOM "yes": expects a boolean
   Collect "limit"	Collect "limit": unknown group; known: cpu, memory, io, pressure, events, pids, limits
+  Values "memory-curent"	Values "memory-curent": matches no value list
+  Values "load-*"	Values "load-\*": matches only value lists of Collect "pressure", which is not collected
+  Values "!"	Values "!": is empty
+  Values 1	Values 1: expects a string
+  PathMetaData "yes"	PathMetaData "yes": expects a boolean
+  <Cgroup "a">\n    Instance "j"\n  </Cgroup>\n  <Cgroup "b">\n    Instance "j"\n  </Cgroup>	<Cgroup "b">: Instance "j" is given to <Cgroup "a"> too
   <Cgroup "../x">\n  </Cgroup>	<Cgroup "../x">: contains ".."
   <Cgroup "a">\n    Bogus 1\n  </Cgroup>	Bogus 1: unknown option in <Cgroup>
   <Cgroup "a">\n    AttachPid "me"\n  </Cgroup>	AttachPid "me": expects a number

@@ -44,7 +44,8 @@ echo threaded >"$root/sub/thr/cgroup.type"
 dir="$T/read"
 write_conf "$dir" "  CgroupRoot \"$root\"
   Select \"**\"
-  Collect \"cpu\" \"memory\""
+  Collect \"cpu\" \"memory\"
+  Values \"*\""
 # Without CAP_DAC_OVERRIDE root obeys file modes, like collectd as a user.
 COLLECTD_BIN_SAVED=$COLLECTD_BIN
 COLLECTD_BIN="$T/collectd-nocaps"
@@ -103,7 +104,8 @@ python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])'
   "$special/odd/cpu.pressure"
 dir="$T/special-run"
 write_conf "$dir" "  CgroupRoot \"$special\"
-  Collect \"cpu\" \"memory\" \"pressure\""
+  Collect \"cpu\" \"memory\" \"pressure\"
+  Values \"*\""
 run_collectd "$dir" 5
 [ "$COLLECT_READS" -ge 5 ]
 ok $? "special files: collectd reached its read loop and read $COLLECT_READS times"

@@ -18,11 +18,15 @@ cp -r "$FIXTURES" "$T/fixtures"
 sh "$T/fixtures/make-hostile.sh"
 F="$T/fixtures"
 
-# run_tree NAME TREE BLOCK: collectd for a few reads on a fixture tree.
+# run_tree NAME TREE BLOCK: collectd for a few reads on a fixture tree,
+# with every value list of the groups (Values "*": the figures of all are
+# checked) unless the block says otherwise or LEAN=1.
 run_tree() {
-  local dir="$T/$1"
+  local dir="$T/$1" values='  Values "*"'
+  [[ "$3" == *Values* || "${LEAN:-}" = 1 ]] && values=
   write_conf "$dir" "  CgroupRoot \"$F/$2\"
-$3"
+$3
+$values"
   run_collectd "$dir" 3
   RUN_DIR=$dir
 }
@@ -37,11 +41,12 @@ instances_are() {
   [ "$got" = "$want" ] || { echo "got:  $got"; echo "want: $want"; } | diag
 }
 
-# values_are TREE PATH INSTANCE GROUPS: exact figures of one cgroup.
+# values_are TREE PATH INSTANCE GROUPS [MEMSTAT VALUES]: exact figures of
+# one cgroup (csv_expect.py: VALUES "all", or "default" for the lean set).
 values_are() {
   local out
-  out=$($EXPECT "$F/expected/$1.txt" "$2" "$RUN_DIR/csv/testhost/joule_cgroup-$3" "$4" 2>&1)
-  ok $? "$1 $2: $4 figures exact (${out##*$'\n'})"
+  out=$($EXPECT "$F/expected/$1.txt" "$2" "$RUN_DIR/csv/testhost/joule_cgroup-$3" "$4" ${6:+"$5" "$6"} 2>&1)
+  ok $? "$1 $2: $4 figures exact${6:+ ($6 value set)} (${out##*$'\n'})"
   echo "$out" | grep -v 'figures checked' | diag
 }
 
@@ -54,7 +59,7 @@ hashed() {
 devname() { sed -n 's/^DEVNAME=//p' "/sys/dev/block/$1/uevent" 2>/dev/null | grep . || echo "$1"; }
 
 # The series SPEC section 5 adds with Collect "limits".
-LIMIT_SERIES='^(gauge-cpu_limit_cores|percent-cpu_limit|memory-max|memory-high|percent-memory_max|count-pids_max)-'
+LIMIT_SERIES='^(gauge-cpu_limit_cores|gauge-cpu_limit_percent|memory-max|memory-high|gauge-memory_max_percent|count-pids_max)-'
 
 quiet() { # no WARNING or ERROR in the run
   [ "$(loud_lines "$RUN_DIR")" -eq 0 ]
@@ -71,10 +76,11 @@ values_are k6.1-systemd system.slice/nginx.service system.slice_nginx.service \
 values_are k6.1-systemd system.slice/systemd-logind.service \
   system.slice_systemd-logind.service cpu,memory,io,pressure,events,pids
 values_are k6.1-systemd '(root)' root cpu,memory,io,pressure
-grep -q '"plugin_instance":"system.slice_nginx.service","type":"memory","type_instance":"current","meta":{"cgroup":"system.slice/nginx.service"}' "$RUN_DIR/collectd.log"
-ok $? "meta data cgroup carries the full relative path"
-grep -q '"plugin_instance":"root","type":"ps_cputime","type_instance":"","meta":{"cgroup":"/"}' "$RUN_DIR/collectd.log"
-ok $? "root's meta data cgroup is /"
+grep -q '"plugin_instance":"system.slice_nginx.service","type":"memory","type_instance":"current"}' "$RUN_DIR/collectd.log" &&
+  ! grep -q '"plugin_instance":"system.slice_nginx.service",.*"meta"' "$RUN_DIR/collectd.log"
+ok $? "no cgroup meta data where the instance is the path (system.slice_nginx.service)"
+! grep -q '"plugin_instance":"root",.*"meta"' "$RUN_DIR/collectd.log"
+ok $? "nor for the root"
 test -f "$RUN_DIR"/csv/testhost/joule_cgroup-system.slice_nginx.service/gauge-cpu_cores-* &&
   test -f "$RUN_DIR"/csv/testhost/joule_cgroup-system.slice_nginx.service/percent-cpu-*
 ok $? "gauge-cpu_cores and percent-cpu series"
@@ -302,9 +308,50 @@ run_tree basename k6.1-systemd '  Select "**"
   Collect "cpu"'
 [ "$(log_count "$RUN_DIR" '^\[warning\] joule_cgroup plugin: cgroups ".*" and ".*" would both be reported as "init.scope"')" -eq 1 ]
 ok $? "basename collision (two init.scope) warned once"
-n=$(csv_instances "$RUN_DIR" | tr ' ' '\n' | grep -c '^init\.scope')
-[ "$n" -eq 2 ]
-ok $? "both init.scope cgroups reported, one as init.scope~<hash>"
+got=$(csv_instances "$RUN_DIR" | tr ' ' '\n' | grep '^init\.scope' | tr '\n' ' ')
+want=$(for p in init.scope user.slice/user-1000.slice/user@1000.service/init.scope; do
+  printf 'init.scope~%08x\n' "$(python3 -c 'import sys
+h = 0x811C9DC5
+for b in sys.argv[1].encode(): h = ((h ^ b) * 16777619) & 0xFFFFFFFF
+print(h)' "$p")"; done | LC_ALL=C sort | tr '\n' ' ')
+[ "$got" = "$want" ]
+ok $? "both init.scope cgroups reported, each as init.scope~<hash of its own path>: $got"
+grep -q '"plugin_instance":"init.scope~[0-9a-f]*",.*"meta":{"cgroup":"init.scope"}' "$RUN_DIR/collectd.log" &&
+  grep -q '"plugin_instance":"init.scope~[0-9a-f]*",.*"meta":{"cgroup":"user.slice/user-1000.slice/user@1000.service/init.scope"}' "$RUN_DIR/collectd.log"
+ok $? "their meta data says which is which"
+
+# --- the lean default: each fact once (docs/metrics.md) --------------------------
+LEAN=1 run_tree lean k6.12-debian '  Select "**"'
+for path in '(root)' system.slice/db.service limited.slice/batch.service machine.slice; do
+  values_are k6.12-debian "$path" "$(inst_of "$path")" cpu,memory,io,limits "" default
+done
+n=$(ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice_db.service" | sed 's/-[0-9-]*$//' | sort -u | tr '\n' ' ')
+[ "$n" = "disk_octets disk_ops gauge-cpu_cores memory-current memory-peak ps_cputime " ]
+ok $? "default set of an unlimited service without a quota: 6 lists ($n)"
+n=$(ls "$RUN_DIR/csv/testhost/joule_cgroup-limited.slice_batch.service" | sed 's/-[0-9-]*$//' | sort -u | wc -l)
+[ "$n" -eq 11 ]
+ok $? "a service under a slice's cpu.max and memory.max with its own memory.high: 11 lists ($n)"
+values_are k6.12-debian limited.slice limited.slice cpu,memory,io,limits "" default
+ls "$RUN_DIR/csv/testhost/joule_cgroup-limited.slice" | grep -q '^derive-cpu_nr_throttled-' &&
+  ! ls "$RUN_DIR/csv/testhost/joule_cgroup-limited.slice_batch.service" | grep -q '^derive-cpu_nr_'
+ok $? "the throttling counters where the quota is (limited.slice, nr_periods > 0), not below it (always 0 there)"
+LEAN=1 run_tree lean-pressure k6.12-debian '  Select "**"
+  Collect "cpu" "memory" "io" "limits" "pressure"'
+values_are k6.12-debian system.slice/db.service system.slice_db.service cpu,memory,io,limits,pressure "" default
+n=$(ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice_db.service" | sed 's/-[0-9-]*$//' | grep -c 'stall_usec')
+[ "$n" -eq 6 ]
+ok $? "pressure: six stall totals ($n), no averages by default"
+LEAN=1 run_tree lean-old k6.12-debian '  Select "**"
+  Collect "cpu" "memory" "io" "limits" "pressure"
+  Values "*" "!load-*"'
+n=$(ls "$RUN_DIR/csv/testhost/joule_cgroup-system.slice_db.service" | sed 's/-[0-9-]*$//' | sort -u | grep -c .)
+[ "$n" -eq 44 ]
+ok $? "Values \"*\" \"!load-*\": the lists of the first releases' default and pressure ($n)"
+LEAN=1 run_tree lean-meta k6.12-debian '  Select "system.slice/*"
+  PathMetaData true'
+grep -q '"plugin_instance":"system.slice_db.service","type":"memory","type_instance":"current",.*"meta":{"cgroup":"system.slice/db.service"}' "$RUN_DIR/collectd.log" &&
+  grep -q '"plugin_instance":"root",.*"meta":{"cgroup":"/"}' "$RUN_DIR/collectd.log"
+ok $? "PathMetaData true: the cgroup meta data on every list, / for the root"
 
 # --- hostile files: collectd keeps running, valid values go out ----------------
 run_tree hostile hostile '  Select "*"

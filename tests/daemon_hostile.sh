@@ -17,7 +17,8 @@ E="$T/fixtures/expected/hostile.txt"
 dir="$T/hostile"
 JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$T/fixtures/hostile\"
   Select \"*\"
-  Collect \"cpu\" \"memory\" \"io\" \"pressure\" \"pids\""
+  Collect \"cpu\" \"memory\" \"io\" \"pressure\" \"pids\"
+  Values \"*\""
 run_collectd "$dir" 6
 reads=$(grep -c '"plugin_instance":"no-newline","type":"derive","type_instance":"cpu_usage_usec"' "$dir/collectd.log")
 grep -q 'Exiting normally' "$dir/collectd.log" && [ "$reads" -ge 5 ]
@@ -75,7 +76,8 @@ JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$T/fixtures/hostile\"
   Select \"*\"
   Select \"dup/name\"
   Ignore \"dup_name\"
-  Collect \"memory\" \"pids\" \"limits\""
+  Collect \"memory\" \"pids\" \"limits\"
+  Values \"*\""
 run_collectd "$dir" 3
 for cg in empty no-newline garbage huge bad-limits dup/name partial-io; do
   check_values "$cg" "${cg//\//_}" memory,pids,limits

@@ -62,9 +62,6 @@ ok $? "InfluxDB joule_cgroup_write{type=disk_octets} = $v"
 v=$(influx_last joule_cgroup_user "$q_long AND type='ps_cputime'")
 fleet_num_eq "$v" 654321098
 ok $? "InfluxDB joule_cgroup_user{type=ps_cputime} = $v"
-v=$(influx_last joule_cgroup_value "$q_long AND type='derive' AND type_instance='cpu_usage_usec'")
-fleet_num_eq "$v" 876543210
-ok $? "InfluxDB joule_cgroup_value{type=derive,type_instance=cpu_usage_usec} = $v"
 v=$(influx_last joule_cgroup_value "host='fixturehost' AND instance='system.slice_kubelet.service' AND type='memory' AND type_instance='current'")
 [ -n "$v" ]
 ok $? "InfluxDB has system.slice_kubelet.service memory-current ($v)"
@@ -83,9 +80,9 @@ v=$(whisper_last "$g/ps_cputime/syst")
 fleet_num_eq "$v" 222222112
 ok $? "Graphite ...ps_cputime.syst = $v"
 
-v=$(influx_last joule_cgroup_value "host='kernelhost' AND instance='root' AND type='derive' AND type_instance='cpu_usage_usec'")
+v=$(influx_last joule_cgroup_user "host='kernelhost' AND instance='root' AND type='ps_cputime'")
 [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v > 0) }'
-ok $? "InfluxDB: the real kernel's root cgroup usage_usec arrives ($v)"
+ok $? "InfluxDB: the real kernel's root cgroup CPU time (user) arrives ($v)"
 v=$(whisper_last "collectd/kernelhost/joule_cgroup/root/gauge/cpu_cores")
 [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v >= 0 && v <= 64) }'
 ok $? "Graphite: the real kernel's root gauge.cpu_cores arrives ($v)"

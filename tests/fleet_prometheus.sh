@@ -89,7 +89,6 @@ expect collectd_joule_cgroup_ps_cputime_user_total "" 654321098
 expect collectd_joule_cgroup_ps_cputime_syst_total "" 222222112
 expect collectd_joule_cgroup_disk_octets_read_total "" 2147483648
 expect collectd_joule_cgroup_disk_octets_write_total "" 3221225472
-expect collectd_joule_cgroup_derive_total ',type="cpu_usage_usec"' 876543210
 v=$(prom_last 'collectd_joule_cgroup_memory{instance="fixturehost",joule_cgroup="system.slice_kubelet.service",type="current"}')
 [ -n "$v" ]
 ok $? "system.slice_kubelet.service memory current arrives ($v)"
@@ -101,9 +100,9 @@ t3=$(fleet_prom_type collectd_joule_cgroup_gauge)
 ok $? "DERIVE values are counters, GAUGE values gauges ($t1, $t2, $t3)"
 
 # The real kernel's root cgroup.
-v=$(prom_last 'collectd_joule_cgroup_derive_total{instance="kernelhost",joule_cgroup="root",type="cpu_usage_usec"}')
+v=$(prom_last 'collectd_joule_cgroup_ps_cputime_user_total{instance="kernelhost",joule_cgroup="root"}')
 between "$v" 1 1e18
-ok $? "the real kernel's root: derive_total{type=\"cpu_usage_usec\"} = $v"
+ok $? "the real kernel's root: ps_cputime_user_total = $v"
 
 # The README's PromQL examples, each narrowed to one series by a selector.
 ncpu=$(nproc)
@@ -111,7 +110,7 @@ q='collectd_joule_cgroup_gauge{type="cpu_cores",instance="kernelhost",joule_cgro
 v=$(prom_last "$q")
 between "$v" 0 "$ncpu.5"
 ok $? "CPU cores busy: $q = $v"
-q='rate(collectd_joule_cgroup_derive_total{type="cpu_usage_usec",instance="kernelhost",joule_cgroup="root"}[5m]) / 1e6'
+q='(rate(collectd_joule_cgroup_ps_cputime_user_total{instance="kernelhost",joule_cgroup="root"}[5m]) + rate(collectd_joule_cgroup_ps_cputime_syst_total{instance="kernelhost",joule_cgroup="root"}[5m])) / 1e6'
 v=$(prom_last "$q")
 between "$v" 0 "$ncpu.5"
 ok $? "CPU cores busy from the counter: $q = $v"
@@ -123,7 +122,7 @@ v=$(prom_last "rate(collectd_joule_cgroup_disk_octets_read_total{$sel}[5m])")
 same "$v" 0
 ok $? "read bytes per second of the (unchanging) fixture: $v"
 # No value before Collect "limits" lands, but the queries must parse.
-fleet_prom_query 'collectd_joule_cgroup_percent{type="memory_max"} > 90' >/dev/null &&
+fleet_prom_query 'collectd_joule_cgroup_gauge{type="memory_max_percent"} > 90' >/dev/null &&
   fleet_prom_query '100 * collectd_joule_cgroup_memory{type="current"}
   / on (instance, joule_cgroup) collectd_joule_cgroup_memory{type="max"}' >/dev/null
 ok $? "the memory-limit examples are valid PromQL"

@@ -28,7 +28,7 @@ done
 
 dir="$T/churn"
 JC_INTERVAL=0.1 start_watching "$dir" "$run/**" "$collect"
-clock=derive-cpu_usage_usec # of $run: one line per read
+clock=ps_cputime # of $run: one line per read
 wait_until _csv_has 2 "$dir" "$run" "$clock"
 ok $? "collectd reads the run parent (Collect $collect)"
 fds_start=$(plugin_fds "$COLLECTD_PID")

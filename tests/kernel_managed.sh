@@ -17,6 +17,7 @@ start_busy
 dir="$T/busy"
 JC_INTERVAL=0.5 write_conf "$dir" "  CgroupRoot \"$mnt\"
   ReportRoot false
+  Values \"derive-cpu_usage_usec\"
   <Cgroup \"$run/busy\">
     Instance \"busy\"
     Create true

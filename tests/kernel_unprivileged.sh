@@ -22,7 +22,7 @@ need "the plugin's copy readable by nobody" -- setpriv --reuid=nobody --regid=no
 COLLECTD_BIN_SAVED=$COLLECTD_BIN
 # reads DIR: how many reads collectd's csv of the root cgroup shows.
 reads() {
-  cat "$1"/csv/testhost/joule_cgroup-root/derive-cpu_usage_usec-* 2>/dev/null |
+  cat "$1"/csv/testhost/joule_cgroup-root/ps_cputime-* 2>/dev/null |
     grep -vc '^epoch' || true
 }
 # as WHO DIR COND: collectd as root, or as nobody with the capability WHO

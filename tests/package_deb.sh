@@ -198,14 +198,14 @@ sed 's/^/collectd.log: /' "$cdir/collectd.log" | grep -v 'successfully loaded' |
 # collectd -T stops its write threads right after the one read and drops
 # what they have not written yet ("value lists left after shutting down"),
 # so the csv file of one run may lack the value: up to 5 runs.
-root_usage() { tail -n 1 "$cdir"/csv/pkghost/joule_cgroup-root/derive-cpu_usage_usec-* 2>/dev/null | cut -d, -f2; }
+root_usage() { tail -n 1 "$cdir"/csv/pkghost/joule_cgroup-root/ps_cputime-* 2>/dev/null | cut -d, -f2; }
 for run in 1 2 3 4 5; do
   v=$(root_usage)
   [ -n "$v" ] && break
   timeout 30 "$COLLECTD_BIN" -T -C "$cdir/collectd.conf" >>"$cdir/collectd.out" 2>&1
 done
 [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v > 0) }'
-ok $? "its read of the real kernel reaches csv: root derive-cpu_usage_usec = $v (run $run)"
+ok $? "its read of the real kernel reaches csv: root ps_cputime user = $v (run $run)"
 
 out=$(/usr/bin/joule-cgroup list 2>"$T/list.err")
 status=$?

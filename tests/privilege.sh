@@ -33,7 +33,7 @@ JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$tree\"
     Instance \"system\"
   </Cgroup>"
 run_collectd "$dir" 2
-[ -n "$(csv_last "$dir" system derive-cpu_usage_usec)" ]
+[ -n "$(csv_last "$dir" system ps_cputime)" ]
 ok $? "a read-only <Cgroup> on the copy is reported"
 snapshot "$tree" >"$T/after"
 diff "$T/before" "$T/after" >"$T/diff"

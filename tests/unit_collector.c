@@ -3,9 +3,11 @@
  * are logged once, collisions and the fd budget. */
 #include "fixture_util.h"
 #include "jc_collector.h"
+#include "jc_name.h"
 #include "tap.h"
 
 #include <dirent.h>
+#include <sys/resource.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -124,6 +126,7 @@ static jc_collector *start(const char *root, const char *const *select,
     cfg->collect = collect;
     cfg->collect_given = true;
   }
+  jc_config_add_values(cfg, "*", err, sizeof(err)); /* every list */
   jc_config_finish(cfg, err, sizeof(err));
   jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
   log_count = 0;
@@ -279,8 +282,19 @@ static void test_diagnostics(const char *root) {
   fx_remove("nomem");
 }
 
+/* The instance a colliding cgroup gets: its name, "~", its path's hash. */
+static const char *suffixed(const char *name, const char *relpath) {
+  static char out[2][160];
+  static int k;
+  k ^= 1;
+  snprintf(out[k], sizeof(out[k]), "%s~%08x", name, jc_fnv1a32(relpath));
+  return out[k];
+}
+
 static void test_collisions_and_budget(const char *root) {
   static const char *const all[] = {"**", NULL};
+  const char *one = suffixed("c_d_e", "c/d_e"), *two = suffixed("c_d_e", "c_d/e");
+#define BOTH (strstr(instances(), one) && strstr(instances(), two))
   fx_mkdir("c_d");
   fx_cgroup("c_d/e", 1);
   fx_mkdir("c");
@@ -289,13 +303,35 @@ static void test_collisions_and_budget(const char *root) {
   read_once(c);
   is_int(loud_logs("would both be reported as \"c_d_e\""), 1,
          "collision warned once");
-  ok(strstr(instances(), "c_d_e~") != NULL, "the later one gets ~hash: %s",
-     instances());
+  ok(BOTH,
+     "both get ~ and the hash of their own path: %s", instances());
   read_once(c);
   is_int(loud_logs("would both"), 1, "not warned again");
   jc_collector_free(c);
-  fx_remove("c_d");
+
+  /* The names depend on the paths, not on which cgroup came first. */
   fx_remove("c");
+  c = start(root, all, NULL, JC_COLLECT_CPU);
+  read_once(c);
+  ok(strstr(instances(), "c_d_e") && !strstr(instances(), "c_d_e~"),
+     "alone, c_d/e is c_d_e");
+  fx_mkdir("c");
+  fx_cgroup("c/d_e", 1);
+  read_once(c); /* the walk after the change */
+  read_once(c);
+  ok(BOTH,
+     "a second one appearing later: the same two names as at a start with "
+     "both: %s", instances());
+  fx_remove("c");
+  read_once(c);
+  read_once(c);
+  ok(strstr(instances(), "c_d_e~") == NULL && strstr(instances(), "c_d_e") != NULL,
+     "the other gone: c_d_e again (%s)", instances());
+  ok(any_logs("\"c_d/e\" is reported as \"c_d_e\" again") == 1,
+     "and the log says so");
+  jc_collector_free(c);
+  fx_remove("c_d");
+#undef BOTH
 
   char err[64];
   jc_config *cfg = jc_config_new();
@@ -310,6 +346,69 @@ static void test_collisions_and_budget(const char *root) {
   is_int(st.fds_kept, 0, "MaxOpenFiles 0 keeps no descriptor");
   is_near(value("a/memory-current"), 4096, 0, "and still reads by path");
   jc_collector_free(c);
+}
+
+/*
+ * The process out of descriptors (another plugin holds them all): no
+ * cgroup is taken for vanished, neither by a read nor by a walk; one
+ * WARNING says how many could not be read, and one INFO when they can.
+ */
+static void test_descriptor_shortage(void) {
+  const char *root = fx_root("cpu\n");
+  for (int i = 0; i < 5; i++) {
+    char name[8];
+    snprintf(name, sizeof(name), "s%d", i);
+    fx_cgroup(name, 1000);
+  }
+  char err[64];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, root, err, sizeof(err));
+  jc_config_add_pattern(cfg, false, "s*", err, sizeof(err));
+  jc_config_set_max_open_files(cfg, 0, err, sizeof(err)); /* every file opened per read */
+  cfg->report_root = false;
+  jc_config_finish(cfg, err, sizeof(err));
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  log_count = 0;
+  ok(jc_collector_init(c) == 0, "init");
+  read_once(c);
+  is_int(value_count > 0 && has("s4/ps_cputime"), 1, "s4 read");
+
+  fx_cgroup("s5", 1000); /* walked at the next read, with no descriptor */
+
+  /* Take every descriptor there is. */
+  struct rlimit saved, low;
+  getrlimit(RLIMIT_NOFILE, &saved);
+  low = saved;
+  low.rlim_cur = (rlim_t)count_fds() + 16;
+  setrlimit(RLIMIT_NOFILE, &low);
+  int hog[64], hogs = 0;
+  while (hogs < 64 && (hog[hogs] = dup(0)) >= 0)
+    hogs++;
+  log_count = 0;
+  read_once(c);
+  read_once(c);
+  is_int(loud_logs("5 of 5 cgroups could not be read in full"), 1,
+         "out of descriptors: one WARNING with the number (%d hogs)", hogs);
+  ok(any_logs("LimitNOFILE=") >= 1, "naming the remedy");
+  jc_collector_stats st;
+  jc_collector_get_stats(c, &st);
+  is_int((int)st.tracked, 5, "no cgroup dropped by a walk that could not list the tree");
+  is_int(loud_logs("could not be listed"), 1, "the walk says so once");
+
+  for (int i = 0; i < hogs; i++)
+    close(hog[i]);
+  setrlimit(RLIMIT_NOFILE, &saved);
+  log_count = 0;
+  read_once(c);
+  read_once(c);
+  ok(has("s0/ps_cputime") && has("s4/ps_cputime") && has("s5/ps_cputime"),
+     "descriptors back: all six read, s5 found");
+  is_int(any_logs("every cgroup can be read in full again"), 1, "INFO once");
+  is_int(any_logs("every directory can be listed again"), 1,
+         "and once for the walk");
+  is_int(loud_logs(NULL), 0, "nothing louder");
+  jc_collector_free(c);
+  fx_cleanup();
 }
 
 /* ---- notifications -------------------------------------------------------- */
@@ -452,20 +551,20 @@ static void test_limits(void) {
   is_near(value("slice_svc/memory-max"), 67108864, 0,
           "memory.max inherited from the slice");
   is_near(value("slice_svc/memory-high"), 33554432, 0, "its own memory.high");
-  is_near(value("slice_svc/percent-memory_max"), 100.0 * 1048576 / 67108864,
-          1e-9, "percent-memory_max against the effective memory.max");
+  is_near(value("slice_svc/gauge-memory_max_percent"), 100.0 * 1048576 / 67108864,
+          1e-9, "gauge-memory_max_percent against the effective memory.max");
   is_near(value("slice_svc/count-pids_max"), 64, 0, "pids.max");
-  ok(value("slice_svc/percent-cpu_limit") > 0,
-     "percent-cpu_limit from the usage rate (%g)",
-     value("slice_svc/percent-cpu_limit"));
-  is_near(value("slice_svc/percent-cpu_limit"),
+  ok(value("slice_svc/gauge-cpu_limit_percent") > 0,
+     "gauge-cpu_limit_percent from the usage rate (%g)",
+     value("slice_svc/gauge-cpu_limit_percent"));
+  is_near(value("slice_svc/gauge-cpu_limit_percent"),
           100.0 * value("slice_svc/gauge-cpu_cores") / 0.5, 1e-6,
           "= cores busy / 0.5 cores");
   is_near(value("slice/memory-max"), 67108864, 0, "the slice's own");
   ok(!has("slice/memory-high") && !has("slice/count-pids_max"),
      "no memory.high or pids.max where there is none");
   ok(!has("free/memory-max") && !has("free/gauge-cpu_limit_cores") &&
-         !has("free/percent-memory_max") && !has("free/percent-cpu_limit"),
+         !has("free/gauge-memory_max_percent") && !has("free/gauge-cpu_limit_percent"),
      "an unlimited cgroup costs no value list");
   ok(!has("root/memory-max"), "the root has no limits");
   is_int(loud_logs(NULL), 0, "no WARNING: limit files are optional");
@@ -510,6 +609,7 @@ int main(void) {
   test_collisions_and_budget(root);
   fx_cleanup();
   test_init_errors();
+  test_descriptor_shortage();
   test_oom();
   test_limits();
   return done_testing();

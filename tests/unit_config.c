@@ -118,5 +118,54 @@ int main(void) {
   unlink(link);
   unlink(file);
   rmdir(root);
+  /* Values: the lean default, globs in order, names that match nothing. */
+  c = jc_config_new();
+  is_int(jc_config_finish(c, err, sizeof(err)), 0, "the default value set");
+  ok(c->sel.list[JC_LIST_PS_CPUTIME] == JC_SEL_DEFAULT &&
+         c->sel.list[JC_LIST_CPU_CORES] == JC_SEL_DEFAULT &&
+         c->sel.list[JC_LIST_CPU_USAGE_USEC] == JC_SEL_OFF &&
+         c->sel.list[JC_LIST_CPU_PERCENT] == JC_SEL_OFF &&
+         c->sel.list[JC_LIST_MEMORY_SWAP_CURRENT] == JC_SEL_OFF &&
+         c->sel.list[JC_LIST_MEMORY_MAX_PERCENT] == JC_SEL_DEFAULT &&
+         c->memstat.sel[0] == JC_SEL_OFF && !c->path_meta,
+     "default: cpu time and cores, no usage_usec, percent-cpu, swap or "
+     "memory.stat keys; no meta data where the name says the path");
+  jc_config_free(c);
+  c = jc_config_new();
+  is_int(jc_config_add_values(c, "*", err, sizeof(err)), 0, "Values \"*\"");
+  is_int(jc_config_finish(c, err, sizeof(err)), 0, "finish");
+  ok(c->sel.list[JC_LIST_CPU_USAGE_USEC] == JC_SEL_ASKED &&
+         c->memstat.sel[5] == JC_SEL_ASKED &&
+         c->sel.list[JC_LIST_PSI_STALL] == JC_SEL_OFF,
+     "\"*\": every list of the collected groups (the previous default), "
+     "no pressure without Collect \"pressure\"");
+  jc_config_free(c);
+  c = jc_config_new();
+  jc_config_add_values(c, "memory-curent", err, sizeof(err));
+  refused(jc_config_finish(c, err, sizeof(err)), "Values \"memory-curent\"",
+          "Values \"memory-curent\": matches no value list");
+  jc_config_free(c);
+  c = jc_config_new();
+  jc_config_add_values(c, "derive-*_stall_usec", err, sizeof(err));
+  refused(jc_config_finish(c, err, sizeof(err)), "pressure lists without Collect pressure",
+          "Collect \"pressure\", which is not collected");
+  jc_config_free(c);
+  c = jc_config_new();
+  refused(jc_config_add_values(c, "!", err, sizeof(err)), "Values \"!\"",
+          "is empty");
+  jc_config_add_managed(c, "a", err, sizeof(err));
+  jc_config_add_managed(c, "b", err, sizeof(err)); /* may move the first */
+  jc_managed_set_instance(&c->managed[0], "job", err, sizeof(err));
+  jc_managed_set_instance(&c->managed[1], "job", err, sizeof(err));
+  refused(jc_config_finish(c, err, sizeof(err)), "one Instance for two blocks",
+          "Instance \"job\" is given to <Cgroup \"a\"> too");
+  jc_config_free(c);
+  c = jc_config_new();
+  jc_managed_set_instance(jc_config_add_managed(c, "a", err, sizeof(err)),
+                          "root", err, sizeof(err));
+  refused(jc_config_finish(c, err, sizeof(err)), "Instance \"root\"",
+          "the root cgroup's");
+  jc_config_free(c);
+
   return done_testing();
 }

@@ -1,5 +1,7 @@
-/* Unit tests of jc_sample + jc_metrics: the SPEC §3 names and values, the
- * first-sample rule, rates from two samples, and a re-created cgroup. */
+/* Unit tests of jc_sample + jc_metrics: the names and values of every
+ * value list (Values "*"), the first-sample rule, rates from two samples,
+ * a re-created cgroup, values within their types' ranges, I/O totals that
+ * never run backwards, and what the default selection sends. */
 #include "jc_metrics.h"
 #include "tap.h"
 
@@ -8,7 +10,7 @@
 #define MAX_SEEN 128
 static struct {
   char name[128];
-  double v[2];
+  double v[3];
   size_t count;
   jc_kind kind;
 } seen[MAX_SEEN];
@@ -57,6 +59,23 @@ static jc_memstat_keys keys(void) {
   return k;
 }
 
+/* The selection of Collect groups `collect` with Values patterns. */
+static jc_selection choose(jc_memstat_keys *k, unsigned collect,
+                           const char *pattern) {
+  jc_selection sel;
+  char *patterns[] = {(char *)pattern};
+  size_t failed;
+  char err[256];
+  if (jc_selection_make(&sel, k, true, collect, patterns, pattern ? 1 : 0,
+                        &failed, err, sizeof(err)) < 0)
+    printf("# %s\n", err);
+  return sel;
+}
+
+#define ALL_GROUPS                                                             \
+  (JC_COLLECT_CPU | JC_COLLECT_MEMORY | JC_COLLECT_IO | JC_COLLECT_PRESSURE |  \
+   JC_COLLECT_EVENTS | JC_COLLECT_PIDS | JC_COLLECT_LIMITS)
+
 #define PARSE(s, f, text, k)                                                   \
   jc_sample_parse(s, f, text, sizeof(text) - 1, k)
 
@@ -65,12 +84,208 @@ static const char *devname(void *ctx, unsigned major, unsigned minor) {
   return major == 8 && minor == 0 ? "sda" : "253:1";
 }
 
+/* Values within the ranges of their types.db types: writers that check
+ * ranges (rrdtool) throw the others away. */
+static void test_ranges_and_io(jc_memstat_keys *k) {
+  jc_io_device dev[4];
+  jc_sample s = {.io_device = dev, .io_device_capacity = 4};
+  jc_selection every = choose(k, ALL_GROUPS, "*");
+  jc_metrics_opts o = {&every, k, 2, false, devname, NULL};
+  jc_prior prior = {0};
+  jc_limits half = JC_LIMITS_NONE;
+  half.cpu_cores = 0.5;
+
+  /* 4 cores busy on a 2-CPU host (the pass's time, not the cgroup's), and
+   * under a limit of half a core: 800 % of it. */
+  jc_sample_reset(&s);
+  PARSE(&s, JC_FILE_CPU_STAT, "usage_usec 0\nuser_usec 0\nsystem_usec 0\n", k);
+  s.time_ns = 1000000000ull;
+  jc_metrics_emit(&s, &prior, &half, &o, NULL, NULL);
+  jc_sample_reset(&s);
+  PARSE(&s, JC_FILE_CPU_STAT,
+        "usage_usec 4000000\nuser_usec 4000000\nsystem_usec 0\n", k);
+  s.time_ns = 2000000000ull;
+  seen_count = 0;
+  jc_metrics_emit(&s, &prior, &half, &o, record, NULL);
+  expect_value("percent-cpu", 0, 100);
+  expect_value("gauge-cpu_limit_percent", 0, 800);
+  ok(find("percent-cpu_limit") < 0, "the share of a limit is no percent-*");
+
+  /* memory.current above a lowered memory.max: 150 % in a gauge. */
+  jc_sample_reset(&s);
+  PARSE(&s, JC_FILE_MEMORY_CURRENT, "3072\n", k);
+  PARSE(&s, JC_FILE_MEMORY_MAX, "2048\n", k);
+  seen_count = 0;
+  jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
+  expect_value("gauge-memory_max_percent", 0, 150);
+  /* A limit beyond what the memory type holds (256 TiB) is no limit. */
+  jc_sample_reset(&s);
+  PARSE(&s, JC_FILE_MEMORY_CURRENT, "3072\n", k);
+  PARSE(&s, JC_FILE_MEMORY_MAX, "1125899906842624\n", k);
+  PARSE(&s, JC_FILE_MEMORY_HIGH, "281474976710656\n", k);
+  seen_count = 0;
+  jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
+  ok(find("memory-max") < 0 && find("memory-high") < 0 &&
+         find("gauge-memory_max_percent") < 0,
+     "memory.max 1 PiB, memory.high 256 TiB: no limit");
+
+  /* Devices leaving io.stat: the totals never fall. */
+  static const char *const reads[] = {
+      "8:0 rbytes=1000000 wbytes=2000000 rios=10 wios=20\n"
+      "7:0 rbytes=5000000 wbytes=7000000 rios=50 wios=70\n",
+      "8:0 rbytes=1100000 wbytes=2100000 rios=11 wios=21\n", /* 7:0 left */
+      "8:0 rbytes=1200000 wbytes=2200000 rios=12 wios=22\n"
+      "7:0 rbytes=300 wbytes=400 rios=3 wios=4\n", /* a new 7:0 */
+      "(unknown) rbytes=5 wbytes=5 rios=1 wios=1\n"
+      "8:0 rbytes=1200000 wbytes=2200000 rios=12 wios=22\n"
+      "(unknown) rbytes=5 wbytes=5 rios=1 wios=1\n"
+      "7:0 rbytes=300 wbytes=400 rios=3 wios=4\n",
+  };
+  static const double want[][4] = {
+      {6000000, 9000000, 60, 90},
+      {6100000, 9100000, 61, 91},
+      {6200300, 9200400, 65, 96},
+      {6200310, 9200410, 67, 98},
+  };
+  bool monotonic = true, exact = true;
+  double last[4] = {0};
+  for (size_t r = 0; r < sizeof(reads) / sizeof(*reads); r++) {
+    jc_sample_reset(&s);
+    jc_sample_parse(&s, JC_FILE_IO_STAT, reads[r], strlen(reads[r]), k);
+    seen_count = 0;
+    jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
+    int oct = find("disk_octets"), ops = find("disk_ops");
+    double got[4] = {oct < 0 ? -1 : seen[oct].v[0], oct < 0 ? -1 : seen[oct].v[1],
+                     ops < 0 ? -1 : seen[ops].v[0], ops < 0 ? -1 : seen[ops].v[1]};
+    for (int v = 0; v < 4; v++) {
+      monotonic &= got[v] >= last[v];
+      exact &= got[v] == want[r][v];
+      if (got[v] != want[r][v])
+        printf("# read %zu value %d: %g, want %g\n", r, v, got[v], want[r][v]);
+      last[v] = got[v];
+    }
+  }
+  ok(monotonic, "disk_octets and disk_ops never decrease as devices come and go");
+  ok(exact, "each device adds its growth; one that left keeps its part");
+  /* A malformed line hides its device for a read: when it is back, its
+   * growth counts, not all it counted. */
+  static const char *const bad[] = {
+      "8:0 rbytes=1200000 wbytes=x rios=12 wios=22\n"
+      "7:0 rbytes=310 wbytes=410 rios=4 wios=5\n",
+      "8:0 rbytes=1200001 wbytes=2200001 rios=13 wios=23\n"
+      "7:0 rbytes=310 wbytes=410 rios=4 wios=5\n",
+  };
+  for (int r = 0; r < 2; r++) {
+    jc_sample_reset(&s);
+    jc_sample_parse(&s, JC_FILE_IO_STAT, bad[r], strlen(bad[r]), k);
+    seen_count = 0;
+    jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
+  }
+  int oct = find("disk_octets");
+  ok(oct >= 0 && seen[oct].v[0] == 6200321 && seen[oct].v[1] == 9200421,
+     "a device hidden by a malformed line for one read adds its growth "
+     "(%.0f, %.0f)", oct < 0 ? -1 : seen[oct].v[0], oct < 0 ? -1 : seen[oct].v[1]);
+  jc_io_totals_reset(&prior.io);
+}
+
+/* The default set: each fact once. */
+static void test_default_selection(jc_memstat_keys *k) {
+  jc_io_device dev[4];
+  jc_sample s = {.io_device = dev, .io_device_capacity = 4};
+  jc_memstat_keys none = {0};
+  jc_selection def;
+  size_t failed;
+  char err[256];
+  jc_selection_make(&def, k, false, JC_COLLECT_DEFAULT | JC_COLLECT_PRESSURE,
+                    NULL, 0, &failed, err, sizeof(err));
+  jc_metrics_opts o = {&def, k, 2, false, devname, NULL};
+  jc_prior prior = {0};
+  const char *text =
+      "usage_usec 1000\nuser_usec 600\nsystem_usec 400\nnr_periods 0\n"
+      "nr_throttled 0\nthrottled_usec 0\nnr_bursts 0\nburst_usec 0\n";
+  for (int r = 0; r < 2; r++) {
+    jc_sample_reset(&s);
+    jc_sample_parse(&s, JC_FILE_CPU_STAT, text, strlen(text), k);
+    s.time_ns = (uint64_t)(r + 1) * 1000000000ull;
+    PARSE(&s, JC_FILE_MEMORY_CURRENT, "8192\n", k);
+    PARSE(&s, JC_FILE_MEMORY_PEAK, "9000\n", k);
+    PARSE(&s, JC_FILE_MEMORY_SWAP_CURRENT, "0\n", k);
+    PARSE(&s, JC_FILE_MEMORY_STAT, "anon 4096\nfile 12288\n", k);
+    PARSE(&s, JC_FILE_IO_STAT, "8:0 rbytes=1 wbytes=2 rios=1 wios=1\n", k);
+    PARSE(&s, JC_FILE_MEMORY_MAX, "65536\n", k);
+    PARSE(&s, JC_FILE_CPU_PRESSURE,
+          "some avg10=1.50 avg60=0.50 avg300=0.10 total=999\n"
+          "full avg10=0.00 avg60=0.00 avg300=0.00 total=9\n", k);
+    seen_count = 0;
+    jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
+  }
+  static const char *const want[] = {
+      "ps_cputime", "gauge-cpu_cores", "memory-current", "memory-peak",
+      "disk_octets", "disk_ops", "derive-cpu_some_stall_usec",
+      "derive-cpu_full_stall_usec", "memory-max", "gauge-memory_max_percent"};
+  bool all = true;
+  for (size_t i = 0; i < sizeof(want) / sizeof(*want); i++)
+    if (find(want[i]) < 0) {
+      printf("# missing %s\n", want[i]);
+      all = false;
+    }
+  ok(all, "default: CPU time, cores, memory current and peak, I/O, stall "
+          "totals, the limit and its share");
+  is_int((int)seen_count, (int)(sizeof(want) / sizeof(*want)),
+         "and nothing else (no usage_usec, percent-cpu, swap, memory.stat keys, "
+         "averages, never-moved throttling counters)");
+  for (size_t i = 0; i < seen_count; i++) {
+    bool expected = false;
+    for (size_t w = 0; w < sizeof(want) / sizeof(*want); w++)
+      expected |= strcmp(seen[i].name, want[w]) == 0;
+    if (!expected)
+      printf("# also %s\n", seen[i].name);
+  }
+  /* Throttling counters once the cgroup was under a quota. */
+  jc_sample_reset(&s);
+  PARSE(&s, JC_FILE_CPU_STAT,
+        "usage_usec 2000\nuser_usec 1200\nsystem_usec 800\nnr_periods 3\n"
+        "nr_throttled 1\nthrottled_usec 50\nnr_bursts 0\nburst_usec 0\n", k);
+  s.time_ns = 3000000000ull;
+  seen_count = 0;
+  jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
+  ok(find("derive-cpu_nr_periods") >= 0 && find("derive-cpu_nr_throttled") >= 0 &&
+         find("derive-cpu_throttled_usec") >= 0 && find("derive-cpu_nr_bursts") < 0,
+     "throttling counters sent once nr_periods moved; bursts opt-in");
+  jc_io_totals_reset(&prior.io);
+
+  /* Values patterns: a glob adds, "!" removes, nothing matched is an error. */
+  jc_selection sel;
+  char *pats[] = {"memory-*", "!memory-peak*", "percent-cpu"};
+  ok(jc_selection_make(&sel, k, false, JC_COLLECT_DEFAULT, pats, 3, &failed,
+                       err, sizeof(err)) == 0 &&
+         sel.list[JC_LIST_MEMORY_SWAP_CURRENT] == JC_SEL_ASKED &&
+         sel.list[JC_LIST_MEMORY_PEAK] == JC_SEL_OFF &&
+         sel.list[JC_LIST_CPU_PERCENT] == JC_SEL_ASKED &&
+         sel.list[JC_LIST_MEMORY_MAX] == JC_SEL_ASKED && k->sel[0] == JC_SEL_ASKED,
+     "Values in order: memory-* then !memory-peak*, percent-cpu");
+  char *typo[] = {"memory-curent"};
+  ok(jc_selection_make(&sel, k, false, JC_COLLECT_DEFAULT, typo, 1, &failed,
+                       err, sizeof(err)) < 0 && strstr(err, "matches no value list"),
+     "a name that matches nothing: %s", err);
+  char *uncollected[] = {"load-*"};
+  ok(jc_selection_make(&sel, k, false, JC_COLLECT_DEFAULT, uncollected, 1,
+                       &failed, err, sizeof(err)) < 0 &&
+         strstr(err, "Collect \"pressure\""),
+     "lists of a group not collected: %s", err);
+  ok(jc_selection_make(&sel, &none, false, JC_COLLECT_DEFAULT, NULL, 0, &failed,
+                       err, sizeof(err)) == 0 &&
+         !(jc_selection_files(&sel, &none) & (1u << JC_FILE_MEMORY_STAT)),
+     "the default reads no memory.stat");
+}
+
 int main(void) {
   jc_memstat_keys k = keys();
   jc_io_device dev[4];
   jc_sample s = {.io_device = dev, .io_device_capacity = 4};
-  jc_metrics_opts o = {&k, 4, false, devname, NULL, ~0u};
-  jc_rate_state rate = {0};
+  jc_selection every = choose(&k, ALL_GROUPS, "*");
+  jc_metrics_opts o = {&every, &k, 4, false, devname, NULL};
+  jc_prior rate = {0};
 
   ok(!jc_memstat_key_is_event("anon") && jc_memstat_key_is_event("pgfault") &&
          jc_memstat_key_is_event("thp_fault_alloc") &&
@@ -136,6 +351,10 @@ int main(void) {
   expect_value("pressure-cpu_some_avg10", 0, 1.5);
   expect_value("pressure-cpu_some_avg300", 0, 0.1);
   expect_value("derive-cpu_some_stall_usec", 0, 999);
+  expect_value("load-cpu_some", 0, 1.5);
+  expect_value("load-cpu_some", 1, 0.5);
+  expect_value("load-cpu_some", 2, 0.1);
+  ok(seen[find("load-cpu_some")].count == 3, "load: three values, avg10 avg60 avg300");
   ok(find("pressure-cpu_full_avg10") < 0, "no full line, no full metrics");
   expect_value("derive-memory_events_oom_kill", 0, 4);
   ok(find("derive-memory_events_oom_group_kill") < 0,
@@ -209,5 +428,8 @@ int main(void) {
   jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   ok(find("derive-cpu_usage_usec") < 0,
      "a counter past INT64_MAX is not sent as a negative derive");
+  jc_io_totals_reset(&rate.io);
+  test_ranges_and_io(&k);
+  test_default_selection(&k);
   return done_testing();
 }

@@ -30,7 +30,7 @@ ok $? "io.stat before any I/O: \"$line\" (a device line without keys)"
 
 dir="$T/io"
 start_watching "$dir" "$run/io" '"cpu" "io"' '  PerDevice true'
-wait_until _csv_has 1 "$dir" "$inst" derive-cpu_usage_usec
+wait_until _csv_has 1 "$dir" "$inst" ps_cputime
 ok $? "the cgroup is read"
 # Before dd: nothing for the disk, or zeros (else this is the base the
 # growth is measured from).
@@ -44,7 +44,7 @@ bash -c 'echo $$ >"$1/cgroup.procs" &&
   dd if="$2" of=/dev/null bs=1M count="$4" iflag=direct status=none' \
   io "$parent/io" "$VM_DISK" "$W" "$R"
 ok $? "dd wrote $W MiB to $VM_DISK and read $R MiB back, O_DIRECT, in $run/io"
-wait_reads 3 "$dir" "$inst" derive-cpu_usage_usec
+wait_reads 3 "$dir" "$inst" ps_cputime
 stop_collectd
 
 within() { awk -v v="$1" -v w="$2" -v p="$3" 'BEGIN { d = v - w; if (d < 0) d = -d; exit !(d <= w * p / 100) }'; }

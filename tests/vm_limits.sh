@@ -5,12 +5,12 @@
 # default Collect (limits included):
 #   - the service reports the slice's limits: memory-max 67108864,
 #     gauge-cpu_limit_cores 0.5; the sibling sends no limit series;
-#   - percent-memory_max follows a helper's known allocation: against
+#   - gauge-memory_max_percent follows a helper's known allocation: against
 #     memory.current as the test reads it from the kernel, and against
 #     the baseline plus the helper's N MiB;
 #   - a busy loop in the service: the kernel holds it to 0.5 cores (its
 #     own cpu.stat: usage over the test's clock, nr_throttled growing),
-#     and the plugin's gauge-cpu_cores and percent-cpu_limit say so;
+#     and the plugin's gauge-cpu_cores and gauge-cpu_limit_percent say so;
 #   - the slice's memory.max raised at run time: the slice shows it at the
 #     next read, the service at the next walk of the tree, which a cgroup
 #     created and removed under the run's parent triggers.
@@ -89,32 +89,32 @@ ok $? "the slice reports its own limits alike"
 [ -z "$(ls "$dir/csv/testhost/joule_cgroup-$i_svc" | grep '^memory-high')" ]
 ok $? "no memory-high for the service (memory.high is max all the way up)"
 
-# --- percent-memory_max follows a known allocation ---------------------------------
+# --- gauge-memory_max_percent follows a known allocation ---------------------------------
 base=$(kernel "$svc/memory.stat" anon)
 base_cur=$(cat "$svc/memory.current")
 kill -USR1 "$hog"
 wait_until file_has "$T/hog.out" "allocated $N"
 ok $? "the helper allocated $N MiB in the service"
-wait_reads 3 "$dir" "$i_svc" percent-memory_max
+wait_reads 3 "$dir" "$i_svc" gauge-memory_max_percent
 k1=$(cat "$svc/memory.current")
-wait_reads 2 "$dir" "$i_svc" percent-memory_max
-p=$(csv_last "$dir" "$i_svc" percent-memory_max)
+wait_reads 2 "$dir" "$i_svc" gauge-memory_max_percent
+p=$(csv_last "$dir" "$i_svc" gauge-memory_max_percent)
 k2=$(cat "$svc/memory.current")
 lo=$(pct $((k1 < k2 ? k1 : k2)) "$LIMIT") hi=$(pct $((k1 > k2 ? k1 : k2)) "$LIMIT")
 awk -v p="${p:-x}" -v lo="$lo" -v hi="$hi" 'BEGIN { exit !(p != "x" && p >= lo - 0.5 && p <= hi + 0.5) }'
-ok $? "percent-memory_max $p = 100 x memory.current / 64 MiB as the test reads the kernel's file ($lo .. $hi, ±0.5)"
+ok $? "gauge-memory_max_percent $p = 100 x memory.current / 64 MiB as the test reads the kernel's file ($lo .. $hi, ±0.5)"
 want=$(pct $((base_cur + N * MIB)) "$LIMIT")
 near "${p:-}" "$want" 3
-ok $? "percent-memory_max $p ≈ (baseline $(mib "$base_cur") + $N MiB) / 64 MiB = $want (±3 points, about 2 MiB: what the kernel charges beside the helper's pages)"
+ok $? "gauge-memory_max_percent $p ≈ (baseline $(mib "$base_cur") + $N MiB) / 64 MiB = $want (±3 points, about 2 MiB: what the kernel charges beside the helper's pages)"
 echo "service before the allocation: memory.current $base_cur, anon $base; after: $k1, $k2" | diag
 
 # --- a busy loop held to the slice's 0.5 cores ---------------------------------------
 bash -c 'echo $$ >"$1/cgroup.procs" && while :; do :; done' busy "$svc" &
 pids+=($!)
-wait_reads 3 "$dir" "$i_svc" percent-cpu_limit
+wait_reads 3 "$dir" "$i_svc" gauge-cpu_limit_percent
 th1=$(kernel "$slice/cpu.stat" nr_throttled)
 u1=$(kernel "$svc/cpu.stat" usage_usec) t1=$EPOCHREALTIME
-wait_reads 5 "$dir" "$i_svc" percent-cpu_limit
+wait_reads 5 "$dir" "$i_svc" gauge-cpu_limit_percent
 th2=$(kernel "$slice/cpu.stat" nr_throttled)
 u2=$(kernel "$svc/cpu.stat" usage_usec) t2=$EPOCHREALTIME
 kcores=$(awk -v du=$((u2 - u1)) -v t1="$t1" -v t2="$t2" 'BEGIN { printf "%.4f", du / 1e6 / (t2 - t1) }')
@@ -123,16 +123,16 @@ ok $? "the kernel holds the service to 0.5 cores: its cpu.stat says $kcores core
 pcores=$(mean "$dir" "$i_svc" gauge-cpu_cores 4)
 near "${pcores:-}" "$kcores" 0.1
 ok $? "gauge-cpu_cores $pcores (mean of 4 reads) ≈ the kernel's $kcores (±0.1)"
-plimit=$(mean "$dir" "$i_svc" percent-cpu_limit 4)
+plimit=$(mean "$dir" "$i_svc" gauge-cpu_limit_percent 4)
 awk -v p="${plimit:-x}" 'BEGIN { exit !(p != "x" && p >= 70 && p <= 130) }'
-ok $? "percent-cpu_limit $plimit (mean of 4 reads) ≈ 100: the quota is used up (70..130: the bandwidth timer lets a period overrun a little, and the emulated CPUs are not always there to use it)"
+ok $? "gauge-cpu_limit_percent $plimit (mean of 4 reads) ≈ 100: the quota is used up (70..130: the bandwidth timer lets a period overrun a little, and the emulated CPUs are not always there to use it)"
 near "${plimit:-}" "$(awk -v c="$kcores" 'BEGIN { print 200 * c }')" 15
-ok $? "percent-cpu_limit $plimit ≈ 100 x the kernel's $kcores cores / 0.5 (±15)"
+ok $? "gauge-cpu_limit_percent $plimit ≈ 100 x the kernel's $kcores cores / 0.5 (±15)"
 
 # --- the unlimited sibling ----------------------------------------------------------
 wait_until _csv_has 3 "$dir" "$i_free" gauge-cpu_cores
 limit_series=$(ls "$dir/csv/testhost/joule_cgroup-$i_free" |
-  grep -E '^(gauge-cpu_limit_cores|percent-cpu_limit|memory-max|memory-high|percent-memory_max|count-pids_max)-' || true)
+  grep -E '^(gauge-cpu_limit_cores|gauge-cpu_limit_percent|memory-max|memory-high|gauge-memory_max_percent|count-pids_max)-' || true)
 [ -z "$limit_series" ] && [ -n "$(csv_last "$dir" "$i_free" memory-current)" ]
 ok $? "the unlimited sibling sends memory-current and no limit series${limit_series:+: $limit_series}"
 
@@ -152,11 +152,11 @@ caught_up() { svc_max_is || [ "$(reads_since_poke)" -ge 4 ]; }
 wait_until caught_up
 svc_max_is
 ok $? "a cgroup created and removed under $run: the service's memory-max is 134217728 after $(reads_since_poke) read(s) (at most 4)"
-wait_reads 2 "$dir" "$i_svc" percent-memory_max
+wait_reads 2 "$dir" "$i_svc" gauge-memory_max_percent
 k=$(cat "$svc/memory.current")
-p=$(csv_last "$dir" "$i_svc" percent-memory_max)
+p=$(csv_last "$dir" "$i_svc" gauge-memory_max_percent)
 near "${p:-}" "$(pct "$k" "$NEW")" 0.5
-ok $? "percent-memory_max $p = 100 x memory.current / 128 MiB now ($(pct "$k" "$NEW") from the kernel's file, ±0.5)"
+ok $? "gauge-memory_max_percent $p = 100 x memory.current / 128 MiB now ($(pct "$k" "$NEW") from the kernel's file, ±0.5)"
 stop_collectd
 [ "$(loud_lines "$dir")" -eq 0 ]
 ok $? "no ERROR or WARNING"

@@ -68,6 +68,7 @@ dir="$T/job"
 write_conf "$dir" "  CgroupRoot \"$mnt\"
   ReportRoot false
   Collect \"cpu\" \"memory\" \"io\" \"pids\" \"events\" \"pressure\"
+  MemoryStat \"anon\"
   <Cgroup \"$top/job\">
     Instance \"job\"
     Create true
@@ -168,10 +169,10 @@ start_collectd "$dir"
 wait_until moved_or_refused "/$run/cpuonly/job"
 in_cgroup "$hog" "/$run/cpuonly/job"
 ok $? "cpu only: the helper was moved into $run/cpuonly/job"
-wait_reads 3 "$dir" job derive-cpu_usage_usec
+wait_reads 3 "$dir" job ps_cputime
 stop_collectd
 [ "$(grep -cE '^\[(error|warning|notice)\] joule_cgroup plugin:' "$dir/collectd.log")" -eq 0 ] &&
-  [ -n "$(csv_last "$dir" job derive-cpu_usage_usec)" ]
+  [ -n "$(csv_last "$dir" job ps_cputime)" ]
 ok $? "cpu only: reported, nothing said above INFO (NotifyOOM needs no memory values)"
 grep -E '^\[(error|warning|notice)\]' "$dir/collectd.log" | diag
 tap_done

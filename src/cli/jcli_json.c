@@ -174,15 +174,17 @@ void jcli_json_bool(jcli_json *j, bool v) {
 
 void jcli_json_null(jcli_json *j) { check(j, yajl_gen_null(j->gen)); }
 
-/* Data source names of the two-value types, as in collectd's types.db. */
-static void ds_names(const char *type, const char *ret[2]) {
-  if (strcmp(type, "ps_cputime") == 0) {
-    ret[0] = "user";
-    ret[1] = "syst";
-  } else { /* disk_octets, disk_ops */
-    ret[0] = "read";
-    ret[1] = "write";
-  }
+/* Data source names of the types with several values, as in collectd's
+ * types.db. */
+static void ds_names(const char *type, const char *ret[JC_METRIC_VALUES]) {
+  static const char *const cputime[] = {"user", "syst", ""};
+  static const char *const load[] = {"shortterm", "midterm", "longterm"};
+  static const char *const disk[] = {"read", "write", ""};
+  const char *const *names = strcmp(type, "ps_cputime") == 0 ? cputime
+                             : strcmp(type, "load") == 0     ? load
+                                                             : disk;
+  for (int i = 0; i < JC_METRIC_VALUES; i++)
+    ret[i] = names[i];
 }
 
 static void metric_value(jcli_json *j, const jc_metric *m, size_t i) {
@@ -201,10 +203,10 @@ void jcli_json_metric(jcli_json *j, const jc_metric *m) {
     metric_value(j, m, 0);
     return;
   }
-  const char *ds[2];
+  const char *ds[JC_METRIC_VALUES];
   ds_names(m->type, ds);
   jcli_json_map_open(j);
-  for (size_t i = 0; i < m->count && i < 2; i++) {
+  for (size_t i = 0; i < m->count && i < JC_METRIC_VALUES; i++) {
     jcli_json_key(j, ds[i]);
     metric_value(j, m, i);
   }

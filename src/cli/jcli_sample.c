@@ -51,8 +51,8 @@ static void add_metric(void *ctx, const jc_target *t, const jc_metric *m) {
     jcli_json_map_open(l->json);
     jcli_json_key(l->json, "instance");
     jcli_json_string(l->json, t->instance);
-    jcli_json_key(l->json, "cgroup");
-    jcli_json_string(l->json, t->meta);
+    jcli_json_key(l->json, "cgroup"); /* always: the meta data may be off */
+    jcli_json_string(l->json, t->relpath[0] ? t->relpath : "/");
     jcli_json_key(l->json, "values");
     jcli_json_map_open(l->json);
     l->open_relpath = t->relpath;
@@ -133,6 +133,10 @@ int jcli_sample(int argc, char **argv) {
     jcli_opts_release(&o);
     return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
   }
+  /* Every value list of the groups, not the plugin's lean default: a
+   * sample is looked at by a person, who pays no dispatch per list. */
+  char err[128];
+  jc_config_add_values(o.cfg, "*", err, sizeof(err));
   jc_collector *c = jcli_collector_at(o.root, o.cfg);
   o.cfg = NULL; /* taken */
   double interval = o.interval > 0 ? o.interval : DEFAULT_INTERVAL;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define BUF_INITIAL (64 * 1024)
@@ -77,6 +78,10 @@ static int open_root(jc_collector *c) {
                         : "");
     return -1;
   }
+  struct stat st;
+  if (fstat(c->rootfd, &st) == 0)
+    c->root_dev = st.st_dev;
+  c->root_on_cgroupfs = jc_hier_is_cgroupfs(c->rootfd);
   if (jc_hier_verify_v2(c->rootfd) < 0) {
     jc_logf(&c->log, JC_LOG_ERR,
             "CgroupRoot \"%s\" is not a cgroup v2 directory (cgroup v1 or "
@@ -88,15 +93,18 @@ static int open_root(jc_collector *c) {
   return 0;
 }
 
-/* Which files to read: the Collect groups whose controller this hierarchy
- * has.  A controller bound to cgroup v1 (hybrid hosts) is not an error. */
+/* Which files to read: those of the chosen value lists whose controller
+ * this hierarchy has.  A controller bound to cgroup v1 (hybrid hosts) is
+ * not an error. */
 static void choose_files(jc_collector *c) {
   if (jc_hier_controllers(c->rootfd, "cgroup.controllers", &c->available) < 0)
     c->available = 0;
+  uint32_t wanted = jc_selection_files(&c->cfg->sel, &c->cfg->memstat);
+  bool asked = c->cfg->collect_given;
   unsigned reported = 0;
   for (int f = 0; f < JC_FILE_COUNT; f++) {
     const jc_file_info *fi = &jc_files[f];
-    if ((c->cfg->collect & fi->collect) != fi->collect)
+    if (!(wanted & (1u << f)))
       continue;
     unsigned ctrl = fi->controller ? jc_ctrl_bit(fi->controller) : 0;
     if (!ctrl || (c->available & ctrl)) {
@@ -106,59 +114,132 @@ static void choose_files(jc_collector *c) {
     if (reported & ctrl)
       continue;
     reported |= ctrl;
-    jc_logf(&c->log, c->cfg->collect_given ? JC_LOG_WARNING : JC_LOG_INFO,
+    jc_logf(&c->log, asked ? JC_LOG_WARNING : JC_LOG_INFO,
             "controller \"%s\" is not available in %s (not listed in its "
             "cgroup.controllers; on a hybrid host it is bound to cgroup v1); "
             "its %s not collected",
             fi->controller, c->root,
-            fi->collect & JC_COLLECT_LIMITS ? "limits are" : "values are");
+            (1u << f) & JC_LIMIT_FILES ? "limits are" : "values are");
   }
-  /* OOM notifications read memory.events whatever Collect says. */
+  /* OOM notifications read memory.events whatever the lists are. */
   c->collect_files = c->files;
   c->notify_oom = c->cfg->notify_oom && (c->available & JC_CTRL_MEMORY);
   if (c->notify_oom)
     c->files |= 1u << JC_FILE_MEMORY_EVENTS;
-  if ((c->cfg->collect & JC_COLLECT_PRESSURE) &&
+  const uint32_t psi = (1u << JC_FILE_CPU_PRESSURE) |
+                       (1u << JC_FILE_MEMORY_PRESSURE) |
+                       (1u << JC_FILE_IO_PRESSURE);
+  if ((c->files & psi) &&
       faccessat(c->rootfd, "cpu.pressure", F_OK, AT_EACCESS) < 0) {
     jc_logf(&c->log, JC_LOG_WARNING,
             "%s/cpu.pressure is missing: the kernel has pressure stall "
             "information disabled (boot with psi=1); pressure is not "
             "collected",
             c->root);
-    for (int f = JC_FILE_CPU_PRESSURE; f <= JC_FILE_IO_PRESSURE; f++)
-      c->files &= ~(1u << f);
+    c->files &= ~psi;
+    c->collect_files &= ~psi;
   }
 }
 
-/* MaxOpenFiles: given, or what RLIMIT_NOFILE leaves beside collectd's own
- * files, raising the soft limit to the hard one first when allowed. */
+/* What collectd keeps for itself and its other plugins when MaxOpenFiles
+ * is not given: a quarter of the soft limit, at least 256. */
+#define FD_HEADROOM_MIN 256L
+#define FD_BUDGET_MAX 65536L
+
+static long rlim_long(rlim_t v) {
+  return v == RLIM_INFINITY || v > (rlim_t)(1L << 30) ? 1L << 30 : (long)v;
+}
+
+/* MaxOpenFiles: raises the soft limit when it leaves too little room,
+ * as far as the hard limit allows, and says so.  Returns the soft limit. */
+static long raise_for_budget(jc_collector *c, long want, struct rlimit rl) {
+  long soft = rlim_long(rl.rlim_cur), hard = rlim_long(rl.rlim_max);
+  long need = want + FD_HEADROOM_MIN;
+  if (need <= soft)
+    return soft;
+  long raised = need < hard ? need : hard;
+  struct rlimit next = {(rlim_t)raised, rl.rlim_max};
+  if (raised <= soft || setrlimit(RLIMIT_NOFILE, &next) < 0)
+    return soft;
+  jc_logf(&c->log, JC_LOG_INFO,
+          "raised collectd's soft descriptor limit (RLIMIT_NOFILE) from %ld "
+          "to %ld for MaxOpenFiles %ld (plugins that use select() cannot "
+          "use descriptors above 1023)",
+          soft, raised, want);
+  return raised;
+}
+
+/*
+ * The descriptors the plugin keeps open between reads.  collectd's limit
+ * belongs to collectd and its other plugins: by default the budget is
+ * what the soft RLIMIT_NOFILE leaves beside a quarter of it (at least
+ * 256), and the limit is never changed; only MaxOpenFiles may raise it.
+ * Past the budget, files are opened at every read (nothing is dropped).
+ */
 static void choose_fd_budget(jc_collector *c) {
-  if (c->cfg->max_open_files >= 0) {
-    c->fd_budget = c->cfg->max_open_files;
-    return;
-  }
   struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) < 0) {
-    c->fd_budget = 256;
+  if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+    rl = (struct rlimit){1024, 1024};
+  long want = c->cfg->max_open_files;
+  if (want < 0) {
+    long soft = rlim_long(rl.rlim_cur);
+    long headroom = soft / 4 > FD_HEADROOM_MIN ? soft / 4 : FD_HEADROOM_MIN;
+    long budget = soft - headroom;
+    c->fd_budget = budget < 0 ? 0 : budget > FD_BUDGET_MAX ? FD_BUDGET_MAX
+                                                           : budget;
+    jc_logf(&c->log, JC_LOG_INFO,
+            "keeping at most %ld descriptors open between reads (the soft "
+            "descriptor limit, RLIMIT_NOFILE, is %ld; a quarter of it, at "
+            "least 256, is left to the rest of collectd; MaxOpenFiles sets "
+            "another budget)",
+            c->fd_budget, soft);
     return;
   }
-  if (rl.rlim_cur < rl.rlim_max) {
-    struct rlimit raised = {rl.rlim_max, rl.rlim_max};
-    if (setrlimit(RLIMIT_NOFILE, &raised) == 0)
-      rl = raised;
-  }
-  long soft = rl.rlim_cur == RLIM_INFINITY ? 1L << 20 : (long)rl.rlim_cur;
-  long headroom = soft / 4 > 256 ? soft / 4 : 256;
-  long budget = soft - headroom;
-  c->fd_budget = budget < 0 ? 0 : budget > 65536 ? 65536 : budget;
+  long soft = raise_for_budget(c, want, rl);
+  long room = soft - FD_HEADROOM_MIN > 0 ? soft - FD_HEADROOM_MIN : 0;
+  c->fd_budget = want < room ? want : room;
+  if (c->fd_budget < want)
+    jc_logf(&c->log, JC_LOG_WARNING,
+            "MaxOpenFiles %ld: the descriptor limit (RLIMIT_NOFILE, soft %ld, "
+            "hard %ld) leaves room for %ld beside collectd's own; keeping at "
+            "most %ld open between reads%s",
+            want, soft, rlim_long(rl.rlim_max), room, c->fd_budget,
+            JC_FD_REMEDY);
+  else
+    jc_logf(&c->log, JC_LOG_INFO,
+            "keeping at most %ld descriptors open between reads (MaxOpenFiles)",
+            c->fd_budget);
 }
 
 static int alloc_buffers(jc_collector *c) {
   c->buf_size = BUF_INITIAL;
   c->buf = malloc(c->buf_size);
+  c->io_devices = calloc(JC_IO_DEVICES_INITIAL, sizeof(*c->io_devices));
   c->sample.io_device = c->io_devices;
-  c->sample.io_device_capacity = JC_IO_DEVICES_MAX;
-  return c->buf ? 0 : -1;
+  c->sample.io_device_capacity = c->io_devices ? JC_IO_DEVICES_INITIAL : 0;
+  return c->buf && c->io_devices ? 0 : -1;
+}
+
+/* A host with more block devices than the table holds: twice the room. */
+static int grow_io_devices(jc_collector *c) {
+  size_t cap = 2 * c->sample.io_device_capacity;
+  jc_io_device *grown = realloc(c->io_devices, cap * sizeof(*grown));
+  if (!grown)
+    return -ENOMEM;
+  c->io_devices = c->sample.io_device = grown;
+  c->sample.io_device_capacity = cap;
+  return 0;
+}
+
+/* Parses the text of file f in c->buf into c->sample; an io.stat with
+ * more devices than the device table holds grows it and is parsed again
+ * (every device counts in the totals). */
+static int parse_file(jc_collector *c, jc_file_id f, size_t len) {
+  int r = jc_sample_parse(&c->sample, f, c->buf, len, &c->cfg->memstat);
+  while (f == JC_FILE_IO_STAT && c->sample.io_devices_truncated &&
+         grow_io_devices(c) == 0)
+    r = jc_sample_parse(&c->sample, f, c->buf, len, &c->cfg->memstat);
+  return r;
 }
 
 static const char *device_name(void *ctx, unsigned major, unsigned minor);
@@ -171,9 +252,9 @@ int jc_collector_init(jc_collector *c) {
   choose_files(c);
   choose_fd_budget(c);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  c->metrics = (jc_metrics_opts){&c->cfg->memstat, cpus > 0 ? (unsigned)cpus : 1,
-                                 c->cfg->per_device, device_name, c,
-                                 c->cfg->collect};
+  c->metrics = (jc_metrics_opts){&c->cfg->sel, &c->cfg->memstat,
+                                 cpus > 0 ? (unsigned)cpus : 1,
+                                 c->cfg->per_device, device_name, c};
   if (jc_managed_setup(c) < 0) {
     jc_managed_release(c);
     return -1;
@@ -227,6 +308,7 @@ static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f) {
 /* Fills c->sample from t's files.  Returns false when t has vanished. */
 static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
   jc_sample_reset(&c->sample);
+  t->starved = false;
   uint32_t wanted = c->files & ~t->absent;
   for (int f = 0; f < JC_FILE_COUNT; f++) {
     if (!(wanted & (1u << f)))
@@ -234,6 +316,10 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
     if (!t->relpath[0] && jc_files[f].absent_at_root)
       continue;
     ssize_t len = read_file(c, t, (jc_file_id)f);
+    if (len == -EMFILE || len == -ENFILE) {
+      t->starved = true; /* counted and said once for all of them */
+      break;
+    }
     if (len < 0) {
       if (!jc_problem_read_failed(c, t, (jc_file_id)f, (int)len))
         return false;
@@ -241,8 +327,7 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
     }
     if (f == JC_FILE_CPU_STAT)
       c->sample.time_ns = c->pass_ns;
-    int r = jc_sample_parse(&c->sample, (jc_file_id)f, c->buf, (size_t)len,
-                            &c->cfg->memstat);
+    int r = parse_file(c, (jc_file_id)f, (size_t)len);
     if (r < 0)
       jc_problem_parse_failed(c, t, (jc_file_id)f, r);
     else
@@ -257,13 +342,8 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
  * only costs budget: give it back (a walk or a missing file falls back to
  * opening by path from the root). */
 static void release_dirfd_if_unused(jc_collector *c, jc_tracked *t) {
-  if (t->dirfd < 0)
+  if (t->dirfd < 0 || !jc_tracked_all_kept(c, t))
     return;
-  uint32_t needed = c->files & ~t->absent;
-  for (int f = 0; f < JC_FILE_COUNT; f++)
-    if ((needed & (1u << f)) && t->fd[f] < 0 &&
-        !(!t->relpath[0] && jc_files[f].absent_at_root))
-      return;
   close(t->dirfd);
   t->dirfd = -1;
   c->fds_kept--;
@@ -280,8 +360,12 @@ static void emit_with_target(void *ctx, const jc_metric *m) {
   e->emit(e->ctx, e->target, m);
 }
 
-static jc_target target_of(const jc_tracked *t) {
-  return (jc_target){t->instance, t->relpath, t->relpath[0] ? t->relpath : "/"};
+/* The meta data travels where the instance does not say the path
+ * (PathMetaData: everywhere). */
+static jc_target target_of(const jc_collector *c, const jc_tracked *t) {
+  const char *path = t->relpath[0] ? t->relpath : "/";
+  bool meta = c->cfg->path_meta || !t->name_is_path;
+  return (jc_target){t->instance, t->relpath, meta ? path : NULL};
 }
 
 static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
@@ -290,23 +374,26 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
    * cgroup would be a system call on hosts without a vDSO clock. */
   c->pass_ns = jc_now_ns();
   jc_oom_read_top(c); /* before any cgroup: parents are read first */
+  size_t starved = 0;
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
     if (!sample_cgroup(c, t)) {
       t->gone = true;
       continue;
     }
+    starved += t->starved;
     release_dirfd_if_unused(c, t);
     jc_limits limits = jc_limits_effective(&c->sample, &t->ancestors);
     if (c->notify_oom)
       jc_oom_note(c, t, &limits);
-    jc_target target = target_of(t);
+    jc_target target = target_of(c, t);
     emit_ctx e = {emit, ctx, &target};
-    jc_metrics_emit(&c->sample, &t->rate, &limits, &c->metrics,
+    jc_metrics_emit(&c->sample, &t->prior, &limits, &c->metrics,
                     emit ? emit_with_target : NULL, &e);
   }
   jc_discover_drop_gone(c);
   jc_oom_attribute(c);
+  jc_problem_starved(c, starved);
 }
 
 int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
@@ -326,7 +413,8 @@ int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
 void jc_collector_each_target(const jc_collector *c, jc_target_fn fn,
                               void *ctx) {
   for (size_t i = 0; i < c->tracked_count; i++) {
-    jc_target target = target_of(c->tracked[i]);
+    const jc_tracked *t = c->tracked[i];
+    jc_target target = {t->instance, t->relpath, t->relpath[0] ? t->relpath : "/"};
     fn(ctx, &target);
   }
 }
@@ -371,6 +459,7 @@ void jc_collector_free(jc_collector *c) {
   if (c->rootfd >= 0)
     close(c->rootfd);
   free(c->devnames);
+  free(c->io_devices);
   free(c->buf);
   jc_config_free(c->cfg);
   free(c);

@@ -28,7 +28,9 @@
 typedef struct {
   const char *instance; /* plugin instance, ≤ 127 bytes */
   const char *relpath;  /* relative to the root; "" for the root itself */
-  const char *meta;     /* the `cgroup` meta data: relpath, or "/" */
+  const char *meta;     /* the `cgroup` meta data: relpath, or "/"; NULL
+                           when the instance says it already (value lists
+                           only: notifications and previews always have it) */
 } jc_target;
 
 typedef void (*jc_collect_fn)(void *ctx, const jc_target *t,

@@ -59,6 +59,9 @@ void jc_config_free(jc_config *cfg) {
   free(cfg->root);
   patterns_free(cfg->select, cfg->select_count);
   patterns_free(cfg->ignore, cfg->ignore_count);
+  for (size_t i = 0; i < cfg->values_count; i++)
+    free(cfg->values[i]);
+  free(cfg->values);
   memstat_clear(&cfg->memstat);
   for (size_t i = 0; i < cfg->managed_count; i++)
     managed_clear(&cfg->managed[i]);
@@ -173,6 +176,23 @@ int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
   return 0;
 }
 
+int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
+                         size_t n) {
+  const char *glob = pattern[0] == '!' ? pattern + 1 : pattern;
+  if (glob[0] == '\0')
+    return ERR("is empty; a value list name or glob, such as \"memory-*\", "
+               "or \"!\" and one to leave out");
+  char *copy = strdup(pattern);
+  char **slot = copy ? append(&cfg->values, &cfg->values_count, sizeof(*slot))
+                     : NULL;
+  if (!slot) {
+    free(copy);
+    return ERR("out of memory");
+  }
+  *slot = copy;
+  return 0;
+}
+
 int jc_relpath_check(const char *path, char *err, size_t n) {
   if (path[0] == '\0')
     return ERR("is empty; the root cgroup is reported with ReportRoot");
@@ -274,6 +294,37 @@ static int check_managed_paths(const jc_config *cfg, char *err, size_t n) {
   return result;
 }
 
+/* The value lists sent: a Values pattern that chooses nothing is named. */
+static int make_selection(jc_config *cfg, char *err, size_t n) {
+  char why[384];
+  size_t failed = 0;
+  if (jc_selection_make(&cfg->sel, &cfg->memstat, cfg->memstat_given,
+                        cfg->collect, cfg->values, cfg->values_count, &failed,
+                        why, sizeof(why)) == 0)
+    return 0;
+  return ERR("Values \"%s\": %s", cfg->values[failed], why);
+}
+
+/* Two blocks with one Instance, or one named like the root: their values
+ * would go to one series. */
+static int check_instances(const jc_config *cfg, char *err, size_t n) {
+  for (size_t i = 0; i < cfg->managed_count; i++) {
+    const char *name = cfg->managed[i].instance;
+    if (!name)
+      continue;
+    if (cfg->report_root && strcmp(name, "root") == 0)
+      return ERR("<Cgroup \"%s\">: Instance \"root\" is the root cgroup's "
+                 "(ReportRoot); choose another",
+                 cfg->managed[i].path);
+    for (size_t k = 0; k < i; k++)
+      if (cfg->managed[k].instance && strcmp(cfg->managed[k].instance, name) == 0)
+        return ERR("<Cgroup \"%s\">: Instance \"%s\" is given to <Cgroup "
+                   "\"%s\"> too; each needs its own",
+                   cfg->managed[i].path, name, cfg->managed[k].path);
+  }
+  return 0;
+}
+
 int jc_config_finish(jc_config *cfg, char *err, size_t n) {
   if (!cfg->memstat_given && cfg->memstat.count == 0)
     for (size_t i = 0; i < sizeof(default_memstat) / sizeof(*default_memstat);
@@ -282,6 +333,8 @@ int jc_config_finish(jc_config *cfg, char *err, size_t n) {
         return -1;
   if (cfg->select_count == 0 && cfg->managed_count == 0 &&
       jc_config_add_pattern(cfg, false, "*", err, n) < 0)
+    return -1;
+  if (make_selection(cfg, err, n) < 0 || check_instances(cfg, err, n) < 0)
     return -1;
   return check_managed_paths(cfg, err, n);
 }

@@ -10,6 +10,7 @@
 #ifndef JC_CONFIG_H
 #define JC_CONFIG_H
 
+#include "jc_lists.h"
 #include "jc_name.h"
 #include "jc_pattern.h"
 #include "jc_sample.h"
@@ -42,6 +43,10 @@ typedef struct {
   bool collect_given;  /* "Collect" was in the config (not the default) */
   jc_memstat_keys memstat;
   bool memstat_given;
+  char **values;       /* Values patterns, in order */
+  size_t values_count;
+  jc_selection sel;    /* the value lists sent (jc_config_finish) */
+  bool path_meta;      /* PathMetaData: the `cgroup` meta data on every list */
   bool per_device;
   bool notify_oom;     /* NotifyOOM: a notification per OOM kill (default) */
   long max_open_files; /* -1: derived from RLIMIT_NOFILE */
@@ -65,6 +70,10 @@ int jc_config_add_memstat(jc_config *cfg, const char *key, char *err,
                           size_t n);
 int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
                                  size_t n);
+/* A Values pattern: a glob over value list names that adds them, or with
+ * a leading "!" removes them (jc_lists.h); applied in order by finish. */
+int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
+                         size_t n);
 
 /* Adds a <Cgroup> block; NULL (with err) when the path is not acceptable. */
 jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
@@ -76,9 +85,11 @@ int jc_managed_add_pid_file(jc_managed *m, const char *path, char *err,
                             size_t n);
 
 /*
- * Completes the configuration after the last key: applies defaults and the
- * checks that need every key (symlinks out of an explicit CgroupRoot).  On
- * failure err names the offending key and value itself.
+ * Completes the configuration after the last key: applies defaults, makes
+ * the selection of value lists, and runs the checks that need every key
+ * (Values patterns that match nothing collected, Instances given twice,
+ * symlinks out of an explicit CgroupRoot).  On failure err names the
+ * offending key and value itself.
  */
 int jc_config_finish(jc_config *cfg, char *err, size_t n);
 

@@ -38,20 +38,29 @@ typedef struct {
 /* One cgroup being reported. */
 typedef struct {
   char *relpath;
-  char instance[JC_INSTANCE_SIZE];
+  char name[JC_INSTANCE_SIZE];     /* its instance name, before collisions */
+  char instance[JC_INSTANCE_SIZE]; /* the one it is reported with */
+  bool explicit_name; /* the root's or an Instance: never given a suffix */
+  bool name_is_path;  /* the instance is the path ('/' as '_') or "root" */
   ino_t ino;      /* a new inode under the same path is a new cgroup */
-  uint64_t serial; /* discovery order: the older of two keeps a name */
   int dirfd;      /* -1 when over the fd budget: opened by path */
   int fd[JC_FILE_COUNT]; /* kept stat-file fds, -1 when not kept */
   uint32_t absent;   /* files found missing, skipped until the next walk */
   uint32_t problems; /* problems logged and not yet recovered */
-  jc_rate_state rate;
+  jc_prior prior;  /* rates and I/O totals */
   jc_limits ancestors; /* the smallest limits above it, as of the last walk */
   jc_oom_state oom;
   bool peak_armed;  /* its memory.peak interval descriptor was reset once */
   bool on_cgroupfs; /* the kernel's files: regular, no type check needed */
   bool gone; /* vanished during this read pass */
+  bool starved; /* this pass: a file could not be opened for want of a
+                   descriptor (EMFILE, ENFILE) */
 } jc_tracked;
+
+/* What to do when the process runs out of descriptors, for messages. */
+#define JC_FD_REMEDY                                                           \
+  "; raise collectd's descriptor limit (LimitNOFILE= in its systemd unit, "   \
+  "or ulimit -n before it starts)"
 
 /* Problem bits: one per file, then one per missing controller. */
 #define JC_PROBLEM_FILE(f) (1u << (f))
@@ -75,7 +84,7 @@ typedef struct {
   char name[32];
 } jc_devname;
 
-#define JC_IO_DEVICES_MAX 64
+#define JC_IO_DEVICES_INITIAL 64 /* grows with the devices io.stat lists */
 
 struct jc_collector {
   jc_config *cfg;
@@ -83,6 +92,8 @@ struct jc_collector {
 
   char root[PATH_MAX];
   int rootfd;
+  dev_t root_dev;        /* the root's file system: cgroups on it are */
+  bool root_on_cgroupfs; /* on cgroupfs when the root is */
   unsigned available; /* controllers of the root's cgroup.controllers */
   uint32_t files;     /* bit per jc_file_id to read */
   uint32_t collect_files; /* those Collect asks for; the others (memory.events
@@ -90,21 +101,23 @@ struct jc_collector {
 
   jc_tracked **tracked; /* sorted in walk order (jc_path_cmp) */
   size_t tracked_count;
-  uint64_t next_serial;
+  size_t unlisted_reported; /* directories the last walks could not list */
+  size_t starved_reported;  /* cgroups the last passes could not read for
+                               want of descriptors */
 
   int inotify_fd; /* -1: walk at every read */
   bool rescan_needed;
   uint64_t last_rescan_ns;
   size_t rescans;
 
-  long fd_budget;
+  long fd_budget; /* descriptors kept between reads, at most */
   long fds_kept;
 
   char *buf; /* the one read buffer; grows, never shrinks */
   size_t buf_size;
   jc_sample sample;
   uint64_t pass_ns; /* CLOCK_MONOTONIC at the start of this read pass */
-  jc_io_device io_devices[JC_IO_DEVICES_MAX];
+  jc_io_device *io_devices; /* the sample's device table */
   jc_metrics_opts metrics;
 
   jc_devname *devnames;
@@ -138,6 +151,17 @@ static inline const char *jc_tracked_file(const jc_collector *c,
     return name;
   snprintf(buf, size, "%s/%s", t->relpath, name);
   return buf;
+}
+
+/* Are all the files t is read for kept open? */
+static inline bool jc_tracked_all_kept(const jc_collector *c,
+                                       const jc_tracked *t) {
+  uint32_t needed = c->files & ~t->absent;
+  for (int f = 0; f < JC_FILE_COUNT; f++)
+    if ((needed & (1u << f)) && t->fd[f] < 0 &&
+        !(!t->relpath[0] && jc_files[f].absent_at_root))
+      return false;
+  return true;
 }
 
 #endif

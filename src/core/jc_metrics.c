@@ -1,64 +1,53 @@
 /*
- * jc_metrics — see jc_metrics.h.  The tables below are the metric names of
- * SPEC §3; keep them in step with the README's metric table.
+ * jc_metrics — see jc_metrics.h.  The names come from jc_lists' table;
+ * this file decides only when each list has a figure.
  */
 #include "jc_metrics.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
-
-static const char *const cpu_derive_instance[JC_CPU_KEY_COUNT] = {
-    [JC_CPU_USAGE_USEC] = "cpu_usage_usec",
-    [JC_CPU_NR_PERIODS] = "cpu_nr_periods",
-    [JC_CPU_NR_THROTTLED] = "cpu_nr_throttled",
-    [JC_CPU_THROTTLED_USEC] = "cpu_throttled_usec",
-    [JC_CPU_NR_BURSTS] = "cpu_nr_bursts",
-    [JC_CPU_BURST_USEC] = "cpu_burst_usec",
-};
-
-static const char *const events_instance[JC_EVENTS_KEY_COUNT] = {
-    "memory_events_low", "memory_events_high",     "memory_events_max",
-    "memory_events_oom", "memory_events_oom_kill", "memory_events_oom_group_kill",
-};
-
-/* [resource][some/full][avg10/avg60/avg300/stall] */
-static const char *const psi_instance[3][2][4] = {
-    {{"cpu_some_avg10", "cpu_some_avg60", "cpu_some_avg300", "cpu_some_stall_usec"},
-     {"cpu_full_avg10", "cpu_full_avg60", "cpu_full_avg300", "cpu_full_stall_usec"}},
-    {{"memory_some_avg10", "memory_some_avg60", "memory_some_avg300",
-      "memory_some_stall_usec"},
-     {"memory_full_avg10", "memory_full_avg60", "memory_full_avg300",
-      "memory_full_stall_usec"}},
-    {{"io_some_avg10", "io_some_avg60", "io_some_avg300", "io_some_stall_usec"},
-     {"io_full_avg10", "io_full_avg60", "io_full_avg300", "io_full_stall_usec"}},
-};
+#include <stdlib.h>
+#include <string.h>
 
 typedef struct {
   jc_emit_fn emit;
   void *ctx;
+  const jc_selection *sel;
 } sink;
 
-static void put_gauge(const sink *k, const char *type, const char *ti,
-                      double v) {
-  if (!k->emit)
-    return;
+static bool chosen(const sink *k, jc_list_id id) {
+  return k->emit && k->sel->list[id] != JC_SEL_OFF;
+}
+
+static void put_gauges(const sink *k, const char *type, const char *ti,
+                       size_t count, const double *v) {
   jc_metric m = {.type = type, .type_instance = ti, .kind = JC_GAUGE,
-                 .count = 1, .gauge = {v, 0}};
+                 .count = count};
+  for (size_t i = 0; i < count; i++)
+    m.gauge[i] = v[i];
   k->emit(k->ctx, &m);
 }
 
+/* The list id with one gauge value. */
+static void put_gauge(const sink *k, jc_list_id id, double v) {
+  if (chosen(k, id))
+    put_gauges(k, jc_lists[id].type, jc_lists[id].type_instance, 1, &v);
+}
+
 /* collectd's derive_t is signed: a counter past INT64_MAX is not sent. */
-static void put_derive2(const sink *k, const char *type, const char *ti,
+static void put_derives(const sink *k, const char *type, const char *ti,
                         size_t count, uint64_t a, uint64_t b) {
-  if (!k->emit || a > INT64_MAX || b > INT64_MAX)
+  if (a > INT64_MAX || b > INT64_MAX)
     return;
   jc_metric m = {.type = type, .type_instance = ti, .kind = JC_DERIVE,
                  .count = count, .derive = {(int64_t)a, (int64_t)b}};
   k->emit(k->ctx, &m);
 }
 
-static void put_derive(const sink *k, const char *ti, uint64_t v) {
-  put_derive2(k, "derive", ti, 1, v, 0);
+static void put_derive(const sink *k, jc_list_id id, uint64_t v) {
+  if (chosen(k, id))
+    put_derives(k, jc_lists[id].type, jc_lists[id].type_instance, 1, v, 0);
 }
 
 static bool has_cpu(const jc_sample *s, int key) {
@@ -77,9 +66,11 @@ jc_limits jc_limits_of_sample(const jc_sample *s) {
   jc_limits l = JC_LIMITS_NONE;
   if (jc_sample_has(s, JC_FILE_CPU_MAX) && s->cpu_max_quota != JC_VALUE_MAX)
     l.cpu_cores = (double)s->cpu_max_quota / (double)s->cpu_max_period;
-  if (jc_sample_has(s, JC_FILE_MEMORY_MAX))
+  if (jc_sample_has(s, JC_FILE_MEMORY_MAX) &&
+      s->memory_max < JC_MEMORY_TYPE_MAX)
     l.memory_max = s->memory_max;
-  if (jc_sample_has(s, JC_FILE_MEMORY_HIGH))
+  if (jc_sample_has(s, JC_FILE_MEMORY_HIGH) &&
+      s->memory_high < JC_MEMORY_TYPE_MAX)
     l.memory_high = s->memory_high;
   if (jc_sample_has(s, JC_FILE_PIDS_MAX))
     l.pids_max = s->pids_max;
@@ -102,7 +93,7 @@ void jc_limits_tighten(jc_limits *acc, const jc_limits *other) {
   acc->pids_max = min_u64(acc->pids_max, other->pids_max);
 }
 
-/* cpu_cores, percent-cpu and (under a CPU limit) percent-cpu_limit from two
+/* cpu_cores, percent-cpu and (under a CPU limit) the share of it from two
  * samples; advances the baseline. */
 static void emit_cpu_rates(const sink *k, const jc_sample *s,
                            jc_rate_state *rate, unsigned online_cpus,
@@ -115,23 +106,52 @@ static void emit_cpu_rates(const sink *k, const jc_sample *s,
   if (!restarted) {
     double cores = (double)(usage - rate->usage_usec) * 1000.0 /
                    (double)(s->time_ns - rate->time_ns);
-    put_gauge(k, "gauge", "cpu_cores", cores);
+    put_gauge(k, JC_LIST_CPU_CORES, cores);
+    /* The share of the host cannot pass 100 %: a figure above it comes
+     * from the time between a cgroup's reads, which differs a little from
+     * the pass's (and types.db's percent stops at 100.1). */
+    double share = online_cpus > 0 ? 100.0 * cores / online_cpus : 0;
     if (online_cpus > 0)
-      put_gauge(k, "percent", "cpu", 100.0 * cores / online_cpus);
+      put_gauge(k, JC_LIST_CPU_PERCENT, share < 100.0 ? share : 100.0);
     if (isfinite(limit_cores))
-      put_gauge(k, "percent", "cpu_limit", 100.0 * cores / limit_cores);
+      put_gauge(k, JC_LIST_CPU_LIMIT_PERCENT, 100.0 * cores / limit_cores);
   }
   *rate = (jc_rate_state){true, usage, s->time_ns};
 }
 
+/* The cpu.stat counters of lists id..: the throttling ones, when chosen
+ * by default, only once the cgroup was under a quota (before, always 0). */
+static void emit_cpu_counters(const sink *k, const jc_sample *s) {
+  static const struct {
+    jc_list_id id;
+    int key;
+  } counters[] = {
+      {JC_LIST_CPU_USAGE_USEC, JC_CPU_USAGE_USEC},
+      {JC_LIST_CPU_NR_PERIODS, JC_CPU_NR_PERIODS},
+      {JC_LIST_CPU_NR_THROTTLED, JC_CPU_NR_THROTTLED},
+      {JC_LIST_CPU_THROTTLED_USEC, JC_CPU_THROTTLED_USEC},
+      {JC_LIST_CPU_NR_BURSTS, JC_CPU_NR_BURSTS},
+      {JC_LIST_CPU_BURST_USEC, JC_CPU_BURST_USEC},
+  };
+  bool quota_seen = has_cpu(s, JC_CPU_NR_PERIODS) && s->cpu[JC_CPU_NR_PERIODS];
+  for (size_t i = 0; i < sizeof(counters) / sizeof(*counters); i++) {
+    jc_list_id id = counters[i].id;
+    if (!has_cpu(s, counters[i].key) ||
+        (k->sel->list[id] == JC_SEL_DEFAULT && !quota_seen &&
+         id != JC_LIST_CPU_USAGE_USEC))
+      continue;
+    put_derive(k, id, s->cpu[counters[i].key]);
+  }
+}
+
 static void emit_cpu(const sink *k, const jc_sample *s, jc_rate_state *rate,
                      unsigned online_cpus, double limit_cores) {
-  if (has_cpu(s, JC_CPU_USER_USEC) && has_cpu(s, JC_CPU_SYSTEM_USEC))
-    put_derive2(k, "ps_cputime", "", 2, s->cpu[JC_CPU_USER_USEC],
+  if (chosen(k, JC_LIST_PS_CPUTIME) && has_cpu(s, JC_CPU_USER_USEC) &&
+      has_cpu(s, JC_CPU_SYSTEM_USEC))
+    put_derives(k, "ps_cputime", "", 2, s->cpu[JC_CPU_USER_USEC],
                 s->cpu[JC_CPU_SYSTEM_USEC]);
-  for (int i = 0; i < JC_CPU_KEY_COUNT; i++)
-    if (cpu_derive_instance[i] && has_cpu(s, i))
-      put_derive(k, cpu_derive_instance[i], s->cpu[i]);
+  if (k->emit)
+    emit_cpu_counters(k, s);
   if (has_cpu(s, JC_CPU_USAGE_USEC))
     emit_cpu_rates(k, s, rate, online_cpus, limit_cores);
   else
@@ -141,46 +161,130 @@ static void emit_cpu(const sink *k, const jc_sample *s, jc_rate_state *rate,
 static void emit_memory(const sink *k, const jc_sample *s,
                         const jc_memstat_keys *keys) {
   if (jc_sample_has(s, JC_FILE_MEMORY_CURRENT))
-    put_gauge(k, "memory", "current", (double)s->memory_current);
+    put_gauge(k, JC_LIST_MEMORY_CURRENT, (double)s->memory_current);
   if (jc_sample_has(s, JC_FILE_MEMORY_PEAK))
-    put_gauge(k, "memory", "peak", (double)s->memory_peak);
+    put_gauge(k, JC_LIST_MEMORY_PEAK, (double)s->memory_peak);
   if (jc_sample_has(s, JC_FILE_MEMORY_PEAK_INTERVAL))
-    put_gauge(k, "memory", "peak_interval", (double)s->memory_peak_interval);
+    put_gauge(k, JC_LIST_MEMORY_PEAK_INTERVAL, (double)s->memory_peak_interval);
   if (jc_sample_has(s, JC_FILE_MEMORY_SWAP_CURRENT))
-    put_gauge(k, "memory", "swap_current", (double)s->memory_swap_current);
-  for (size_t i = 0; keys && i < keys->count; i++) {
-    if (!(s->memstat_have & (1ull << i)))
+    put_gauge(k, JC_LIST_MEMORY_SWAP_CURRENT, (double)s->memory_swap_current);
+  for (size_t i = 0; k->emit && keys && i < keys->count; i++) {
+    if (keys->sel[i] == JC_SEL_OFF || !(s->memstat_have & (1ull << i)))
       continue;
     if (keys->is_event[i])
-      put_derive(k, keys->derive_instance[i], s->memstat[i]);
+      put_derives(k, "derive", keys->derive_instance[i], 1, s->memstat[i], 0);
     else
-      put_gauge(k, "memory", keys->key[i], (double)s->memstat[i]);
+      put_gauges(k, "memory", keys->key[i], 1, &(double){(double)s->memstat[i]});
   }
 }
 
-static void emit_io(const sink *k, const jc_sample *s,
+/* ---- I/O totals ------------------------------------------------------------ */
+
+/* The entry of device (unknown, major, minor) among seen[from, to). */
+static jc_io_seen *seen_find(jc_io_seen *seen, size_t from, size_t to,
+                             bool unknown, unsigned major, unsigned minor) {
+  for (size_t i = from; i < to; i++)
+    if (seen[i].unknown == unknown && seen[i].major == major &&
+        seen[i].minor == minor)
+      return &seen[i];
+  return NULL;
+}
+
+int jc_io_totals_advance(jc_io_totals *io, const jc_sample *s) {
+  size_t want = io->seen_count + s->io_device_count;
+  if (want == 0)
+    return 0; /* no device yet: nothing to add */
+  if (want > io->seen_capacity) {
+    jc_io_seen *grown = realloc(io->seen, want * sizeof(*grown));
+    if (!grown)
+      return -ENOMEM;
+    io->seen = grown;
+    io->seen_capacity = want;
+  }
+  /* This read's devices, each once ("(unknown)" lines added up), go after
+   * the last read's table [0, old) ... */
+  size_t old = io->seen_count, next = old;
+  for (size_t i = 0; i < s->io_device_count; i++) {
+    const jc_io_device *d = &s->io_device[i];
+    uint64_t now[4] = {d->rbytes, d->wbytes, d->rios, d->wios};
+    jc_io_seen *e = seen_find(io->seen, old, next, d->unknown, d->major,
+                              d->minor);
+    if (!e) {
+      e = &io->seen[next++];
+      *e = (jc_io_seen){d->major, d->minor, d->unknown, {0}};
+    }
+    for (int v = 0; v < 4; v++)
+      e->last[v] += now[v];
+  }
+  /* ... and each adds its growth since then: a device seen before its
+   * difference, a new one (or one whose counters fell: a device made again
+   * under the same number) all it counted.  One that left adds nothing
+   * and keeps what it added before. */
+  for (size_t j = old; j < next; j++) {
+    const jc_io_seen *now = &io->seen[j];
+    const jc_io_seen *before =
+        seen_find(io->seen, 0, old, now->unknown, now->major, now->minor);
+    for (int v = 0; v < 4; v++) {
+      uint64_t base =
+          before && now->last[v] >= before->last[v] ? before->last[v] : 0;
+      io->total[v] += now->last[v] - base;
+    }
+  }
+  /* A malformed file hides the devices of its bad lines: they stay
+   * remembered, so that their growth counts when they are back, not all
+   * they counted.  (A clean read forgets a device that left: one that
+   * comes back under its number is a new one, from 0.) */
+  for (size_t i = 0; s->io_malformed && i < old; i++)
+    if (!seen_find(io->seen, old, next, io->seen[i].unknown, io->seen[i].major,
+                   io->seen[i].minor))
+      io->seen[next++] = io->seen[i];
+  if (next > old)
+    memmove(io->seen, io->seen + old, (next - old) * sizeof(*io->seen));
+  io->seen_count = next - old;
+  return 0;
+}
+
+void jc_io_totals_reset(jc_io_totals *io) {
+  free(io->seen);
+  *io = (jc_io_totals){0};
+}
+
+static void emit_io(const sink *k, const jc_sample *s, jc_io_totals *io,
                     const jc_metrics_opts *o) {
+  if (!jc_selection_any(o->sel, JC_LIST_DISK_OCTETS, 2))
+    return;
   if (!o->per_device) {
-    put_derive2(k, "disk_octets", "", 2, s->io_rbytes, s->io_wbytes);
-    put_derive2(k, "disk_ops", "", 2, s->io_rios, s->io_wios);
+    if (jc_io_totals_advance(io, s) < 0 || !k->emit)
+      return;
+    if (chosen(k, JC_LIST_DISK_OCTETS))
+      put_derives(k, "disk_octets", "", 2, io->total[0], io->total[1]);
+    if (chosen(k, JC_LIST_DISK_OPS))
+      put_derives(k, "disk_ops", "", 2, io->total[2], io->total[3]);
     return;
   }
-  for (size_t i = 0; i < s->io_device_count; i++) {
+  for (size_t i = 0; k->emit && i < s->io_device_count; i++) {
     const jc_io_device *d = &s->io_device[i];
     const char *name = d->unknown ? "unknown"
                                   : o->device_name(o->device_ctx, d->major,
                                                    d->minor);
-    put_derive2(k, "disk_octets", name, 2, d->rbytes, d->wbytes);
-    put_derive2(k, "disk_ops", name, 2, d->rios, d->wios);
+    if (chosen(k, JC_LIST_DISK_OCTETS))
+      put_derives(k, "disk_octets", name, 2, d->rbytes, d->wbytes);
+    if (chosen(k, JC_LIST_DISK_OPS))
+      put_derives(k, "disk_ops", name, 2, d->rios, d->wios);
   }
 }
 
-static void emit_psi_line(const sink *k, const jc_psi_line *l,
-                          const char *const names[4]) {
-  put_gauge(k, "pressure", names[0], l->avg10);
-  put_gauge(k, "pressure", names[1], l->avg60);
-  put_gauge(k, "pressure", names[2], l->avg300);
-  put_derive(k, names[3], l->total_usec);
+/* ---- pressure, events, pids, limits --------------------------------------- */
+
+static void emit_psi_line(const sink *k, const jc_psi_line *l, int line) {
+  put_derive(k, (jc_list_id)(JC_LIST_PSI_STALL + line), l->total_usec);
+  double avg[JC_PSI_WINDOWS] = {l->avg10, l->avg60, l->avg300};
+  jc_list_id load = (jc_list_id)(JC_LIST_PSI_LOAD + line);
+  if (chosen(k, load))
+    put_gauges(k, "load", jc_lists[load].type_instance, JC_PSI_WINDOWS, avg);
+  for (int w = 0; w < JC_PSI_WINDOWS; w++)
+    put_gauge(k, (jc_list_id)(JC_LIST_PSI_AVG + line * JC_PSI_WINDOWS + w),
+              avg[w]);
 }
 
 static void emit_pressure(const sink *k, const jc_sample *s) {
@@ -188,54 +292,49 @@ static void emit_pressure(const sink *k, const jc_sample *s) {
     if (!jc_sample_has(s, (jc_file_id)(JC_FILE_CPU_PRESSURE + r)))
       continue;
     if (s->psi[r].has_some)
-      emit_psi_line(k, &s->psi[r].some, psi_instance[r][0]);
+      emit_psi_line(k, &s->psi[r].some, 2 * r);
     if (s->psi[r].has_full)
-      emit_psi_line(k, &s->psi[r].full, psi_instance[r][1]);
+      emit_psi_line(k, &s->psi[r].full, 2 * r + 1);
   }
 }
 
 static void emit_events(const sink *k, const jc_sample *s) {
   for (int i = 0; i < JC_EVENTS_KEY_COUNT; i++)
     if (s->events_have & (1u << i))
-      put_derive(k, events_instance[i], s->events[i]);
+      put_derive(k, (jc_list_id)(JC_LIST_EVENTS + i), s->events[i]);
 }
 
 /* The effective limits, each only where there is one (SPEC §5). */
-static void emit_limits(const sink *k, const jc_sample *s, const jc_limits *l,
-                        unsigned collect) {
+static void emit_limits(const sink *k, const jc_sample *s, const jc_limits *l) {
   if (isfinite(l->cpu_cores))
-    put_gauge(k, "gauge", "cpu_limit_cores", l->cpu_cores);
+    put_gauge(k, JC_LIST_CPU_LIMIT_CORES, l->cpu_cores);
   if (l->memory_max != JC_VALUE_MAX) {
-    put_gauge(k, "memory", "max", (double)l->memory_max);
+    put_gauge(k, JC_LIST_MEMORY_MAX, (double)l->memory_max);
     if (jc_sample_has(s, JC_FILE_MEMORY_CURRENT) && l->memory_max > 0)
-      put_gauge(k, "percent", "memory_max",
+      put_gauge(k, JC_LIST_MEMORY_MAX_PERCENT,
                 100.0 * (double)s->memory_current / (double)l->memory_max);
   }
   if (l->memory_high != JC_VALUE_MAX)
-    put_gauge(k, "memory", "high", (double)l->memory_high);
-  if (l->pids_max != JC_VALUE_MAX && (collect & JC_COLLECT_PIDS))
-    put_gauge(k, "count", "pids_max", (double)l->pids_max);
+    put_gauge(k, JC_LIST_MEMORY_HIGH, (double)l->memory_high);
+  if (l->pids_max != JC_VALUE_MAX)
+    put_gauge(k, JC_LIST_PIDS_MAX, (double)l->pids_max);
 }
 
-void jc_metrics_emit(const jc_sample *s, jc_rate_state *rate,
+void jc_metrics_emit(const jc_sample *s, jc_prior *prior,
                      const jc_limits *effective, const jc_metrics_opts *o,
                      jc_emit_fn emit, void *ctx) {
-  const sink k = {emit, ctx};
-  jc_limits limits = JC_LIMITS_NONE;
-  if (o->collect & JC_COLLECT_LIMITS)
-    limits = effective ? *effective : jc_limits_of_sample(s);
+  const sink k = {emit, ctx, o->sel};
+  jc_limits limits = effective ? *effective : jc_limits_of_sample(s);
   if (jc_sample_has(s, JC_FILE_CPU_STAT))
-    emit_cpu(&k, s, rate, o->online_cpus, limits.cpu_cores);
+    emit_cpu(&k, s, &prior->rate, o->online_cpus, limits.cpu_cores);
   else
-    rate->valid = false;
+    prior->rate.valid = false;
   emit_memory(&k, s, o->memstat);
   if (jc_sample_has(s, JC_FILE_IO_STAT))
-    emit_io(&k, s, o);
+    emit_io(&k, s, &prior->io, o);
   emit_pressure(&k, s);
-  if (o->collect & JC_COLLECT_EVENTS) /* also read for OOM notifications */
-    emit_events(&k, s);
+  emit_events(&k, s);
   if (jc_sample_has(s, JC_FILE_PIDS_CURRENT))
-    put_gauge(&k, "count", "pids", (double)s->pids_current);
-  if (o->collect & JC_COLLECT_LIMITS)
-    emit_limits(&k, s, &limits, o->collect);
+    put_gauge(&k, JC_LIST_PIDS, (double)s->pids_current);
+  emit_limits(&k, s, &limits);
 }

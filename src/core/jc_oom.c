@@ -147,6 +147,17 @@ static uint64_t read_memory_max(const jc_collector *c, const char *relpath) {
   }
 }
 
+/* memory.peak of relpath, for the message: JC_VALUE_MAX when it has none
+ * (before 5.19, the root) or it is gone. */
+static uint64_t read_memory_peak(const jc_collector *c, const char *relpath) {
+  char file[PATH_MAX + 16], text[64];
+  uint64_t v;
+  jc_hier_file_of(relpath, "memory.peak", file, sizeof(file));
+  ssize_t len = jc_read_file_at(c->rootfd, file, text, sizeof(text));
+  return len >= 0 && jc_parse_single(text, (size_t)len, &v) == 0 ? v
+                                                                   : JC_VALUE_MAX;
+}
+
 /* The message of SPEC §5 for n kills told by the cgroup at relpath (path
  * as people read it: "/" for the root). */
 static void describe(const jc_collector *c, jc_oom_state *o,
@@ -161,8 +172,10 @@ static void describe(const jc_collector *c, jc_oom_state *o,
     return;
   }
   char max[48] = "", peak[48] = "";
-  if (!(c->cfg->collect & JC_COLLECT_LIMITS)) /* not read at every read */
+  if (!(c->files & (1u << JC_FILE_MEMORY_MAX))) /* not read at every read */
     o->memory_max = read_memory_max(c, t->relpath);
+  if (o->peak == JC_VALUE_MAX) /* memory.peak not read: its list is off */
+    o->peak = read_memory_peak(c, t->relpath);
   if (o->memory_max == JC_VALUE_MAX)
     snprintf(max, sizeof(max), "no memory.max");
   else

@@ -242,7 +242,8 @@ static int psi_field(jc_psi_line *line, jc_token field, unsigned *seen) {
   if (!slot)
     return 0;
   *seen |= slot == &line->avg10 ? 1u : slot == &line->avg60 ? 2u : 4u;
-  return parse_fixed_point(value, slot);
+  int r = parse_fixed_point(value, slot);
+  return r == 0 && *slot > 100.0 ? -EINVAL : r; /* a share of time */
 }
 
 static int parse_psi_line(const char *p, const char *end, jc_psi_line *line) {

@@ -76,7 +76,8 @@ int jc_io_next(jc_cursor *c, jc_io_line *ret_line);
 int jc_parse_cpu_max(const char *buf, size_t len, uint64_t *ret_quota,
                      uint64_t *ret_period);
 
-/* A {cpu,memory,io}.pressure file. Values of avg* in percent. */
+/* A {cpu,memory,io}.pressure file. Values of avg* in percent (a share
+ * of time: above 100 is malformed). */
 typedef struct {
   double avg10, avg60, avg300;
   uint64_t total_usec;

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -218,6 +219,27 @@ void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
   full_path(c, t->relpath, where, sizeof(where));
   jc_logf(&c->log, JC_LOG_INFO, "%s/%s can be read again", where,
           jc_files[f].name);
+}
+
+void jc_problem_starved(jc_collector *c, size_t starved) {
+  if (starved == c->starved_reported)
+    return;
+  if (starved) {
+    struct rlimit rl;
+    long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                    ? (long)rl.rlim_cur
+                    : -1;
+    jc_logf(&c->log, JC_LOG_WARNING,
+            "%zu of %zu cgroups could not be read in full: no file descriptor "
+            "to spare (the process has a soft RLIMIT_NOFILE of %ld, the "
+            "plugin keeps at most %ld of them open, and its other plugins "
+            "use the rest)%s",
+            starved, c->tracked_count, soft, c->fd_budget, JC_FD_REMEDY);
+  } else {
+    jc_logf(&c->log, JC_LOG_INFO,
+            "every cgroup can be read in full again (descriptors to spare)");
+  }
+  c->starved_reported = starved;
 }
 
 void jc_problem_forget_vanished(jc_collector *c) {

@@ -26,6 +26,11 @@ void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
 /* File f of t was read and parsed: ends a problem logged before. */
 void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f);
 
+/* After a read pass in which `starved` cgroups could not be read in full
+ * for want of a descriptor: one WARNING when that number changes (with
+ * the remedy), one INFO when it is back to 0. */
+void jc_problem_starved(jc_collector *c, size_t starved);
+
 /* After a walk: forgets the parents told about that no longer exist, so
  * that the memory of what was said stays as small as the tree. */
 void jc_problem_forget_vanished(jc_collector *c);

@@ -12,37 +12,34 @@
   "cgroup.pressure) or for the kernel (booted with psi=0)"
 
 const jc_file_info jc_files[JC_FILE_COUNT] = {
-    [JC_FILE_CPU_STAT] = {"cpu.stat", JC_COLLECT_CPU, NULL, false, false},
-    [JC_FILE_MEMORY_CURRENT] = {"memory.current", JC_COLLECT_MEMORY, "memory",
+    [JC_FILE_CPU_STAT] = {"cpu.stat", NULL, false, false},
+    [JC_FILE_MEMORY_CURRENT] = {"memory.current", "memory",
                                 false, true},
-    [JC_FILE_MEMORY_PEAK] = {"memory.peak", JC_COLLECT_MEMORY, "memory", true,
+    [JC_FILE_MEMORY_PEAK] = {"memory.peak", "memory", true,
                              true},
-    [JC_FILE_MEMORY_PEAK_INTERVAL] = {"memory.peak", JC_COLLECT_MEMORY,
-                                      "memory", true, true, NULL, true},
-    [JC_FILE_MEMORY_SWAP_CURRENT] = {"memory.swap.current", JC_COLLECT_MEMORY,
-                                     "memory", true, true},
-    [JC_FILE_MEMORY_STAT] = {"memory.stat", JC_COLLECT_MEMORY, "memory", false,
+    [JC_FILE_MEMORY_PEAK_INTERVAL] = {"memory.peak", "memory", true, true, NULL, true},
+    [JC_FILE_MEMORY_SWAP_CURRENT] = {"memory.swap.current", "memory", true, true},
+    [JC_FILE_MEMORY_STAT] = {"memory.stat", "memory", false,
                              false},
-    [JC_FILE_IO_STAT] = {"io.stat", JC_COLLECT_IO, "io", false, false},
-    [JC_FILE_CPU_PRESSURE] = {"cpu.pressure", JC_COLLECT_PRESSURE, NULL, false,
+    [JC_FILE_IO_STAT] = {"io.stat", "io", false, false},
+    [JC_FILE_CPU_PRESSURE] = {"cpu.pressure", NULL, false,
                               false, PSI_OFF},
-    [JC_FILE_MEMORY_PRESSURE] = {"memory.pressure", JC_COLLECT_PRESSURE, NULL,
+    [JC_FILE_MEMORY_PRESSURE] = {"memory.pressure", NULL,
                                  false, false, PSI_OFF},
-    [JC_FILE_IO_PRESSURE] = {"io.pressure", JC_COLLECT_PRESSURE, NULL, false,
+    [JC_FILE_IO_PRESSURE] = {"io.pressure", NULL, false,
                              false, PSI_OFF},
-    [JC_FILE_MEMORY_EVENTS] = {"memory.events", JC_COLLECT_EVENTS, "memory",
+    [JC_FILE_MEMORY_EVENTS] = {"memory.events", "memory",
                                false, true},
-    [JC_FILE_PIDS_CURRENT] = {"pids.current", JC_COLLECT_PIDS, "pids", false,
+    [JC_FILE_PIDS_CURRENT] = {"pids.current", "pids", false,
                               true},
     /* A missing limit file is no limit of the cgroup's own (the controller
      * is not enabled for it); its ancestors' may still apply. */
-    [JC_FILE_CPU_MAX] = {"cpu.max", JC_COLLECT_LIMITS, "cpu", true, true},
-    [JC_FILE_MEMORY_MAX] = {"memory.max", JC_COLLECT_LIMITS, "memory", true,
+    [JC_FILE_CPU_MAX] = {"cpu.max", "cpu", true, true},
+    [JC_FILE_MEMORY_MAX] = {"memory.max", "memory", true,
                             true},
-    [JC_FILE_MEMORY_HIGH] = {"memory.high", JC_COLLECT_LIMITS, "memory", true,
+    [JC_FILE_MEMORY_HIGH] = {"memory.high", "memory", true,
                              true},
-    [JC_FILE_PIDS_MAX] = {"pids.max", JC_COLLECT_LIMITS | JC_COLLECT_PIDS,
-                          "pids", true, true},
+    [JC_FILE_PIDS_MAX] = {"pids.max", "pids", true, true},
 };
 
 /* Key tables with their lengths, both from one list (X-macros), so that
@@ -133,6 +130,9 @@ static int parse_flat(const char *buf, size_t len, const char *const *names,
 }
 
 static int parse_io(jc_sample *s, const char *buf, size_t len) {
+  s->io_rbytes = s->io_wbytes = s->io_rios = s->io_wios = 0;
+  s->io_device_count = 0;
+  s->io_devices_truncated = s->io_malformed = false;
   jc_cursor c;
   jc_cursor_init(&c, buf, len);
   jc_io_line line;
@@ -140,6 +140,7 @@ static int parse_io(jc_sample *s, const char *buf, size_t len) {
   while ((r = jc_io_next(&c, &line)) != 0) {
     if (r < 0) {
       result = r;
+      s->io_malformed = true;
       continue;
     }
     if (__builtin_add_overflow(s->io_rbytes, line.rbytes, &s->io_rbytes) |
@@ -158,6 +159,30 @@ static int parse_io(jc_sample *s, const char *buf, size_t len) {
   return result;
 }
 
+/* A size in bytes: what collectd's memory type holds (no machine has
+ * 256 TiB; a file that says so is not believed). */
+static int parse_bytes(const char *buf, size_t len, uint64_t *ret) {
+  uint64_t v;
+  int r = jc_parse_single(buf, len, &v);
+  if (r == 0 && v >= JC_MEMORY_TYPE_MAX)
+    return -ERANGE;
+  if (r == 0)
+    *ret = v;
+  return r;
+}
+
+/* memory.stat sizes past the memory type's range are dropped. */
+static int drop_impossible_sizes(jc_sample *s, const jc_memstat_keys *keys) {
+  int r = 0;
+  for (size_t i = 0; i < keys->count; i++)
+    if ((s->memstat_have & (1ull << i)) && !keys->is_event[i] &&
+        s->memstat[i] >= JC_MEMORY_TYPE_MAX) {
+      s->memstat_have &= ~(1ull << i);
+      r = -ERANGE;
+    }
+  return r;
+}
+
 int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
                     const jc_memstat_keys *keys) {
   uint64_t have = 0;
@@ -171,13 +196,13 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
       r = -EINVAL; /* every kernel prints usage_usec */
     break;
   case JC_FILE_MEMORY_CURRENT:
-    r = jc_parse_single(buf, len, &s->memory_current);
+    r = parse_bytes(buf, len, &s->memory_current);
     break;
   case JC_FILE_MEMORY_PEAK:
-    r = jc_parse_single(buf, len, &s->memory_peak);
+    r = parse_bytes(buf, len, &s->memory_peak);
     break;
   case JC_FILE_MEMORY_PEAK_INTERVAL:
-    r = jc_parse_single(buf, len, &s->memory_peak_interval);
+    r = parse_bytes(buf, len, &s->memory_peak_interval);
     break;
   case JC_FILE_CPU_MAX:
     r = jc_parse_cpu_max(buf, len, &s->cpu_max_quota, &s->cpu_max_period);
@@ -192,7 +217,7 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = jc_parse_single(buf, len, &s->pids_max);
     break;
   case JC_FILE_MEMORY_SWAP_CURRENT:
-    r = jc_parse_single(buf, len, &s->memory_swap_current);
+    r = parse_bytes(buf, len, &s->memory_swap_current);
     break;
   case JC_FILE_PIDS_CURRENT:
     r = jc_parse_single(buf, len, &s->pids_current);
@@ -200,6 +225,8 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
   case JC_FILE_MEMORY_STAT:
     r = parse_flat(buf, len, (const char *const *)keys->key, keys->key_len,
                    keys->count, s->memstat, &s->memstat_have);
+    if (drop_impossible_sizes(s, keys) < 0)
+      r = -ERANGE;
     break;
   case JC_FILE_MEMORY_EVENTS:
     r = parse_flat(buf, len, jc_events_keys, events_key_lens,

@@ -16,6 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The largest value collectd's `memory` type holds (types.db: 0 to 2^48,
+ * 256 TiB).  A size at or above it is not a size of any machine: a
+ * memory.current that says so is malformed, a limit that high is none. */
+#define JC_MEMORY_TYPE_MAX 281474976710656ull
+
 /* Collect groups (SPEC §2 "Collect"). */
 enum {
   JC_COLLECT_CPU = 1u << 0,
@@ -61,7 +66,6 @@ typedef enum {
 
 typedef struct {
   const char *name;       /* "memory.current" */
-  unsigned collect;       /* the Collect groups that want it (all of them) */
   const char *controller; /* controller that provides it, NULL: always there */
   bool optional;          /* missing means "no data", never a problem:
                              memory.peak before 5.19, memory.swap.current
@@ -113,6 +117,7 @@ typedef struct {
      the others are bytes: memory-<key>.  Computed once, at config time. */
   bool is_event[JC_MEMSTAT_MAX];
   char *derive_instance[JC_MEMSTAT_MAX]; /* "memory_<key>" for events */
+  uint8_t sel[JC_MEMSTAT_MAX]; /* JC_SEL_* (jc_lists.h): is its list sent */
 } jc_memstat_keys;
 
 /* memory.stat keys that count events rather than bytes. */
@@ -143,6 +148,7 @@ typedef struct {
   jc_io_device *io_device; /* caller's storage */
   size_t io_device_count, io_device_capacity;
   bool io_devices_truncated; /* more devices than capacity (sums still right) */
+  bool io_malformed;         /* a line was skipped: the devices are not all */
 
   jc_psi psi[3]; /* cpu, memory, io */
 

@@ -173,6 +173,10 @@ static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
     return each_string(cfg, ci, jc_config_add_collect, true);
   if (strcasecmp(k, "MemoryStat") == 0)
     return each_string(cfg, ci, jc_config_add_memstat, true);
+  if (strcasecmp(k, "Values") == 0)
+    return each_string(cfg, ci, jc_config_add_values, true);
+  if (strcasecmp(k, "PathMetaData") == 0)
+    return config_bool(&cfg->path_meta, ci);
   if (strcasecmp(k, "PerDevice") == 0)
     return config_bool(&cfg->per_device, ci);
   if (strcasecmp(k, "NotifyOOM") == 0)
@@ -222,15 +226,16 @@ static void log_to_collectd(void *ctx, int level, const char *msg) {
 }
 
 /* One meta data object per cgroup and read, shared by its value lists
- * (plugin_dispatch_values copies it). */
+ * (plugin_dispatch_values copies it); none where the instance already
+ * says the path. */
 typedef struct {
   char cgroup[PATH_MAX]; /* the cgroup `meta` was made for */
   meta_data_t *meta;
 } dispatch_state;
 
-static void dispatch_metric(void *ctx, const jc_target *t,
-                            const jc_metric *m) {
-  dispatch_state *d = ctx;
+static meta_data_t *meta_for(dispatch_state *d, const jc_target *t) {
+  if (!t->meta)
+    return NULL;
   if (!d->meta || strcmp(d->cgroup, t->meta) != 0) { /* next cgroup */
     meta_data_destroy(d->meta);
     d->meta = meta_data_create();
@@ -238,14 +243,19 @@ static void dispatch_metric(void *ctx, const jc_target *t,
       meta_data_add_string(d->meta, "cgroup", t->meta);
     sstrncpy(d->cgroup, t->meta, sizeof(d->cgroup));
   }
-  value_t values[2];
+  return d->meta;
+}
+
+static void dispatch_metric(void *ctx, const jc_target *t,
+                            const jc_metric *m) {
+  value_t values[JC_METRIC_VALUES];
   for (size_t i = 0; i < m->count; i++)
     values[i] = m->kind == JC_GAUGE ? (value_t){.gauge = m->gauge[i]}
                                     : (value_t){.derive = m->derive[i]};
   value_list_t vl = VALUE_LIST_INIT;
   vl.values = values;
   vl.values_len = m->count;
-  vl.meta = d->meta;
+  vl.meta = meta_for(ctx, t);
   sstrncpy(vl.plugin, PLUGIN_NAME, sizeof(vl.plugin));
   sstrncpy(vl.plugin_instance, t->instance, sizeof(vl.plugin_instance));
   sstrncpy(vl.type, m->type, sizeof(vl.type));

@@ -14,7 +14,7 @@
  * backwards or a clock that did restart the rate instead of sending a
  * negative or infinite one.
  */
-// fuzz-sources: jc_parse.c jc_sample.c jc_metrics.c
+// fuzz-sources: jc_parse.c jc_sample.c jc_lists.c jc_metrics.c
 #include <errno.h>
 
 #include "fuzz_metrics_check.h"
@@ -30,14 +30,14 @@ static uint64_t parse_ms(const uint8_t *p, size_t n) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  const jc_memstat_keys *k = fuzz_keys(JC_MEMSTAT_MAX);
+  jc_memstat_keys *k = fuzz_keys(JC_MEMSTAT_MAX);
   jc_io_device *dev = malloc(DEVICES * sizeof(*dev));
   if (!dev)
     abort();
   jc_sample s = {.io_device = dev, .io_device_capacity = DEVICES};
-  jc_rate_state rate = {0};
+  jc_prior rate = {0};
   char devname[32];
-  jc_metrics_opts o = {k, 2, false, fuzz_device_name, devname, ~0u};
+  jc_metrics_opts o = {fuzz_selection(k), k, 2, false, fuzz_device_name, devname};
   uint64_t now = 1000000000000u;
   int reads = 0;
   bool overflowed = false; /* io.stat sums of this read */
@@ -78,6 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
   }
   jc_metrics_emit(&s, &rate, NULL, &o, fuzz_check_metric, NULL);
+  jc_io_totals_reset(&rate.io);
   free(dev);
   return 0;
 }

@@ -40,7 +40,7 @@ static const char *const fuzz_memstat_names[JC_MEMSTAT_MAX] = {
 static jc_memstat_keys fuzz_memstat_keys;
 
 /* The first `count` keys (count ≤ JC_MEMSTAT_MAX); set once per count. */
-static const jc_memstat_keys *fuzz_keys(size_t count) {
+static jc_memstat_keys *fuzz_keys(size_t count) {
   static char derive[JC_MEMSTAT_MAX][64];
   jc_memstat_keys *k = &fuzz_memstat_keys;
   k->count = count;
@@ -52,6 +52,21 @@ static const jc_memstat_keys *fuzz_keys(size_t count) {
     k->derive_instance[i] = k->is_event[i] ? derive[i] : NULL;
   }
   return k;
+}
+
+/* Every value list of every group (Values "*"), the MemoryStat ones too. */
+static const jc_selection *fuzz_selection(jc_memstat_keys *k) {
+  static jc_selection sel;
+  static bool made;
+  size_t failed;
+  char err[256], *all[] = {"*"};
+  if (!made && jc_selection_make(&sel, k, true, ~0u, all, 1, &failed, err,
+                                 sizeof(err)) < 0)
+    abort();
+  made = true;
+  for (size_t i = 0; i < k->count; i++) /* the count varies by input */
+    k->sel[i] = JC_SEL_ASKED;
+  return &sel;
 }
 
 static const char *fuzz_device_name(void *ctx, unsigned major,
@@ -70,13 +85,20 @@ static void fuzz_check_metric(void *ctx, const jc_metric *m) {
   fuzz_metric_count++;
   FUZZ_CHECK(m->type && m->type[0] != '\0' && m->type_instance);
   FUZZ_CHECK(strlen(m->type_instance) < 128);
-  FUZZ_CHECK(m->count == 1 || m->count == 2);
+  FUZZ_CHECK(m->count >= 1 && m->count <= JC_METRIC_VALUES);
   FUZZ_CHECK(m->kind == JC_GAUGE || m->kind == JC_DERIVE);
   for (size_t i = 0; i < m->count; i++) {
     if (m->kind == JC_DERIVE)
       FUZZ_CHECK(m->derive[i] >= 0);
     else
       FUZZ_CHECK(isfinite(m->gauge[i]) && m->gauge[i] >= 0.0);
+    /* Within the ranges of types.db, or range-checking writers drop it. */
+    if (strcmp(m->type, "memory") == 0)
+      FUZZ_CHECK(m->gauge[i] <= (double)JC_MEMORY_TYPE_MAX);
+    if (strcmp(m->type, "percent") == 0)
+      FUZZ_CHECK(m->gauge[i] <= 100.1);
+    if (strcmp(m->type, "load") == 0)
+      FUZZ_CHECK(m->gauge[i] <= 5000);
   }
 }
 

@@ -14,7 +14,7 @@
  *
  * Checks: see fuzz_metrics_check.h.
  */
-// fuzz-sources: jc_parse.c jc_sample.c jc_metrics.c
+// fuzz-sources: jc_parse.c jc_sample.c jc_lists.c jc_metrics.c
 #include <errno.h>
 
 #include "fuzz_metrics_check.h"
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return 0;
   int f = (uint8_t)(data[0] - 'a') % (JC_FILE_COUNT + 1);
   size_t capacity = data[1] % 8;
-  const jc_memstat_keys *k = fuzz_keys(JC_MEMSTAT_MAX - data[1] % 8);
+  jc_memstat_keys *k = fuzz_keys(JC_MEMSTAT_MAX - data[1] % 8);
   char *buf = fuzz_copy(data + 2, size - 2);
   jc_io_device *dev = malloc(capacity * sizeof(*dev));
   if (!dev)
@@ -40,11 +40,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_check_io_sums(&s);
 
   char devname[32];
-  jc_rate_state rate = {0};
+  jc_prior rate = {0};
   for (int per_device = 0; per_device < 2; per_device++) {
-    jc_metrics_opts o = {k, 2, per_device, fuzz_device_name, devname, ~0u};
+    jc_metrics_opts o = {fuzz_selection(k), k, 2, per_device, fuzz_device_name,
+                         devname};
     jc_metrics_emit(&s, &rate, NULL, &o, fuzz_check_metric, NULL);
   }
+  jc_io_totals_reset(&rate.io);
   free(dev);
   free(buf);
   return 0;

@@ -3,19 +3,24 @@
 [values PATH] section of a fixture's expected file (tests/fixtures/expected),
 and of its companions (<tree>.<topic>.txt: the limits).
 
-    csv_expect.py EXPECTED_FILE PATH CSV_INSTANCE_DIR GROUPS [MEMSTAT_KEYS]
+    csv_expect.py EXPECTED_FILE PATH CSV_INSTANCE_DIR GROUPS [MEMSTAT_KEYS] [VALUES]
     csv_expect.py --instances EXPECTED_FILE "SECTION"
 
 GROUPS is a comma list of Collect groups (cpu,memory,io,pressure,events,pids,
-limits), or "perdevice" for io with PerDevice true. Every expected figure of
-those groups must be in the newest csv line of its SPEC section 3 or 5
-series, exactly, and a series whose figure is absent, invalid or "(none)"
-must not be there at all; prints one line per mismatch, exits 1 if any.
+limits), or "perdevice" for io with PerDevice true. VALUES is "all" (the
+default: the configuration has Values "*", every list of those groups) or
+"default" (no Values option: the lean default of docs/metrics.md, and
+MemoryStat lists only when MEMSTAT_KEYS is given, "-" for none). Every
+expected figure of a list sent must be in the newest csv line of its
+series, exactly, and a series whose figure is absent, invalid or "(none)",
+or whose list is not chosen, must not be there at all; prints one line per
+mismatch, exits 1 if any.
 
-limits: gauge-cpu_limit_cores = limit:cpu_cores; percent-cpu_limit = 0 (the
-fixture stands still); memory-max, memory-high = limit:memory_max,
-limit:memory_high; percent-memory_max = 100 * memory.current /
-limit:memory_max (not sent without memory.current or with a limit of 0);
+limits: gauge-cpu_limit_cores = limit:cpu_cores; gauge-cpu_limit_percent = 0
+(the fixture stands still); memory-max, memory-high = limit:memory_max,
+limit:memory_high (a limit of 2^48 or more is none); gauge-memory_max_percent
+= 100 * memory.current / limit:memory_max (not sent without memory.current or
+with a limit of 0);
 count-pids_max = limit:pids_max, and only with "pids" too. perdevice: one
 disk_octets/disk_ops pair per device of io.stat:devices, named as the host's
 /sys/dev/block/MAJ:MIN/uevent DEVNAME (else "MAJ:MIN"; "unknown" for the
@@ -69,44 +74,71 @@ def number(values, key):
     return None if value.startswith("(") else int(value) if value.isdigit() else float(value)
 
 
+MEMORY_TYPE_MAX = 2 ** 48  # types.db: memory 0..281474976710656
+
+
+def memory_limit(values, key):
+    limit = number(values, key)
+    return None if limit is None or limit >= MEMORY_TYPE_MAX else limit
+
+
 def limits(values, groups, out):
     if "limit:cpu_cores" in values:
         cores = number(values, "limit:cpu_cores")
         out.append(("gauge-cpu_limit_cores", 0, cores, "limit:cpu_cores"))
         # a rate of cpu.stat's usage: with Collect "cpu" only
-        out.append(("percent-cpu_limit", 0,
+        out.append(("gauge-cpu_limit_percent", 0,
                     None if cores is None or "cpu" not in groups else 0.0,
                     "limit:cpu_cores, no CPU used"))
     if "limit:memory_max" in values:
-        limit = number(values, "limit:memory_max")
+        limit = memory_limit(values, "limit:memory_max")
         out.append(("memory-max", 0, limit, "limit:memory_max"))
         current = number(values, "memory.current")
         share = None
-        if limit and current is not None and current <= 2**64 - 1:
+        if limit and current is not None and current < MEMORY_TYPE_MAX and "memory" in groups:
             share = 100 * current / limit
-        out.append(("percent-memory_max", 0, share,
+        out.append(("gauge-memory_max_percent", 0, share,
                     "memory.current %s / limit:memory_max" % values.get("memory.current")))
     if "limit:memory_high" in values:
-        out.append(("memory-high", 0, number(values, "limit:memory_high"), "limit:memory_high"))
+        out.append(("memory-high", 0, memory_limit(values, "limit:memory_high"),
+                    "limit:memory_high"))
     if "limit:pids_max" in values:
         out.append(("count-pids_max", 0, number(values, "limit:pids_max")
                     if "pids" in groups else None, "limit:pids_max, Collect pids"))
 
 
-def expectations(values, groups, memstat):
+# Lists of docs/metrics.md outside the default set (VALUES "default").
+OPT_IN = ("derive-cpu_usage_usec", "percent-cpu", "derive-cpu_nr_bursts",
+          "derive-cpu_burst_usec", "memory-swap_current")
+OPT_IN_PREFIXES = ("load-", "pressure-")
+THROTTLING = ("derive-cpu_nr_periods", "derive-cpu_nr_throttled", "derive-cpu_throttled_usec")
+
+
+def expectations(values, groups, memstat, mode="all"):
     """(series file prefix, data source index, expected number)."""
     out = []
+    quota_seen = (number(values, "cpu.stat:nr_periods") or 0) > 0
+
+    def chosen(series):
+        if mode == "all":
+            return True
+        if series in OPT_IN or series.startswith(OPT_IN_PREFIXES):
+            return False
+        return series not in THROTTLING or quota_seen
+
     def add(series, idx, key):
         if key not in values:
             return
         value = values[key]
         # "(absent)", "(empty)", "(malformed)", "(invalid)": nothing is sent.
-        # A counter past INT64_MAX cannot be a collectd DERIVE: not sent.
+        # A counter past INT64_MAX cannot be a collectd DERIVE: not sent; a
+        # size past what collectd's memory type holds is not believed.
         derive = series.startswith(("derive-", "ps_cputime", "disk_"))
+        size = series.startswith("memory-")
         number = None if value.startswith("(") else (
             int(value) if value.isdigit() else float(value))
-        if number is None or (derive and number > 2**63 - 1) \
-                or number > 2**64 - 1:
+        if not chosen(series) or number is None or (derive and number > 2**63 - 1) \
+                or number > 2**64 - 1 or (size and number >= MEMORY_TYPE_MAX):
             if series not in ("ps_cputime", "disk_octets", "disk_ops") or \
                     not value.startswith("("):
                 out.append((series, idx, None, key))  # must not be sent
@@ -139,8 +171,9 @@ def expectations(values, groups, memstat):
         for res in ("cpu", "memory", "io"):
             for kind in ("some", "full"):
                 base = "%s.pressure:%s:" % (res, kind)
-                for avg in ("avg10", "avg60", "avg300"):
+                for i, avg in enumerate(("avg10", "avg60", "avg300")):
                     add("pressure-%s_%s_%s" % (res, kind, avg), 0, base + avg)
+                    add("load-%s_%s" % (res, kind), i, base + avg)
                 add("derive-%s_%s_stall_usec" % (res, kind), 0, base + "total")
     if "events" in groups:
         for key in values:
@@ -202,12 +235,24 @@ def main():
     if sys.argv[1] == "--instances":
         return instances(sys.argv[2], sys.argv[3])
     expected_file, path, csv_dir, groups = sys.argv[1:5]
-    memstat = sys.argv[5].split(",") if len(sys.argv) > 5 else DEFAULT_MEMSTAT
+    mode = sys.argv[6] if len(sys.argv) > 6 else "all"
+    given = sys.argv[5] if len(sys.argv) > 5 else ""
+    memstat = given.split(",") if given not in ("", "-") else []
+    if mode == "all" and given == "":
+        memstat = DEFAULT_MEMSTAT
+    if mode == "default" and given == "":
+        # the default keys exist, but their lists are opt-in: never sent
+        memstat = []
+        absent_memstat = DEFAULT_MEMSTAT
+    else:
+        absent_memstat = []
     values = read_section(expected_file, path)
     if not values:
         print("no [values %s] in %s" % (path, expected_file))
         return 1
-    checks = expectations(values, groups.split(","), memstat)
+    checks = expectations(values, groups.split(","), memstat, mode)
+    if "memory" in groups.split(","):
+        checks += [("memory-" + k, 0, None, "MemoryStat not given") for k in absent_memstat]
     # A two-value series (disk_octets) with one impossible value is not sent
     # at all: its other value is then not expected either.
     refused = {c[0] for c in checks if c[2] is None}

@@ -1,0 +1,209 @@
+/*
+ * jc_lists — see jc_lists.h.  The table below is docs/metrics.md; keep
+ * them in step.
+ */
+#include "jc_lists.h"
+
+#include <fnmatch.h>
+#include <stdio.h>
+#include <string.h>
+
+#define F(id) (1u << JC_FILE_##id)
+#define CPU JC_COLLECT_CPU
+#define MEM JC_COLLECT_MEMORY
+#define LIM JC_COLLECT_LIMITS
+#define PSI JC_COLLECT_PRESSURE
+
+/* The pressure lists of one resource (its file) and line. */
+#define PSI_STALL(res, line, file)                                             \
+  {"derive", res "_" line "_stall_usec", PSI, true, F(file)}
+#define PSI_LOAD(res, line, file) {"load", res "_" line, PSI, false, F(file)}
+#define PSI_AVG(res, line, file)                                               \
+  {"pressure", res "_" line "_avg10", PSI, false, F(file)},                    \
+      {"pressure", res "_" line "_avg60", PSI, false, F(file)},                \
+      {"pressure", res "_" line "_avg300", PSI, false, F(file)}
+#define PSI_ALL(X)                                                             \
+  X("cpu", "some", CPU_PRESSURE), X("cpu", "full", CPU_PRESSURE),              \
+      X("memory", "some", MEMORY_PRESSURE),                                    \
+      X("memory", "full", MEMORY_PRESSURE), X("io", "some", IO_PRESSURE),      \
+      X("io", "full", IO_PRESSURE)
+#define EVENT(key)                                                             \
+  {"derive", "memory_events_" key, JC_COLLECT_EVENTS, true, F(MEMORY_EVENTS)}
+
+const jc_list_info jc_lists[JC_LIST_COUNT] = {
+    /* CPU time (user and system) and cores busy: the default; the rest
+     * follows from them (usage = user + system, percent = cores / CPUs). */
+    [JC_LIST_PS_CPUTIME] = {"ps_cputime", "", CPU, true, F(CPU_STAT)},
+    [JC_LIST_CPU_CORES] = {"gauge", "cpu_cores", CPU, true, F(CPU_STAT)},
+    [JC_LIST_CPU_USAGE_USEC] = {"derive", "cpu_usage_usec", CPU, false,
+                                F(CPU_STAT)},
+    [JC_LIST_CPU_PERCENT] = {"percent", "cpu", CPU, false, F(CPU_STAT)},
+    /* Throttling: by default only once the cgroup was under a quota
+     * (nr_periods > 0; always 0 before); bursts: opt-in. */
+    [JC_LIST_CPU_NR_PERIODS] = {"derive", "cpu_nr_periods", CPU, true,
+                                F(CPU_STAT)},
+    [JC_LIST_CPU_NR_THROTTLED] = {"derive", "cpu_nr_throttled", CPU, true,
+                                  F(CPU_STAT)},
+    [JC_LIST_CPU_THROTTLED_USEC] = {"derive", "cpu_throttled_usec", CPU, true,
+                                    F(CPU_STAT)},
+    [JC_LIST_CPU_NR_BURSTS] = {"derive", "cpu_nr_bursts", CPU, false,
+                               F(CPU_STAT)},
+    [JC_LIST_CPU_BURST_USEC] = {"derive", "cpu_burst_usec", CPU, false,
+                                F(CPU_STAT)},
+    [JC_LIST_MEMORY_CURRENT] = {"memory", "current", MEM, true,
+                                F(MEMORY_CURRENT)},
+    [JC_LIST_MEMORY_PEAK] = {"memory", "peak", MEM, true, F(MEMORY_PEAK)},
+    [JC_LIST_MEMORY_PEAK_INTERVAL] = {"memory", "peak_interval", MEM, true,
+                                      F(MEMORY_PEAK_INTERVAL)},
+    [JC_LIST_MEMORY_SWAP_CURRENT] = {"memory", "swap_current", MEM, false,
+                                     F(MEMORY_SWAP_CURRENT)},
+    [JC_LIST_DISK_OCTETS] = {"disk_octets", "", JC_COLLECT_IO, true,
+                             F(IO_STAT)},
+    [JC_LIST_DISK_OPS] = {"disk_ops", "", JC_COLLECT_IO, true, F(IO_STAT)},
+    /* Pressure: the stall totals, from which any window's average follows
+     * exactly; the kernel's own averages are opt-in, three to a list
+     * (load) or one (the pressure-* gauges of the first releases). */
+    PSI_ALL(PSI_STALL),
+    PSI_ALL(PSI_LOAD),
+    PSI_ALL(PSI_AVG),
+    EVENT("low"),
+    EVENT("high"),
+    EVENT("max"),
+    EVENT("oom"),
+    EVENT("oom_kill"),
+    EVENT("oom_group_kill"),
+    [JC_LIST_PIDS] = {"count", "pids", JC_COLLECT_PIDS, true, F(PIDS_CURRENT)},
+    /* Limits, each only where there is one.  The shares are `gauge`, not
+     * `percent`: types.db caps percent at 100.1, and a share of a limit
+     * can be above it (a burst, a limit lowered below the usage), which a
+     * writer that checks ranges (rrdtool) would throw away. */
+    [JC_LIST_CPU_LIMIT_CORES] = {"gauge", "cpu_limit_cores", LIM, true,
+                                 F(CPU_MAX)},
+    [JC_LIST_CPU_LIMIT_PERCENT] = {"gauge", "cpu_limit_percent", LIM | CPU,
+                                   true, F(CPU_MAX) | F(CPU_STAT)},
+    [JC_LIST_MEMORY_MAX] = {"memory", "max", LIM, true, F(MEMORY_MAX)},
+    [JC_LIST_MEMORY_HIGH] = {"memory", "high", LIM, true, F(MEMORY_HIGH)},
+    [JC_LIST_MEMORY_MAX_PERCENT] = {"gauge", "memory_max_percent", LIM | MEM,
+                                    true, F(MEMORY_MAX) | F(MEMORY_CURRENT)},
+    [JC_LIST_PIDS_MAX] = {"count", "pids_max", LIM | JC_COLLECT_PIDS, true,
+                          F(PIDS_MAX)},
+};
+
+void jc_list_name(const char *type, const char *type_instance, char *out,
+                  size_t size) {
+  snprintf(out, size, "%s%s%s", type, type_instance[0] ? "-" : "",
+           type_instance);
+}
+
+/* The group names of mask, for messages: "pressure", "limits and cpu". */
+static void group_names(unsigned mask, char *out, size_t size) {
+  static const char *const names[] = {"cpu",    "memory", "io",    "pressure",
+                                      "events", "pids",   "limits"};
+  size_t len = 0;
+  out[0] = '\0';
+  for (unsigned i = 0; i < sizeof(names) / sizeof(*names) && len < size; i++)
+    if (mask & (1u << i))
+      len += (size_t)snprintf(out + len, size - len, "%s\"%s\"",
+                              len ? " " : "", names[i]);
+}
+
+typedef struct {
+  const char *glob;
+  uint8_t to; /* JC_SEL_ASKED, or JC_SEL_OFF after "!" */
+  unsigned collect;
+  unsigned missing; /* groups of matching lists that are not collected */
+  size_t matched;   /* lists of collected groups it matched */
+} pattern_pass;
+
+/* Applies a pattern to one list named `name` of groups `groups`. */
+static void apply(pattern_pass *p, const char *name, unsigned groups,
+                  uint8_t *slot) {
+  if (fnmatch(p->glob, name, 0) != 0)
+    return;
+  if ((groups & p->collect) != groups) {
+    p->missing |= groups & ~p->collect;
+    return;
+  }
+  p->matched++;
+  *slot = p->to;
+}
+
+static void memstat_name(const jc_memstat_keys *k, size_t i, char *out,
+                         size_t size) {
+  if (k->is_event[i])
+    jc_list_name("derive", k->derive_instance[i], out, size);
+  else
+    jc_list_name("memory", k->key[i], out, size);
+}
+
+static int apply_pattern(jc_selection *sel, jc_memstat_keys *memstat,
+                         unsigned collect, const char *text, char *err,
+                         size_t n) {
+  pattern_pass p = {text[0] == '!' ? text + 1 : text,
+                    text[0] == '!' ? JC_SEL_OFF : JC_SEL_ASKED, collect, 0, 0};
+  char name[160];
+  for (int i = 0; i < JC_LIST_COUNT; i++) {
+    jc_list_name(jc_lists[i].type, jc_lists[i].type_instance, name,
+                 sizeof(name));
+    apply(&p, name, jc_lists[i].groups, &sel->list[i]);
+  }
+  for (size_t i = 0; i < memstat->count; i++) {
+    memstat_name(memstat, i, name, sizeof(name));
+    apply(&p, name, JC_COLLECT_MEMORY, &memstat->sel[i]);
+  }
+  if (p.matched || p.to == JC_SEL_OFF)
+    return 0;
+  char groups[96];
+  group_names(p.missing, groups, sizeof(groups));
+  if (p.missing)
+    snprintf(err, n,
+             "matches only value lists of Collect %s, which %s not "
+             "collected; add it to Collect",
+             groups, strchr(groups, ' ') ? "are" : "is");
+  else
+    snprintf(err, n,
+             "matches no value list (names are type-type_instance, such as "
+             "\"gauge-cpu_cores\" or \"memory-*\"; a memory.stat key needs "
+             "its MemoryStat too; joule_cgroup(5) lists them all)");
+  return -1;
+}
+
+int jc_selection_make(jc_selection *ret, jc_memstat_keys *memstat,
+                      bool memstat_given, unsigned collect,
+                      char *const *patterns, size_t pattern_count,
+                      size_t *ret_failed, char *err, size_t n) {
+  for (int i = 0; i < JC_LIST_COUNT; i++)
+    ret->list[i] = jc_lists[i].in_default &&
+                           (jc_lists[i].groups & collect) == jc_lists[i].groups
+                       ? JC_SEL_DEFAULT
+                       : JC_SEL_OFF;
+  bool memory = collect & JC_COLLECT_MEMORY;
+  for (size_t i = 0; i < memstat->count; i++)
+    memstat->sel[i] = memory && memstat_given ? JC_SEL_ASKED : JC_SEL_OFF;
+  for (size_t i = 0; i < pattern_count; i++)
+    if (apply_pattern(ret, memstat, collect, patterns[i], err, n) < 0) {
+      *ret_failed = i;
+      return -1;
+    }
+  return 0;
+}
+
+uint32_t jc_selection_files(const jc_selection *sel,
+                            const jc_memstat_keys *memstat) {
+  uint32_t files = 0;
+  for (int i = 0; i < JC_LIST_COUNT; i++)
+    if (sel->list[i] != JC_SEL_OFF)
+      files |= jc_lists[i].files;
+  for (size_t i = 0; i < memstat->count; i++)
+    if (memstat->sel[i] != JC_SEL_OFF)
+      files |= F(MEMORY_STAT);
+  return files;
+}
+
+bool jc_selection_any(const jc_selection *sel, jc_list_id first,
+                      size_t count) {
+  for (size_t i = 0; i < count; i++)
+    if (sel->list[first + i] != JC_SEL_OFF)
+      return true;
+  return false;
+}

@@ -1,0 +1,106 @@
+/*
+ * jc_lists — every value list the plugin can send, and which ones it
+ * sends: the catalogue of docs/metrics.md in one table.
+ *
+ * A value list is named by its type and type instance as collectd writes
+ * them, "type-type_instance" ("gauge-cpu_cores"), or the type alone when
+ * it has no type instance ("ps_cputime", "disk_octets": with PerDevice
+ * those lists carry the device as type instance, but are still named
+ * "disk_octets" here).  Each belongs to the Collect groups it is made
+ * from, and is either in the default set of its groups or opt-in.
+ *
+ * A host pays collectd about 8-12 µs of CPU per value list dispatched, so
+ * the default set sends each fact once: nothing a receiver derives from
+ * another list, nothing that is always 0.  The `Values` option chooses
+ * otherwise, with globs over the names ("*", "memory-*", "!percent-cpu"),
+ * before anything is read or built: the files read are the ones the
+ * chosen lists are made from.
+ *
+ * The MemoryStat keys make lists of their own ("memory-anon",
+ * "derive-memory_pgfault"), chosen like the others (jc_memstat_keys.sel).
+ */
+#ifndef JC_LISTS_H
+#define JC_LISTS_H
+
+#include "jc_sample.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* The pressure lists, by resource (cpu, memory, io) and line (some, full). */
+#define JC_PSI_LINES 6 /* resource * 2 + (full ? 1 : 0) */
+#define JC_PSI_WINDOWS 3 /* avg10, avg60, avg300 */
+
+typedef enum {
+  JC_LIST_PS_CPUTIME,
+  JC_LIST_CPU_CORES,
+  JC_LIST_CPU_USAGE_USEC,
+  JC_LIST_CPU_PERCENT,
+  JC_LIST_CPU_NR_PERIODS,
+  JC_LIST_CPU_NR_THROTTLED,
+  JC_LIST_CPU_THROTTLED_USEC,
+  JC_LIST_CPU_NR_BURSTS,
+  JC_LIST_CPU_BURST_USEC,
+  JC_LIST_MEMORY_CURRENT,
+  JC_LIST_MEMORY_PEAK,
+  JC_LIST_MEMORY_PEAK_INTERVAL,
+  JC_LIST_MEMORY_SWAP_CURRENT,
+  JC_LIST_DISK_OCTETS,
+  JC_LIST_DISK_OPS,
+  JC_LIST_PSI_STALL, /* JC_PSI_LINES: derive-<res>_<some|full>_stall_usec */
+  JC_LIST_PSI_LOAD = JC_LIST_PSI_STALL + JC_PSI_LINES, /* load-<res>_<line> */
+  JC_LIST_PSI_AVG = JC_LIST_PSI_LOAD + JC_PSI_LINES,   /* pressure-..._avgN */
+  JC_LIST_EVENTS = JC_LIST_PSI_AVG + JC_PSI_LINES * JC_PSI_WINDOWS,
+  JC_LIST_PIDS = JC_LIST_EVENTS + JC_EVENTS_KEY_COUNT,
+  JC_LIST_CPU_LIMIT_CORES,
+  JC_LIST_CPU_LIMIT_PERCENT,
+  JC_LIST_MEMORY_MAX,
+  JC_LIST_MEMORY_HIGH,
+  JC_LIST_MEMORY_MAX_PERCENT,
+  JC_LIST_PIDS_MAX,
+  JC_LIST_COUNT
+} jc_list_id;
+
+typedef struct {
+  const char *type;          /* of collectd's standard types.db */
+  const char *type_instance; /* "" when none */
+  unsigned groups;           /* JC_COLLECT_* groups it needs, all of them */
+  bool in_default;           /* sent unless Values says otherwise */
+  uint32_t files;            /* the jc_file_id bits it is made from */
+} jc_list_info;
+
+extern const jc_list_info jc_lists[JC_LIST_COUNT];
+
+/* How a list was chosen.  JC_SEL_DEFAULT lists may follow a rule of their
+ * own (the throttling counters: only once the cgroup was under a quota);
+ * lists a Values pattern names are sent whenever their figure exists. */
+enum { JC_SEL_OFF, JC_SEL_DEFAULT, JC_SEL_ASKED };
+
+typedef struct {
+  uint8_t list[JC_LIST_COUNT];
+} jc_selection;
+
+/* "gauge-cpu_cores", "ps_cputime": the name Values patterns match. */
+void jc_list_name(const char *type, const char *type_instance, char *out,
+                  size_t size);
+
+/*
+ * The selection of the Collect groups `collect`: their default lists,
+ * then each of `patterns` in order, a glob that adds the lists it matches
+ * or, after "!", removes them.  MemoryStat lists: on when the keys were
+ * given explicitly (memstat_given), else opt-in.  0, or -1 when a pattern
+ * (the *ret_failed-th) adds no list of the collected groups; err says why.
+ */
+int jc_selection_make(jc_selection *ret, jc_memstat_keys *memstat,
+                      bool memstat_given, unsigned collect,
+                      char *const *patterns, size_t pattern_count,
+                      size_t *ret_failed, char *err, size_t n);
+
+/* The files the chosen lists are made from. */
+uint32_t jc_selection_files(const jc_selection *sel,
+                            const jc_memstat_keys *memstat);
+
+/* Is any of the lists [first, first + count) chosen? */
+bool jc_selection_any(const jc_selection *sel, jc_list_id first, size_t count);
+
+#endif
