@@ -75,19 +75,22 @@ int jc_rapl_parse_id(const char *name, size_t len, int *ret_zone,
   return 0;
 }
 
+static const char *const kind_names[] = {
+    [JC_RAPL_PACKAGE] = "package", [JC_RAPL_CORE] = "core",
+    [JC_RAPL_UNCORE] = "uncore",   [JC_RAPL_DRAM] = "dram",
+    [JC_RAPL_PSYS] = "psys",       [JC_RAPL_OTHER] = "other"};
+
+const char *jc_rapl_kind_name(jc_rapl_kind kind) {
+  return kind <= JC_RAPL_OTHER ? kind_names[kind] : "other";
+}
+
+/* A zone's kind from its name: "package-N..." or the subzone's name. */
 static jc_rapl_kind kind_of(const char *name) {
   if (strncmp(name, "package-", 8) == 0)
     return JC_RAPL_PACKAGE;
-  static const struct {
-    const char *name;
-    jc_rapl_kind kind;
-  } kinds[] = {{"core", JC_RAPL_CORE},
-               {"uncore", JC_RAPL_UNCORE},
-               {"dram", JC_RAPL_DRAM},
-               {"psys", JC_RAPL_PSYS}};
-  for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
-    if (strcmp(name, kinds[i].name) == 0)
-      return kinds[i].kind;
+  for (int k = JC_RAPL_CORE; k < JC_RAPL_OTHER; k++)
+    if (strcmp(name, kind_names[k]) == 0)
+      return (jc_rapl_kind)k;
   return JC_RAPL_OTHER;
 }
 

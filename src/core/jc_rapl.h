@@ -66,8 +66,9 @@
 #include <stdint.h>
 
 #define JC_RAPL_ROOT_DEFAULT "/sys/class/powercap"
-/* Zones kept; a host with more (none known) loses the rest, with INFO. */
-#define JC_RAPL_ZONES_MAX 64
+/* Zones kept: an eight-socket server has 25 (package, core and dram per
+ * socket, psys); a host with more loses the rest, with INFO. */
+#define JC_RAPL_ZONES_MAX 32
 #define JC_RAPL_LABEL_MAX 72
 /* The maximum power of a zone that declares none: above what any RAPL
  * domain draws today (the largest server packages are rated 500 W). */
@@ -79,8 +80,11 @@ typedef enum {
   JC_RAPL_UNCORE,  /* "uncore": its graphics (PP1) */
   JC_RAPL_DRAM,    /* "dram": the memory behind a package */
   JC_RAPL_PSYS,    /* "psys": the platform (SoC and more) */
-  JC_RAPL_OTHER,
+  JC_RAPL_OTHER,   /* last: the kinds before it are the known ones */
 } jc_rapl_kind;
+
+/* "package", "core", "uncore", "dram", "psys", "other". */
+const char *jc_rapl_kind_name(jc_rapl_kind kind);
 
 /* Where a zone's maximum power came from. */
 typedef enum {
