@@ -14,11 +14,12 @@
  * so the parts of cgroups that together cover all the busy time B = T - I
  * (the top-level cgroups, and the root cgroup's own processes) add up with
  * the idle part to E.  The host counts its CPU time in scheduler ticks,
- * a cgroup exactly, so over short intervals the cgroups' time (`covered`,
- * the sum the caller is about to charge) can exceed B; then each is
+ * a cgroup exactly, so over short intervals the cgroups' time (`covered`:
+ * the sum over the cgroups to be charged that are not inside one another)
+ * can exceed B; then each is
  * charged E × (B / T) × u / covered instead, and they share the busy part
- * and no more.  Nothing is charged for memory or I/O energy (the zones
- * measure it, but it is split by CPU time like the rest): see the docs.
+ * and no more.  Memory and I/O energy are not modelled: a zone's whole
+ * energy, a dram zone's included, is split by CPU time (see the docs).
  *
  *   jc_share_split s;
  *   jc_share_split_energy(E, &host_delta, covered_usec, &s);
