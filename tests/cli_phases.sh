@@ -57,8 +57,8 @@ PY
 "$JC" run --root "$parent" --phases -- python3 "$T/three.py" "$T/own" \
   >"$T/report" 2>"$T/err"
 status=$?
-[ "$status" -eq 0 ] && [ ! -s "$T/err" ]
-ok $? "three-phase program: status 0, nothing on stderr"
+[ "$status" -eq 0 ] && no_errors "$T/err"
+ok $? "three-phase program: status 0, no error or warning on stderr"
 printf '__A__\n__B__\n__C__\n' | cmp -s - <(head -c 18 "$T/report")
 ok $? "its output comes first, unchanged"
 check_py "the phases in order: START -> __A__ -> __B__ -> __C__ -> END" '
@@ -165,7 +165,7 @@ head -c 300000 /dev/urandom >"$T/binary"
 printf '\n__M__\nbinary\000 __N__\n' >>"$T/binary"
 printf 'bytes \000\001\377 and a last line without newline' >>"$T/binary"
 "$JC" run --root "$parent" --phases --output "$T/report" -- cat "$T/binary" >"$T/out" 2>"$T/err"
-[ $? -eq 0 ] && [ ! -s "$T/err" ] && cmp -s "$T/binary" "$T/out"
+[ $? -eq 0 ] && no_errors "$T/err" && cmp -s "$T/binary" "$T/out"
 ok $? "300 kB of binary and a last line without newline, byte for byte (report in --output)"
 check_py "... with its markers found, one of them after a NUL byte" '
 assert [p["name"] for p in r["phases"]] == ["START -> __M__", "__M__ -> __N__", "__N__ -> END"], r["phases"]'
@@ -251,6 +251,10 @@ want += ["proc_io_read_bytes", "proc_io_write_bytes", "proc_io_read_ops", "proc_
 for k in ("current", "anon", "file", "kernel", "kernel_stack", "slab", "shmem"):
     want += ["global_memory_%s_min" % k, "global_memory_%s_max" % k]
 want += ["global_io_read_bytes", "global_io_write_bytes", "global_io_read_ops", "global_io_write_ops"]
+kinds = ("package", "core", "uncore", "dram", "psys")
+at = want.index("global_cpu_usage_usec")
+want[at:at] = ["proc_energy_%s_j" % k for k in kinds]
+want += ["global_energy_%s_j" % k for k in kinds] + ["global_energy_%s_idle_j" % k for k in kinds]
 assert cols == want, set(cols) ^ set(want)
 assert len(rows) == 2 * 4, len(rows)
 assert [(r["iteration"], r["span"], r["phase"]) for r in rows[:4]] == [
@@ -278,7 +282,7 @@ done
 kill -TERM "$jc"
 wait "$jc"
 status=$?
-[ "$status" -eq 143 ] && [ ! -s "$T/err" ]
+[ "$status" -eq 143 ] && no_errors "$T/err"
 ok $? "--iterations 5 and SIGTERM: status $status, the runs stop"
 check_py "... and the report has the one run made" '
 assert len(r["runs"]) == 1 and r["runs"][0]["signal"] == 15 and r["summary"]["runs"] == 1, r'

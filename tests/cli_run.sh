@@ -77,8 +77,8 @@ cg=$(cat "$T/cgroup")
 ok $? "the command's /proc/self/cgroup names the created cgroup ($cg)"
 gone
 ok $? "the cgroup is gone afterwards"
-[ ! -s "$T/err" ]
-ok $? "nothing on stderr"
+no_errors "$T/err"
+ok $? "no error or warning on stderr"
 cat "$T/err" | head -20 | diag
 
 # --- children: two busy loops in the background, and wait ---------------------
@@ -86,8 +86,8 @@ cat "$T/err" | head -20 | diag
   busy 1500000 & busy 1500000 & wait
   times >"$1"' cmd "$T/times" >"$T/report" 2>"$T/err"
 status=$?
-[ "$status" -eq 0 ] && [ ! -s "$T/err" ]
-ok $? "forking command: status 0, nothing on stderr"
+[ "$status" -eq 0 ] && no_errors "$T/err"
+ok $? "forking command: status 0, no error or warning on stderr"
 busy_check "two busy children" "$T/report" "$(python3 -c "$CPU_OF_TIMES" "$T/times")"
 gone
 ok $? "the cgroup is gone afterwards"
@@ -119,7 +119,7 @@ kill -TERM "$jc"
 wait "$jc"
 status=$?
 [ "$status" -eq 143 ] && [ "$(field "$T/report" 'r["exit_status"], r["signal"]')" = "(143, 15)" ] &&
-  [ ! -s "$T/err" ] && gone
+  no_errors "$T/err" && gone
 ok $? "SIGTERM forwarded: status $status, the report printed, the cgroup removed"
 awk -v a="$start" -v b="$EPOCHREALTIME" 'BEGIN { exit !(b - a < 10) }'
 ok $? "... at once, not after sleep 30"
@@ -156,7 +156,7 @@ ok $? "SIGTERM then goes to what is left; status is the command's ($status)"
 "$JC" run --root "$parent" --keep --output "$T/kept.json" -- sh -c 'echo hello' >"$T/out" 2>"$T/err"
 status=$?
 kept=$(field "$T/kept.json" 'r["cgroup"]')
-[ "$status" -eq 0 ] && [ "$(cat "$T/out")" = hello ] && [ ! -s "$T/err" ] &&
+[ "$status" -eq 0 ] && [ "$(cat "$T/out")" = hello ] && no_errors "$T/err" &&
   [ "$(field "$T/kept.json" 'r["kept"]')" = True ] && [ -d "$kept" ]
 ok $? "--keep --output: stdout is the command's, the report in the file, $kept kept"
 rmdir "$kept"
@@ -179,7 +179,7 @@ fi
 # Sampled, never more often than every 0.1 s (a loaded machine may skip a
 # late sample rather than catch up in a burst).
 [ "$(field "$T/report" '1 <= r["samples"] <= r["wall_seconds"] / r["interval"] + 1')" = True ] &&
-  [ ! -s "$T/err" ]
+  no_errors "$T/err"
 ok $? "a 0.3 s command is sampled, at most every 0.1 s ($(field "$T/report" 'r["samples"], r["wall_seconds"]'))"
 
 [ -z "$(find "$parent" -mindepth 1 -type d)" ]

@@ -1,8 +1,11 @@
 /* The read pass allocates nothing in steady state: every malloc, calloc,
  * realloc and strdup made by the core is counted (the test links the core
  * with -Wl,--wrap), over 200 read passes of a 21-cgroup fixture tree with
- * every Collect group, after two warm-up passes. */
+ * every Collect group, after two warm-up passes; and the same for 200
+ * reads of the RAPL zones of a two-socket server and of /proc/stat. */
 #include "jc_collector.h"
+#include "jc_procstat.h"
+#include "jc_rapl.h"
 #include "tap.h"
 
 #include <limits.h>
@@ -63,5 +66,27 @@ int main(void) {
   ok(metrics > 200 * 22 * 10, "%ld metrics emitted in 200 passes", metrics);
   is_int(allocations - before, 0, "zero heap allocations in 200 read passes");
   jc_collector_free(c);
+
+  snprintf(rel, sizeof(rel),
+           "%s/tests/fixtures/powercap/intel-xeon-2s/sys/class/powercap",
+           srcdir ? srcdir : "..");
+  jc_rapl *r = NULL;
+  jc_procstat ps;
+  jc_cputimes times;
+  ok(jc_rapl_open(rel, NULL, &r) == 0 && jc_rapl_state_of(r) == JC_RAPL_READY,
+     "RAPL zones of %s", rel);
+  ok(jc_procstat_open(&ps, NULL) == 0, "/proc/stat");
+  jc_rapl_read(r, 1);
+  before = allocations;
+  int fresh = 0, stat_reads = 0;
+  for (int i = 0; i < 200; i++) {
+    jc_rapl_read(r, 2 + (uint64_t)i);
+    fresh += jc_rapl_energy_of(r, 0)->fresh;
+    stat_reads += jc_procstat_read(&ps, &times) == 0;
+  }
+  ok(fresh == 200 && stat_reads == 200, "200 reads of both");
+  is_int(allocations - before, 0, "zero heap allocations in 200 energy reads");
+  jc_procstat_close(&ps);
+  jc_rapl_free(r);
   return done_testing();
 }

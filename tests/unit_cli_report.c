@@ -3,7 +3,9 @@
  * metrics of the command's cgroup and of the root told apart, phases that
  * add up to the run, the "sampled" flag, the interval peak (memory-
  * peak_interval, Linux 6.12+) giving true maxima, phase names, the share
- * of the host, and the JSON and CSV made of it all. */
+ * of the host, the energy of each RAPL zone (a fixture tree and a
+ * /proc/stat rewritten between readings) and the command's part of it,
+ * and the JSON and CSV made of it all. */
 #include "jcli_csv.h"
 #include "jcli_markers.h"
 #include "jcli_reading.h"
@@ -11,6 +13,8 @@
 #include "jcli_result.h"
 #include "tap.h"
 
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -333,7 +337,7 @@ static void test_documents(void) {
   res[1].exit_status = 3;
   char *argv[] = {"prog", "a,b", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 2};
+                        &rd.names, 2, NULL};
   jcli_json *j = jcli_json_new(false);
   jcli_report_iterations_json(&info, res, 2, j);
   FILE *f = tmpfile();
@@ -362,13 +366,267 @@ static void test_documents(void) {
   ok(strncmp(text, "iteration,span,phase_index,phase,", 33) == 0,
      "CSV header starts with the row's identity");
   ok(strstr(text, ",proc_cpu_usage_usec,") && strstr(text, ",global_cpu_usage_usec,") &&
-         strstr(text, ",proc_memory_anon_max,") && strstr(text, ",global_io_write_ops\n"),
-     "CSV: the profiler's metric names");
+         strstr(text, ",proc_memory_anon_max,") && strstr(text, ",global_io_write_ops,") &&
+         strstr(text, ",proc_energy_package_j,") &&
+         strstr(text, ",global_energy_psys_idle_j\n"),
+     "CSV: the profiler's metric names, the energy columns last");
   ok(strstr(text, "\n2,phase,3,__C__ -> END,__C__,END,3,,3,") != NULL,
      "CSV: a phase row of the second run");
   fclose(f);
   jcli_result_release(&res[0]);
   jcli_result_release(&res[1]);
+}
+
+
+/* ---- energy ---------------------------------------------------------------- */
+
+static char energy_tmp[PATH_MAX], energy_root[PATH_MAX], stat_path[PATH_MAX];
+
+static void write_text(const char *path, const char *text) {
+  int fd = open(path, O_WRONLY | O_TRUNC | O_CREAT, 0644);
+  if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+    perror(path), exit(1);
+  close(fd);
+}
+
+/* A copy of the two-socket Xeon's powercap tree and a /proc/stat of ours. */
+static void energy_files(void) {
+  const char *srcdir = getenv("top_srcdir");
+  char cmd[3 * PATH_MAX];
+  snprintf(energy_tmp, sizeof(energy_tmp), "/tmp/jc-unit-cli-energy.XXXXXX");
+  if (!mkdtemp(energy_tmp))
+    perror("mkdtemp"), exit(1);
+  snprintf(cmd, sizeof(cmd), "cp -a '%s/tests/fixtures/powercap/intel-xeon-2s' '%s/'",
+           srcdir ? srcdir : "..", energy_tmp);
+  if (system(cmd) != 0)
+    fprintf(stderr, "cannot copy the powercap tree\n"), exit(1);
+  snprintf(energy_root, sizeof(energy_root), "%s/intel-xeon-2s/sys/class/powercap",
+           energy_tmp);
+  snprintf(stat_path, sizeof(stat_path), "%s/stat", energy_tmp);
+}
+
+static void set_uj(const char *id, uint64_t uj) {
+  char path[PATH_MAX + 64], text[32];
+  snprintf(path, sizeof(path), "%s/%s/energy_uj", energy_root, id);
+  snprintf(text, sizeof(text), "%llu\n", (unsigned long long)uj);
+  write_text(path, text);
+}
+
+/* /proc/stat with busy and idle ticks (USER_HZ 100: 10 ms each). */
+static void set_stat(uint64_t busy_ticks, uint64_t idle_ticks) {
+  char text[256];
+  snprintf(text, sizeof(text), "cpu  %llu 0 0 %llu 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n",
+           (unsigned long long)busy_ticks, (unsigned long long)idle_ticks);
+  write_text(stat_path, text);
+}
+
+/* A reading as jcli_reader_take() makes it: the collector's, then the
+ * energy meter's with the command's usage. */
+static void energy_reading(jcli_reader *rd, jcli_energy_meter *m,
+                           jcli_read_kind kind, uint64_t t_ms, int64_t usage,
+                           jcli_reading *r) {
+  fake f = {usage, 0, 1e6, -1, 1000 + 2 * usage};
+  make_reading(rd, kind, t_ms, &f, r);
+  jcli_energy_edge edge = kind == JCLI_READ_START ? JCLI_ENERGY_START
+                          : kind == JCLI_READ_END ? JCLI_ENERGY_END
+                                                  : JCLI_ENERGY_INSIDE;
+  jcli_energy_take(m, edge, r->time_ns, true, usage, &r->energy);
+}
+
+/* The header and the run's row, as TAP comments. */
+static void diag_csv(const char *text) {
+  const char *second = strchr(text, '\n');
+  const char *third = second ? strchr(second + 1, '\n') : NULL;
+  if (third)
+    printf("# %.*s\n# %.*s\n", (int)(second - text), text,
+           (int)(third - second - 1), second + 1);
+}
+
+static double joules(const jcli_span *s, size_t zone, int part) {
+  jcli_zone_energy e;
+  jcli_span_energy(s, zone, &e);
+  if (!e.have_host || (part && !e.have_share))
+    return -1;
+  return (part == 0 ? e.host_uj : part == 1 ? e.proc_uj : e.idle_uj) / 1e6;
+}
+#define HOST 0
+#define PROC 1
+#define IDLE 2
+
+/*
+ * package-0 of the Xeon, range R, from R - 12 J; 2 CPUs:
+ *   START    0 ms                       usage 0
+ *   tick  1000 ms  +10 J  cpu +2 s, 1 s idle    usage 0.5 s: 2.5 J, idle 5 J
+ *   __A__ 1500 ms  wraps to 3 J: +5 J  cpu +1 s, 0.2 s idle  usage +0.8 s
+ *                  (all the busy time): 4 J, idle 1 J
+ *   __B__ 1502 ms  +0.1 J, /proc/stat unchanged: split as the stretch
+ *                  before: 0.08 J, idle 0.02 J
+ *   END   2500 ms  +4.9 J  cpu +2 s, 1.5 s idle  usage +0.299 s:
+ *                  4.9 J x 0.299 / 2 = 0.73255 J, idle 3.675 J
+ * package-1: +6 J in the tick, nothing after.  dram of socket 0: +2 J in
+ * the tick, then the 1000 s after END (a second run) holds two wraps.
+ */
+static void test_energy(void) {
+  energy_files();
+  char path[PATH_MAX + 64];
+  snprintf(path, sizeof(path), "%s/intel-rapl:0/max_energy_range_uj", energy_root);
+  FILE *rf = fopen(path, "r");
+  unsigned long long range = 0;
+  ok(rf && fscanf(rf, "%llu", &range) == 1, "package-0's range: %llu", range);
+  if (rf)
+    fclose(rf);
+  uint64_t p0 = range - 12000000, p1 = 120972031467ull, d0 = 23450971564ull;
+  set_uj("intel-rapl:0", p0);
+  set_stat(1000, 5000);
+
+  jcli_reader rd = {.meminfo_fd = -1};
+  jcli_energy_meter *m = &rd.energy;
+  jcli_energy_open(m, energy_root, stat_path);
+  is_int(m->zones.count, 6, "six zones, no note (%zu)", m->notes);
+  is_str(m->zones.zone[2].label, "package-0-dram", "labels from the core");
+  jcli_result res;
+  jcli_reading r;
+  jcli_result_init(&res, true, 0);
+  energy_reading(&rd, m, JCLI_READ_START, 0, 0, &r);
+  jcli_result_start(&res, &r);
+  set_uj("intel-rapl:0", p0 + 10000000);
+  set_uj("intel-rapl:1", p1 + 6000000);
+  set_uj("intel-rapl:0:1", d0 + 2000000);
+  set_stat(1100, 5100);
+  energy_reading(&rd, m, JCLI_READ_TICK, 1000, 500000, &r);
+  jcli_result_tick(&res, &r);
+  set_uj("intel-rapl:0", 3000000); /* wrapped: (R - (R - 2 J)) + 3 J */
+  set_stat(1180, 5120);
+  energy_reading(&rd, m, JCLI_READ_MARK, 1500, 1300000, &r);
+  jcli_result_mark(&res, &r, "__A__", 1);
+  set_uj("intel-rapl:0", 3100000);
+  energy_reading(&rd, m, JCLI_READ_MARK, 1502, 1301000, &r);
+  jcli_result_mark(&res, &r, "__B__", 2);
+  set_uj("intel-rapl:0", 8000000);
+  set_stat(1230, 5270);
+  energy_reading(&rd, m, JCLI_READ_END, 2500, 1600000, &r);
+  jcli_result_end(&res, &r);
+
+  const jcli_span *run = &res.run, *a = &res.phases[0].span,
+                  *ab = &res.phases[1].span, *b = &res.phases[2].span;
+  is_near(joules(a, 0, HOST), 15, 1e-9, "START -> __A__: package-0 10 J + 5 J over the wrap");
+  is_near(joules(a, 0, PROC), 6.5, 1e-9, "... the command's: 2.5 J + 4 J");
+  is_near(joules(a, 0, IDLE), 6, 1e-9, "... idle: 5 J + 1 J");
+  is_near(joules(ab, 0, HOST), 0.1, 1e-9, "__A__ -> __B__ (2 ms): 0.1 J measured");
+  is_near(joules(ab, 0, PROC), 0.08, 1e-9,
+          "... /proc/stat did not move: split as the stretch before, 0.1 J x 0.8");
+  is_near(joules(ab, 0, IDLE), 0.02, 1e-9, "... idle 0.1 J x 0.2");
+  is_near(joules(b, 0, HOST), 4.9, 1e-9, "__B__ -> END: 4.9 J");
+  is_near(joules(b, 0, PROC), 0.73255, 1e-9, "... the command's: 4.9 J x 0.299 / 2");
+  is_near(joules(b, 0, IDLE), 3.675, 1e-9, "... idle 4.9 J x 1.5 / 2");
+  is_near(joules(run, 0, HOST), 20, 1e-9, "the run: 20 J = the phases' sum");
+  is_near(joules(run, 0, PROC), 7.31255, 1e-9, "the command over the run: 7.31255 J");
+  is_near(joules(run, 0, IDLE), 9.695, 1e-9, "idle over the run: 9.695 J");
+  is_near(joules(run, 3, HOST), 6, 1e-9, "package-1: 6 J, not added to package-0");
+  is_near(joules(run, 3, PROC), 6 * 0.25, 1e-9, "... the command's 0.5 s of 2: 1.5 J");
+  is_near(joules(run, 2, HOST), 2, 1e-9, "package-0's dram: its own 2 J");
+  is_near(joules(run, 1, HOST), 0, 0, "package-0's core: untouched, 0 J");
+
+  char *argv[] = {"prog", NULL};
+  jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
+                        &rd.names, 0, &m->zones};
+  jcli_json *j = jcli_json_new(false);
+  jcli_report_json(&info, &res, j);
+  FILE *f = tmpfile();
+  ok(jcli_json_write(j, fileno(f)) == 0, "the JSON document with energy");
+  char *text = slurp(f);
+  ok(strstr(text, "\"energy\":{\"package-0\":{\"energy_j\":6.5,\"watts\":4.333333}") != NULL,
+     "JSON: the command's 6.5 J in 1.5 s: 4.333333 W");
+  ok(strstr(text, "\"package-0\":{\"zone\":\"intel-rapl:0\",\"energy_j\":15,"
+                  "\"watts\":10,\"idle_j\":6}") != NULL,
+     "JSON: the host's package-0 over START -> __A__: 15 J, 10 W, 6 J idle");
+  ok(strstr(text, "\"package-0\":{\"zone\":\"intel-rapl:0\",\"energy_j\":20,"
+                  "\"watts\":8,\"idle_j\":9.695}") != NULL,
+     "JSON: the run: 20 J in 2.5 s, 8 W");
+  fclose(f);
+  jcli_json_free(j);
+
+  f = tmpfile();
+  ok(jcli_csv_write(&info, &res, 1, fileno(f)) == 0, "CSV written");
+  text = slurp(f);
+  /* package columns: the sum of package-0 and package-1 */
+  ok(strstr(text, ",8.81255,0,,0.5,,") != NULL &&
+         strstr(text, ",26,0,,2,,12.695,0,,1,\n") != NULL,
+     "CSV of the run: packages 7.31255 + 1.5 J of 20 + 6 J, 9.695 + 3 J idle; cores 0; "
+     "dram 0.5 J of 2 J, 1 J idle; no uncore, no psys: empty");
+  diag_csv(text);
+  fclose(f);
+  jcli_result_release(&res);
+
+  /* A second run: START 1000 s later (dram: beyond its two-wrap time),
+   * END 5 ms after a tick, too soon for /proc/stat. */
+  jcli_result_init(&res, false, 0);
+  energy_reading(&rd, m, JCLI_READ_START, 1000000, 0, &r);
+  jcli_result_start(&res, &r);
+  set_uj("intel-rapl:0", 10000000);
+  set_stat(1330, 5370);
+  energy_reading(&rd, m, JCLI_READ_TICK, 1001000, 1000000, &r);
+  jcli_result_tick(&res, &r);
+  set_uj("intel-rapl:0", 10100000);
+  energy_reading(&rd, m, JCLI_READ_END, 1001005, 1000000, &r);
+  jcli_result_end(&res, &r);
+  is_near(joules(&res.run, 0, PROC), 2.1 * 0.5, 1e-9,
+          "an END too soon for /proc/stat: split as the stretch before (1 s of 2)");
+  is_near(joules(&res.run, 2, HOST), 0, 0,
+          "the dram's 1000 s before START do not count in the run");
+  jcli_result_release(&res);
+
+  /* A third: a marker 1 ms after START, before /proc/stat moves: that
+   * stretch waits and is split with the next. */
+  jcli_result_init(&res, true, 0);
+  energy_reading(&rd, m, JCLI_READ_START, 2000000, 0, &r);
+  jcli_result_start(&res, &r);
+  set_uj("intel-rapl:0", 10200000);
+  energy_reading(&rd, m, JCLI_READ_MARK, 2000001, 1000, &r);
+  jcli_result_mark(&res, &r, "__A__", 1);
+  set_uj("intel-rapl:0", 10400000);
+  set_stat(1430, 5470); /* 2 s, 1 s idle */
+  energy_reading(&rd, m, JCLI_READ_END, 2001000, 501000, &r);
+  jcli_result_end(&res, &r);
+  is_near(joules(&res.phases[0].span, 0, PROC), 0, 0,
+          "a first stretch too short to split: 0 J for its phase");
+  is_near(joules(&res.phases[1].span, 0, PROC), 0.3 * 0.501 / 2, 1e-9,
+          "the next phase: both stretches' 0.3 J x 0.501 / 2");
+  is_near(joules(&res.run, 0, PROC) + joules(&res.run, 0, IDLE), 0.3 * 0.501 / 2 + 0.15,
+          1e-9, "the run has it all, idle 0.3 J x 1 / 2 included");
+  jcli_result_release(&res);
+  jcli_energy_close(m);
+  jcli_energy_close(m);
+  ok(!m->opened && m->rapl == NULL, "closed, twice");
+
+  /* No powercap tree: null keys, one note. */
+  jcli_energy_open(m, "/nonexistent/powercap", stat_path);
+  ok(m->zones.count == 0 && m->notes == 1 && strstr(m->note[0], "no powercap tree"),
+     "no powercap tree: no zones, one note: %s", m->note[0]);
+  jcli_result_init(&res, false, 0);
+  energy_reading(&rd, m, JCLI_READ_START, 0, 0, &r);
+  jcli_result_start(&res, &r);
+  energy_reading(&rd, m, JCLI_READ_END, 10, 10, &r);
+  jcli_result_end(&res, &r);
+  info.energy = &m->zones;
+  j = jcli_json_new(false);
+  jcli_report_json(&info, &res, j);
+  f = tmpfile();
+  jcli_json_write(j, fileno(f));
+  text = slurp(f);
+  ok(strstr(text, "\"limits\":{\"cpu_cores\":0.5,\"memory_max\":67108864,"
+                  "\"memory_high\":null,\"pids_max\":null},\"energy\":null,\"global\"") &&
+         strstr(text, "\"io\":null,\"energy\":null}"),
+     "JSON: energy null for the command and the host");
+  fclose(f);
+  jcli_json_free(j);
+  jcli_result_release(&res);
+  jcli_energy_close(m);
+
+  char cmd[PATH_MAX + 16];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", energy_tmp);
+  if (system(cmd) != 0)
+    perror(cmd);
 }
 
 int main(void) {
@@ -378,6 +636,7 @@ int main(void) {
   test_phases();
   test_repeated_marker();
   test_documents();
+  test_energy();
   printf("1..%d\n", tap_count);
   return tap_failed != 0;
 }

@@ -127,6 +127,48 @@ static void io_cells(csv *c, const jcli_side *d, const char *prefix) {
 #undef NAME
 }
 
+/* Energy columns: one per kind of zone (package, core, uncore, dram,
+ * psys), summed over the host's zones of that kind (package-0 +
+ * package-1, ...): the same columns on every host.  Empty where the host
+ * has no such zone or one of them lacks the figure. */
+#define ENERGY_KINDS JC_RAPL_OTHER
+
+typedef enum { ENERGY_PROC, ENERGY_HOST, ENERGY_IDLE } energy_part;
+
+/* The sum of one part over the zones of one kind, in J. */
+static bool energy_sum(const row_of *r, jc_rapl_kind kind, energy_part part,
+                       double *ret) {
+  const jcli_energy_zones *z = r->info->energy;
+  size_t found = 0;
+  double sum = 0;
+  for (size_t i = 0; z && i < z->count; i++) {
+    if (z->zone[i].kind != kind)
+      continue;
+    jcli_zone_energy e;
+    jcli_span_energy(r->span, i, &e);
+    if (!e.have_host || (part != ENERGY_HOST && !e.have_share))
+      return false;
+    sum += part == ENERGY_PROC ? e.proc_uj
+           : part == ENERGY_HOST ? e.host_uj
+                                 : e.idle_uj;
+    found++;
+  }
+  *ret = sum / 1e6;
+  return found > 0;
+}
+
+static void energy_cells(csv *c, const row_of *r, const char *prefix,
+                         const char *suffix, energy_part part) {
+  for (int k = 0; k < ENERGY_KINDS; k++) {
+    char name[64];
+    double v = 0;
+    bool have = energy_sum(r, (jc_rapl_kind)k, part, &v);
+    snprintf(name, sizeof(name), "%senergy_%s%s", prefix,
+             jc_rapl_kind_name((jc_rapl_kind)k), suffix);
+    cell_double(c, name, have, v);
+  }
+}
+
 static void identity_cells(csv *c, const row_of *r) {
   char name[2 * JCLI_MARKERS_NAME_MAX + 32] = "START -> END";
   if (r->phase)
@@ -167,10 +209,13 @@ static void row(csv *c, const row_of *r) {
   memory_cells(c, r, &s->proc, "proc_memory_", proc_memory,
                sizeof(proc_memory) / sizeof(*proc_memory));
   io_cells(c, &s->proc, "proc_");
+  energy_cells(c, r, "proc_", "_j", ENERGY_PROC);
   cpu_cells(c, r, &s->global, "global_");
   memory_cells(c, r, &s->global, "global_memory_", global_memory,
                sizeof(global_memory) / sizeof(*global_memory));
   io_cells(c, &s->global, "global_");
+  energy_cells(c, r, "global_", "_j", ENERGY_HOST);
+  energy_cells(c, r, "global_", "_idle_j", ENERGY_IDLE);
   fputc('\n', c->out);
 }
 

@@ -19,6 +19,7 @@ void jcli_usage(FILE *out) {
       "       joule-cgroup run    [--root DIR] [--interval SEC] [--keep]\n"
       "                           [--phases [--token-pattern RE]]\n"
       "                           [--iterations N] [--format json|csv]\n"
+      "                           [--powercap-root DIR] [--proc-stat FILE]\n"
       "                           [--output FILE] -- CMD [ARG...]\n"
       "       joule-cgroup --help | --version\n"
       "\n"
@@ -29,8 +30,9 @@ void jcli_usage(FILE *out) {
       "        0.1 s) and print a report (JSON, or --format csv) of what it\n"
       "        cost when it and its children have exited, beside what the\n"
       "        whole machine spent; --phases splits it at the marker lines\n"
-      "        CMD prints (default RE: " JCLI_MARKERS_DEFAULT "); exits with\n"
-      "        CMD's status\n"
+      "        CMD prints (default RE: " JCLI_MARKERS_DEFAULT "); the host's\n"
+      "        RAPL energy (--powercap-root, default /sys/class/powercap)\n"
+      "        and CMD's part of it by CPU time; exits with CMD's status\n"
       "\n"
       "Patterns and groups are the plugin's Select, Ignore and Collect values\n"
       "(cpu memory io pressure events pids); see joule-cgroup(1) and\n"
@@ -52,6 +54,8 @@ enum {
   KEY_TOKEN_PATTERN,
   KEY_ITERATIONS,
   KEY_FORMAT,
+  KEY_POWERCAP_ROOT,
+  KEY_PROC_STAT,
 };
 
 static const struct option long_options[] = {
@@ -68,6 +72,8 @@ static const struct option long_options[] = {
     {"token-pattern", required_argument, NULL, KEY_TOKEN_PATTERN},
     {"iterations", required_argument, NULL, KEY_ITERATIONS},
     {"format", required_argument, NULL, KEY_FORMAT},
+    {"powercap-root", required_argument, NULL, KEY_POWERCAP_ROOT},
+    {"proc-stat", required_argument, NULL, KEY_PROC_STAT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -88,6 +94,8 @@ static unsigned bit_of(int key) {
   case KEY_TOKEN_PATTERN: return JCLI_OPT_PHASES;
   case KEY_ITERATIONS: return JCLI_OPT_ITERATIONS;
   case KEY_FORMAT: return JCLI_OPT_FORMAT;
+  case KEY_POWERCAP_ROOT:
+  case KEY_PROC_STAT: return JCLI_OPT_ENERGY;
   default: return 0;
   }
 }
@@ -150,6 +158,8 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
     else
       return value_error(option, v, "must be \"json\" or \"csv\"");
     break;
+  case KEY_POWERCAP_ROOT: o->powercap_root = v; break;
+  case KEY_PROC_STAT: o->proc_stat = v; break;
   }
   return r < 0 ? value_error(option, v, err) : 0;
 }

@@ -34,6 +34,7 @@ enum {
   JCLI_OPT_PHASES = 1u << 9,        /* --phases, --token-pattern RE */
   JCLI_OPT_ITERATIONS = 1u << 10,   /* --iterations N */
   JCLI_OPT_FORMAT = 1u << 11,       /* --format json|csv */
+  JCLI_OPT_ENERGY = 1u << 12,       /* --powercap-root DIR, --proc-stat FILE */
 };
 
 typedef enum { JCLI_FORMAT_JSON, JCLI_FORMAT_CSV } jcli_format;
@@ -50,6 +51,8 @@ typedef struct {
   const char *token_pattern; /* checked: it compiles; NULL when not given */
   long iterations;    /* 0 when not given */
   jcli_format format;
+  const char *powercap_root; /* NULL: /sys/class/powercap */
+  const char *proc_stat;     /* NULL: /proc/stat */
 } jcli_opts;
 
 /*

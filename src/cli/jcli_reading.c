@@ -23,6 +23,7 @@ void jcli_reader_release(jcli_reader *rd) {
   if (rd->meminfo_fd >= 0)
     close(rd->meminfo_fd);
   rd->meminfo_fd = -1;
+  jcli_energy_close(&rd->energy);
 }
 
 int jcli_memory_find(const jcli_memory_names *names, const char *name) {
@@ -161,4 +162,10 @@ void jcli_reader_take(jcli_reader *rd, jc_collector *c, jcli_read_kind kind,
   jc_collector_read(c, jcli_reader_add, rd);
   read_meminfo(rd, &ret->global);
   rd->filling = NULL;
+  jcli_energy_edge edge = kind == JCLI_READ_START ? JCLI_ENERGY_START
+                          : kind == JCLI_READ_END ? JCLI_ENERGY_END
+                                                  : JCLI_ENERGY_INSIDE;
+  jcli_energy_take(&rd->energy, edge, ret->time_ns,
+                   ret->proc.counters.have_usage, ret->proc.counters.usage_usec,
+                   &ret->energy);
 }

@@ -2,7 +2,9 @@
  * jcli_reading — one reading of what `joule-cgroup run` measures: the
  * command's cgroup ("proc", the profiler's proc_ figures) and the root
  * cgroup, the whole machine ("global", its global_ figures), taken in one
- * read pass of one collector so that both describe the same instant.
+ * read pass of one collector so that both describe the same instant; and
+ * right after it the host's energy counters and the command's part of
+ * them (jcli_energy).
  *
  * The root cgroup has no memory.current by design; its "current" is the
  * memory the machine has in use, MemTotal - MemAvailable of /proc/meminfo.
@@ -19,6 +21,7 @@
 #define JCLI_READING_H
 
 #include "jc_collector.h"
+#include "jcli_energy.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -61,6 +64,7 @@ typedef struct {
   jcli_read_kind kind;
   uint64_t time_ns; /* CLOCK_MONOTONIC, just before the read pass */
   jcli_figures proc, global;
+  jcli_energy_counters energy; /* all zero without RAPL */
 } jcli_reading;
 
 typedef struct {
@@ -71,11 +75,12 @@ typedef struct {
 typedef struct {
   jcli_memory_names names;
   int meminfo_fd; /* /proc/meminfo, kept open; -1 when it cannot be read */
+  jcli_energy_meter energy; /* opened by the caller (jcli_energy_open) */
   jcli_reading *filling; /* during jcli_reader_take() */
 } jcli_reader;
 
 void jcli_reader_init(jcli_reader *rd);
-void jcli_reader_release(jcli_reader *rd);
+void jcli_reader_release(jcli_reader *rd); /* closes the energy meter too */
 
 /* Reads every cgroup c tracks: the root cgroup is "global", any other
  * (the command's) "proc". */

@@ -2,7 +2,8 @@
  * jcli_report — see jcli_report.h.
  *
  * A run and each of its phases print the same body (wall time, cpu,
- * memory, io, global), so a reader handles them with one piece of code.
+ * memory, io, limits, energy, global), so a reader handles them with one
+ * piece of code.
  */
 #include "jcli_report.h"
 
@@ -136,6 +137,50 @@ static void json_limits(const jcli_side *d, jcli_json *j) {
   jcli_json_map_close(j);
 }
 
+/* ---- energy ---------------------------------------------------------------- */
+
+static size_t zone_count(const jcli_run_info *info) {
+  return info->energy ? info->energy->count : 0;
+}
+
+/* J from uJ, to the uJ; and the mean power over the span. */
+static void json_joules_watts(jcli_json *j, const jcli_span *s, bool have,
+                              double uj) {
+  double seconds = jcli_span_seconds(s);
+  double watts = seconds > 0 ? uj / 1e6 / seconds : 0;
+  key_maybe(j, "energy_j", have, rounded(uj / 1e6));
+  key_maybe(j, "watts", have && seconds > 0, rounded(watts));
+}
+
+/* Each RAPL zone over the span: what it measured and the idle part of it
+ * (host), or the command's part of it (the CPU-time model, jc_share);
+ * null without RAPL zones. */
+static void json_energy(const jcli_run_info *info, const jcli_span *s,
+                        bool host, jcli_json *j) {
+  jcli_json_key(j, "energy");
+  if (zone_count(info) == 0) {
+    jcli_json_null(j);
+    return;
+  }
+  jcli_json_map_open(j);
+  for (size_t i = 0; i < zone_count(info); i++) {
+    jcli_zone_energy e;
+    jcli_span_energy(s, i, &e);
+    jcli_json_key(j, info->energy->zone[i].label);
+    jcli_json_map_open(j);
+    if (host) {
+      key_string(j, "zone", info->energy->zone[i].id);
+      json_joules_watts(j, s, e.have_host, e.host_uj);
+      key_maybe(j, "idle_j", e.have_host && e.have_share,
+                rounded(e.idle_uj / 1e6));
+    } else {
+      json_joules_watts(j, s, e.have_host && e.have_share, e.proc_uj);
+    }
+    jcli_json_map_close(j);
+  }
+  jcli_json_map_close(j);
+}
+
 /* The body every span has, the run's and each phase's. */
 static void json_span(const jcli_run_info *info, const jcli_span *s,
                       bool lifetime, jcli_json *j) {
@@ -145,11 +190,13 @@ static void json_span(const jcli_run_info *info, const jcli_span *s,
   json_memory(info, s, &s->proc, true, lifetime, j);
   json_io(&s->proc, j);
   json_limits(&s->proc, j);
+  json_energy(info, s, false, j);
   jcli_json_key(j, "global");
   jcli_json_map_open(j);
   json_cpu(s, &s->global, false, j);
   json_memory(info, s, &s->global, false, false, j);
   json_io(&s->global, j);
+  json_energy(info, s, true, j);
   jcli_json_map_close(j);
 }
 

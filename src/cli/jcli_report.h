@@ -20,6 +20,7 @@ typedef struct {
   const char *token_pattern;    /* NULL without --phases */
   const jcli_memory_names *names;
   long iterations;              /* 0 without --iterations */
+  const jcli_energy_zones *energy; /* the host's RAPL zones; NULL: none */
 } jcli_run_info;
 
 void jcli_report_json(const jcli_run_info *info, const jcli_result *res,

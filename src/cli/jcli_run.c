@@ -107,6 +107,8 @@ static int set_up(run_state *s) {
     return -1;
   s->runs = s->opts.iterations ? (size_t)s->opts.iterations : 1;
   jcli_reader_init(&s->reader);
+  jcli_energy_open(&s->reader.energy, s->opts.powercap_root,
+                   s->opts.proc_stat);
   const char *pattern = s->opts.token_pattern ? s->opts.token_pattern
                                               : JCLI_MARKERS_DEFAULT;
   s->env = (jcli_profile_env){
@@ -136,6 +138,7 @@ static int print_report(run_state *s) {
       .token_pattern = s->env.token_pattern,
       .names = &s->reader.names,
       .iterations = s->opts.iterations,
+      .energy = &s->reader.energy.zones,
   };
   int r;
   if (s->opts.format == JCLI_FORMAT_CSV) {
@@ -155,6 +158,7 @@ static int print_report(run_state *s) {
   }
   if (r < 0)
     jcli_error("cannot write the report: %s", strerror(-r));
+  jcli_energy_print_notes(&s->reader.energy); /* why energy keys are null */
   return r;
 }
 
@@ -230,7 +234,7 @@ int jcli_run(int argc, char **argv) {
                           JCLI_OPT_ROOT | JCLI_OPT_INTERVAL | JCLI_OPT_KEEP |
                               JCLI_OPT_OUTPUT | JCLI_OPT_COMMAND |
                               JCLI_OPT_PHASES | JCLI_OPT_ITERATIONS |
-                              JCLI_OPT_FORMAT,
+                              JCLI_OPT_FORMAT | JCLI_OPT_ENERGY,
                           argc, argv);
   if (r != 0) {
     jcli_opts_release(&s.opts);

@@ -85,6 +85,7 @@ void jcli_span_open(jcli_span *s, const jcli_reading *first,
   s->proc.first = s->proc.last = first->proc.counters;
   s->proc.limits = first->proc.limits;
   s->global.first = s->global.last = first->global.counters;
+  s->energy_first = s->energy_last = first->energy;
   if (first->proc.have_peak) {
     s->proc.have_peak = true;
     s->proc.peak = first->proc.peak;
@@ -99,6 +100,7 @@ void jcli_span_add(jcli_span *s, const jcli_reading *r) {
     s->ticks++;
   side_after_first(&s->proc, &r->proc);
   side_after_first(&s->global, &r->global);
+  s->energy_last = r->energy;
   memory_in_run(s, r);
   cores_window(s, r);
 }
@@ -192,4 +194,8 @@ bool jcli_span_share(const jcli_span *s, double *ret) {
   double share = (double)proc.usage_usec / (double)global.usage_usec;
   *ret = fmin(fmax(share, 0), 1);
   return true;
+}
+
+void jcli_span_energy(const jcli_span *s, size_t i, jcli_zone_energy *ret) {
+  jcli_energy_between(&s->energy_first.zone[i], &s->energy_last.zone[i], ret);
 }

@@ -2,9 +2,9 @@
  * jcli_span — the figures of a stretch of a run, from the readings taken
  * in it: the whole run (START to END) or one phase (marker to marker).
  *
- * Counters (CPU time, I/O) are differences between the readings at the
- * two edges, so they are exact at the edges whatever the interval, and
- * the phases of a run add up to the run.  Memory values are gauges: a
+ * Counters (CPU time, I/O, energy) are differences between the readings
+ * at the two edges, so they are exact at the edges whatever the interval,
+ * and the phases of a run add up to the run.  Memory values are gauges: a
  * span has the min and max of each over the readings taken while the
  * command ran (ticks, and markers at its edges); "sampled" says whether
  * a tick fell inside it, i.e. whether anything between its edges was
@@ -47,6 +47,7 @@ typedef struct {
   size_t ticks;        /* ticks strictly inside */
   bool in_run_seen;    /* a reading counted for the memory ranges */
   jcli_side proc, global;
+  jcli_energy_counters energy_first, energy_last; /* at the edges */
   /* cores busy over windows of at least min_window_ns */
   uint64_t min_window_ns, anchor_ns;
   int64_t anchor_usage;
@@ -84,5 +85,8 @@ bool jcli_span_cores_max(const jcli_span *s, double *ret);
 /* share of the machine's CPU time used by the command: in [0, 1]; false
  * when the machine's is unknown or 0. */
 bool jcli_span_share(const jcli_span *s, double *ret);
+
+/* Zone i's energy over the span (jcli_energy_between of its edges). */
+void jcli_span_energy(const jcli_span *s, size_t i, jcli_zone_energy *ret);
 
 #endif

@@ -266,3 +266,33 @@ mt two-reads-k6.12-real '@2' "$(f a "$r612/cpu.stat")" "$(f b "$r612/memory.curr
   "a$(sed 's/^usage_usec .*/usage_usec 10710163/; s/^user_usec .*/user_usec 5421627/' "$r612/cpu.stat")"
 mt huge-values "$(f a "$fx/hostile/huge/cpu.stat")" "$(f f "$fx/hostile/huge/io.stat")" '+1000' \
   'ausage_usec 18446744073709551615' '@p'
+
+# ---- energy: 'S' + USER_HZ byte + /proc/stat, 'Z' + a powercap entry name,
+# 'A' + the split's numbers (see fuzz_energy.c)
+st() { { printf 'S%b%b' "$2" "$3"; } | seed energy "stat-$1"; }
+st k6.x '\0' 'cpu  43404 0 38911 71906 935 0 1089 0 0 0\ncpu0 19763 0 17247 40483 55 0 635 0 0 0\nintr 12 0 9\n'
+st guest '\0' 'cpu  100 20 30 400 50 6 7 8 90 10\n'
+st old-four-fields '\0' 'cpu 1 2 3 4\n'
+st hz-1024 '\3' 'cpu  1024 0 0 1\n'
+st hz-zero '\6' 'cpu  1 2 3 4\n'
+st overflow '\0' 'cpu  18446744073709551615 1 0 0\n'
+st three-fields '\0' 'cpu  1 2 3\n'
+st cpu0-first '\0' 'cpu0 1 2 3 4\ncpu  1 2 3 4\n'
+st crlf '\0' 'cpu  1 2 3 4\r\n'
+st twelve-fields '\2' 'cpu  1 2 3 4 5 6 7 8 9 10 11 12\n'
+pc=$fx/powercap
+for id in $(ls "$pc/intel-spr-psys/sys/class/powercap" "$pc/intel-laptop-psys/sys/class/powercap" | grep '^intel-rapl' | sort -u); do
+  printf 'Z%s' "$id" | seed energy "zone-$(printf '%s' "$id" | tr ':' '_')"
+done
+for bad in intel-rapl:01 intel-rapl:1:2:3 intel-rapl:1234567 'intel-rapl:+1' intel-rapl: dtpm:0; do
+  printf 'Z%s' "$bad" | seed energy "zone-bad-$(printf '%s' "$bad" | tr ':+' '_p')"
+done
+# split: energy, total, idle, covered, usage (8 bytes each, little-endian)
+le() { local v; for v; do printf "$(printf '\\%03o\\%03o\\%03o\\%03o\\%03o\\%03o\\%03o\\%03o' \
+  $((v & 255)) $((v >> 8 & 255)) $((v >> 16 & 255)) $((v >> 24 & 255)) \
+  $((v >> 32 & 255)) $((v >> 40 & 255)) $((v >> 48 & 255)) $((v >> 56 & 255)))"; done; }
+{ printf A; le 1000000 2000000 500000 1500000 1000000; } | seed energy split-covering
+{ printf A; le 1000000 2000000 500000 2000000 1200000; } | seed energy split-over-busy
+{ printf A; le 262143328850 230400000000 144000000000 10800123457 10800123457; } | seed energy split-full-range
+{ printf A; le 1000000 0 0 0 0; } | seed energy split-no-time
+{ printf A; le 5 100 200 1 1; } | seed energy split-idle-above-total

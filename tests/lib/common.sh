@@ -80,6 +80,12 @@ tap_done() {
   exit $?
 }
 
+# no_errors FILE: what `joule-cgroup run` wrote on stderr has no error or
+# warning in it: nothing, or only the lines that say why energy figures are
+# missing ("joule-cgroup: energy: ...", on a host without RAPL;
+# tests/cli_energy.sh checks those).
+no_errors() { ! grep -qv '^joule-cgroup: energy: ' "$1"; }
+
 # In CI a test that cannot do its real work fails; elsewhere it skips.
 need() { # need DESCRIPTION -- COMMAND...
   local desc=$1; shift

@@ -1,0 +1,178 @@
+/*
+ * jcli_energy — see jcli_energy.h.
+ */
+#include "jcli_energy.h"
+
+#include "jcli_common.h"
+#include "jc_share.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* jc_log_fn of the meter: what the core says for people (INFO and up)
+ * becomes a note, each text once; DEBUG (dropped intervals) is not. */
+static void keep_note(void *ctx, int level, const char *msg) {
+  jcli_energy_meter *m = ctx;
+  if (level > JC_LOG_INFO)
+    return;
+  for (size_t i = 0; i < m->notes; i++)
+    if (strcmp(m->note[i], msg) == 0)
+      return;
+  if (m->notes < JCLI_ENERGY_NOTES)
+    snprintf(m->note[m->notes++], sizeof(m->note[0]), "%s", msg);
+}
+
+static void learn_zones(jcli_energy_meter *m) {
+  if (jc_rapl_state_of(m->rapl) != JC_RAPL_READY)
+    return;
+  size_t n = jc_rapl_zone_count(m->rapl);
+  for (size_t i = 0; i < n; i++) {
+    const jc_rapl_zone *z = jc_rapl_zone_at(m->rapl, i);
+    snprintf(m->zones.zone[i].label, sizeof(m->zones.zone[i].label), "%s",
+             z->label);
+    snprintf(m->zones.zone[i].id, sizeof(m->zones.zone[i].id), "%s", z->id);
+    m->zones.zone[i].kind = z->kind;
+  }
+  m->zones.count = n;
+}
+
+void jcli_energy_open(jcli_energy_meter *m, const char *powercap_root,
+                      const char *proc_stat) {
+  memset(m, 0, sizeof(*m));
+  m->opened = true;
+  m->stat.fd = -1;
+  jc_log log = {keep_note, m};
+  if (jc_rapl_open(powercap_root, &log, &m->rapl) < 0) {
+    keep_note(m, JC_LOG_ERR, "out of memory: energy is not measured");
+    return;
+  }
+  learn_zones(m);
+  if (m->zones.count == 0)
+    return;
+  int r = jc_procstat_open(&m->stat, proc_stat);
+  if (r < 0) {
+    char msg[512];
+    snprintf(msg, sizeof(msg),
+             "%s: %s: the host's CPU time is not known, so neither is the "
+             "command's part of the energy",
+             proc_stat ? proc_stat : JC_PROCSTAT_DEFAULT, strerror(-r));
+    keep_note(m, JC_LOG_INFO, msg);
+  }
+}
+
+void jcli_energy_close(jcli_energy_meter *m) {
+  if (!m->opened)
+    return;
+  jc_rapl_free(m->rapl);
+  m->rapl = NULL;
+  jc_procstat_close(&m->stat);
+  m->opened = false;
+}
+
+void jcli_energy_print_notes(const jcli_energy_meter *m) {
+  for (size_t i = 0; i < m->notes; i++)
+    jcli_error("energy: %s", m->note[i]);
+}
+
+/* ---- the split ----------------------------------------------------------- */
+
+static void set_base(jcli_energy_meter *m, const jc_cputimes *cpu,
+                     int64_t usage) {
+  m->have_base = true;
+  m->base_cpu = *cpu;
+  m->base_usage = usage;
+  for (size_t i = 0; i < m->zones.count; i++) {
+    m->base_uj[i] = m->now.zone[i].host_uj;
+    m->base_gaps[i] = m->now.zone[i].gaps;
+  }
+}
+
+/* No base to split from: every zone's stretch stays unshared. */
+static void lose_stretch(jcli_energy_meter *m) {
+  for (size_t i = 0; i < m->zones.count; i++)
+    m->now.zone[i].unshared++;
+  m->have_base = false;
+}
+
+/* Splits each zone's energy since the base by (host, du). */
+static void split_since_base(jcli_energy_meter *m, const jc_cputimes *host,
+                             uint64_t du) {
+  for (size_t i = 0; i < m->zones.count; i++) {
+    jcli_zone_counter *c = &m->now.zone[i];
+    jc_share_split s;
+    if (!c->read || c->gaps != m->base_gaps[i] ||
+        jc_share_split_energy(c->host_uj - m->base_uj[i], host, du, &s) < 0) {
+      c->unshared++;
+      continue;
+    }
+    c->proc_uj += jc_share_charge(&s, du);
+    c->idle_uj += s.idle_uj;
+  }
+}
+
+/* The stretch from the base to this reading, split where it can be;
+ * false when it is left for the next reading (too short). */
+static bool split_stretch(jcli_energy_meter *m, jcli_energy_edge edge,
+                          const jc_cputimes *cpu, int64_t usage) {
+  jc_cputimes d;
+  if (usage < m->base_usage || jc_cputimes_delta(&m->base_cpu, cpu, &d) < 0) {
+    lose_stretch(m);
+    return true;
+  }
+  uint64_t du = (uint64_t)(usage - m->base_usage);
+  if (d.total_usec > 0) {
+    split_since_base(m, &d, du);
+    m->have_last = true;
+    m->last_cpu = d;
+    m->last_usage = du;
+  } else if (m->have_last) {
+    /* Shorter than /proc/stat's resolution: in the proportions of the
+     * stretch before it. */
+    split_since_base(m, &m->last_cpu, m->last_usage);
+  } else if (edge != JCLI_ENERGY_END) {
+    return false; /* the first stretch, that short: wait for /proc/stat */
+  } else {
+    lose_stretch(m); /* a whole run that short: no share is known */
+  }
+  return true;
+}
+
+void jcli_energy_take(jcli_energy_meter *m, jcli_energy_edge edge,
+                      uint64_t now_ns, bool have_usage, int64_t usage_usec,
+                      jcli_energy_counters *ret) {
+  memset(ret, 0, sizeof(*ret));
+  if (!m->opened || m->zones.count == 0)
+    return;
+  jc_rapl_read(m->rapl, now_ns);
+  for (size_t i = 0; i < m->zones.count; i++) {
+    const jc_rapl_energy *e = jc_rapl_energy_of(m->rapl, i);
+    jcli_zone_counter *c = &m->now.zone[i];
+    c->read = e->read;
+    c->gaps = (uint32_t)e->gaps;
+    c->host_uj = e->total_uj;
+  }
+  jc_cputimes cpu;
+  bool have_cpu = m->stat.fd >= 0 && jc_procstat_read(&m->stat, &cpu) == 0;
+  bool rebase = true;
+  if (!have_cpu || !have_usage)
+    lose_stretch(m);
+  else if (edge != JCLI_ENERGY_START && m->have_base)
+    rebase = split_stretch(m, edge, &cpu, usage_usec);
+  if (edge == JCLI_ENERGY_START)
+    m->have_last = false; /* a new run: nothing before it counts */
+  if (rebase && have_cpu && have_usage)
+    set_base(m, &cpu, usage_usec);
+  *ret = m->now;
+}
+
+void jcli_energy_between(const jcli_zone_counter *first,
+                         const jcli_zone_counter *last, jcli_zone_energy *ret) {
+  *ret = (jcli_zone_energy){0};
+  ret->have_host = first->read && last->read && first->gaps == last->gaps;
+  if (!ret->have_host)
+    return;
+  ret->host_uj = (double)(last->host_uj - first->host_uj);
+  ret->have_share = first->unshared == last->unshared;
+  ret->proc_uj = last->proc_uj - first->proc_uj;
+  ret->idle_uj = last->idle_uj - first->idle_uj;
+}
