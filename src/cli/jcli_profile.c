@@ -82,6 +82,7 @@ static jc_config *configure(profile *p) {
   }
   m->create = true;
   m->keep = p->env->keep;
+  m->without_missing_controllers = true; /* null figures, one line each */
   return cfg;
 }
 
