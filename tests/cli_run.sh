@@ -152,6 +152,39 @@ status=$?
   [ "$(field "$T/report" 'r["exit_status"]')" = 0 ] && gone
 ok $? "SIGTERM then goes to what is left; status is the command's ($status)"
 
+# --- SIGINT reaches every process the command left behind ------------------------
+# 2,000 children of a command that has exited: their pids fill more of
+# cgroup.procs than one read() returns.  Each records the SIGINT it gets.
+FORKER=$top_builddir/tests/forker
+K=2000
+if [ -x "$FORKER" ]; then
+  env --default-signal=INT "$JC" run --root "$parent" --output "$T/left.json" -- \
+    sh -c 'echo $$ >"$1"; exec "$2" --leave "$3" "$4"' sh "$T/cmd.pid" "$FORKER" "$T/got-sigint" "$K" \
+    >"$T/left.out" 2>"$T/err" &
+  jc=$!
+  CLEANUPS+=("kill -KILL $jc 2>/dev/null")
+  # The command has exited and run has reaped it: what is left are orphans.
+  reaped() { file_has "$T/left.out" "forked $K" && [ ! -e "/proc/$(cat "$T/cmd.pid")" ]; }
+  wait_until reaped
+  ok $? "the command forked $K children and exited"
+  left=$(cat "$parent"/joule-cgroup-run-*/cgroup.procs 2>/dev/null | wc -l)
+  kill -INT "$jc"
+  exited() { ! kill -0 "$jc" 2>/dev/null; }
+  wait_until exited
+  done_by_itself=$?
+  [ "$done_by_itself" -eq 0 ] || kill -KILL "$jc"
+  wait "$jc"
+  status=$?
+  [ "$done_by_itself" -eq 0 ] || for d in "$parent"/joule-cgroup-run-*; do kill_and_rmdir "$d"; done
+  got=$(sort -u "$T/got-sigint" 2>/dev/null | wc -l)
+  [ "$got" -eq "$K" ]
+  ok $? "SIGINT to run: all $K processes left behind ($left in its cgroup) received it: $got"
+  [ "$status" -eq 0 ] && [ "$(field "$T/left.json" 'r["exit_status"]')" = 0 ] && [ ! -s "$T/err" ] && gone
+  ok $? "... and run exits with the command's status ($status), the cgroup removed"
+else
+  ok 1 "built tests/forker"
+fi
+
 # --- --keep and --output ------------------------------------------------------------
 "$JC" run --root "$parent" --keep --output "$T/kept.json" -- sh -c 'echo hello' >"$T/out" 2>"$T/err"
 status=$?

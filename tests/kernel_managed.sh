@@ -30,6 +30,10 @@ after_reads() { wait_until reads_at_least $(($(busy_reads) + $1)); }
 after_reads 1
 grep -qx "0::/$run/busy" "/proc/$busy_pid/cgroup"
 ok $? "the child was moved into $run/busy"
+# The pidfd that held it from its check to its move is closed once moved.
+pidfds=$(find "/proc/$COLLECTD_PID/fd" -mindepth 1 -printf '%l\n' | grep -cE '^(anon_inode:\[pidfd\]|pidfd:.*)$')
+[ "$pidfds" -eq 0 ]
+ok $? "collectd holds no pidfd once the child is moved ($pidfds)"
 
 # The cgroup's CPU time against the kernel's per-process figure
 # (/proc/PID/stat utime + stime), between two moments when the child is

@@ -12,6 +12,8 @@
  * does not move charges with the process).  Under a memory.max it is
  * killed by the OOM killer while it writes; under memory.high it is slowed.
  */
+#include "helper_usr1.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,14 +26,6 @@
 static int usage(void) {
   fprintf(stderr, "usage: memhog [--wait] [--hold-ms MS] MIB\n");
   return 2;
-}
-
-static int wait_for_usr1(void) {
-  sigset_t set;
-  int sig;
-  sigemptyset(&set);
-  sigaddset(&set, SIGUSR1);
-  return sigwait(&set, &sig);
 }
 
 int main(int argc, char **argv) {
@@ -50,16 +44,8 @@ int main(int argc, char **argv) {
   if (mib <= 0 || *end)
     return usage();
 
-  if (wait) {
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGUSR1);
-    sigprocmask(SIG_BLOCK, &set, NULL); /* before the test can signal */
-    printf("waiting\n");
-    fflush(stdout);
-    if (wait_for_usr1() != 0)
-      return 1;
-  }
+  if (wait && helper_wait_usr1() != 0)
+    return 1;
 
   size_t size = (size_t)mib << 20;
   long page = sysconf(_SC_PAGESIZE);

@@ -2,7 +2,9 @@
  * kernel's cgroup2 file system (a symlinked cgroup.procs in a copy of a
  * tree keeps its bytes), jc_pidfile reads only pid files no one else can
  * write, jc_proc refuses PID 1, kernel threads and processes outside the
- * root, and the helpers they use (controller lines, hierarchy paths). */
+ * root and holds a process from its check to its move (a pidfd, or its
+ * start time), and the helpers they use (controller lines, hierarchy
+ * paths). */
 #include "jc_cgwrite.h"
 #include "jc_hier.h"
 #include "jc_parse.h"
@@ -15,7 +17,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static char dir[PATH_MAX];
@@ -240,6 +244,38 @@ static void test_processes(void) {
          -EPERM, "one outside it may not: %s", why);
 }
 
+/* A hold on a child: there while it lives, -ESRCH once it exited and was
+ * reaped (its pid free for another), with a pidfd and by start time. */
+static void hold_case(const char *how) {
+  pid_t child = fork();
+  must(child, "fork");
+  if (child == 0) {
+    pause();
+    _exit(0);
+  }
+  jc_proc_hold h = {.pidfd = -1};
+  char said[192];
+  is_int(jc_proc_hold_take(child, &h), 0, "%s: hold taken", how);
+  jc_proc_hold_describe(&h, said, sizeof(said));
+  is_int(jc_proc_hold_check(&h), 0, "%s: the live process is there (%s)",
+         how, said);
+  kill(child, SIGKILL);
+  waitpid(child, NULL, 0);
+  is_int(jc_proc_hold_check(&h), -ESRCH, "%s: once reaped, it is not", how);
+  jc_proc_hold_release(&h);
+  jc_proc_hold_release(&h);
+  ok(h.pidfd == -1, "%s: released (twice is safe)", how);
+}
+
+static void test_holds(void) {
+  jc_proc_hold h = {.pidfd = -1};
+  is_int(jc_proc_hold_take(4194304, &h), -ESRCH, "no hold on no process");
+  hold_case("pidfd");
+  setenv("JOULE_CGROUP_NO_PIDFD", "1", 1);
+  hold_case("start time");
+  unsetenv("JOULE_CGROUP_NO_PIDFD");
+}
+
 int main(void) {
   snprintf(dir, sizeof(dir), "/tmp/jc-unit-trust.XXXXXX");
   if (!mkdtemp(dir))
@@ -249,6 +285,7 @@ int main(void) {
   test_writes_refused();
   test_pidfiles();
   test_processes();
+  test_holds();
   char cmd[PATH_MAX + 16];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
   if (system(cmd) != 0)

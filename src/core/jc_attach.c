@@ -29,9 +29,10 @@ static int root_cgroup(jc_collector *c, char *out, size_t size) {
   return r;
 }
 
-/* Remembers pid, found in cgroup `from` (a hierarchy path in rootcg). */
-static int remember(jc_managed_state *st, pid_t pid, const char *from,
-                    const char *rootcg) {
+/* Remembers the held process, found in cgroup `from` (a hierarchy path
+ * in rootcg); takes the hold when it succeeds. */
+static int remember(jc_managed_state *st, const jc_proc_hold *hold,
+                    const char *from, const char *rootcg) {
   size_t skip = strcmp(rootcg, "/") == 0 ? 1 : strlen(rootcg);
   char *origin = strdup(from + skip + (from[skip] == '/'));
   jc_moved *grown =
@@ -42,7 +43,7 @@ static int remember(jc_managed_state *st, pid_t pid, const char *from,
     return -ENOMEM;
   }
   st->moved = grown;
-  st->moved[st->moved_count++] = (jc_moved){pid, origin};
+  st->moved[st->moved_count++] = (jc_moved){hold->pid, origin, *hold};
   return 0;
 }
 
@@ -56,26 +57,36 @@ static void describe(const jc_managed *m, size_t k, char *out, size_t size) {
              m->pid_files[k - m->pid_count]);
 }
 
-/* May pid be moved?  Remembered if so; else one ERROR line. */
+/* May pid be moved?  Remembered, and held until its move, if so; else
+ * one ERROR line.  Held first: the checks are then of the process that
+ * jc_attach_move finds still there, or refuses to move. */
 static int check_one(jc_collector *c, size_t b, pid_t pid,
                      const char *source, const char *rootcg) {
   jc_managed_state *st = &c->managed[b];
-  char why[512], from[PATH_MAX];
-  int r = jc_proc_may_move(pid, rootcg, why, sizeof(why));
-  if (r == -EPERM) {
-    jc_logf(&c->log, JC_LOG_ERR, "%s: refusing to move process %d: %s",
-            source, (int)pid, why);
-    return -1;
-  }
+  char why[512] = "", from[PATH_MAX], how[192];
+  jc_proc_hold hold = {.pidfd = -1};
+  int r = jc_proc_hold_take(pid, &hold);
+  if (r == 0)
+    r = jc_proc_may_move(pid, rootcg, why, sizeof(why));
   if (r == 0)
     r = jc_proc_cgroup(pid, from, sizeof(from));
   if (r == 0)
-    r = remember(st, pid, from, rootcg);
-  if (r == 0)
+    r = remember(st, &hold, from, rootcg);
+  if (r == 0) {
+    jc_proc_hold_describe(&hold, how, sizeof(how));
+    jc_logf(&c->log, JC_LOG_DEBUG,
+            "%s: process %d held by %s from its check to its move", source,
+            (int)pid, how);
     return 0;
-  jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s/%s: %s",
-          source, (int)pid, c->root, c->cfg->managed[b].path,
-          r == -ESRCH ? "no such process" : JC_STRERROR(-r));
+  }
+  jc_proc_hold_release(&hold);
+  if (r == -EPERM)
+    jc_logf(&c->log, JC_LOG_ERR, "%s: refusing to move process %d: %s",
+            source, (int)pid, why);
+  else
+    jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s/%s: %s",
+            source, (int)pid, c->root, c->cfg->managed[b].path,
+            r == -ESRCH ? "no such process" : JC_STRERROR(-r));
   return -1;
 }
 
@@ -118,16 +129,21 @@ int jc_attach_check(jc_collector *c, size_t b) {
 
 int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
   const jc_managed *m = &c->cfg->managed[b];
-  const jc_managed_state *st = &c->managed[b];
+  jc_managed_state *st = &c->managed[b];
   for (size_t k = 0; k < st->moved_count; k++) {
-    pid_t pid = st->moved[k].pid;
-    int r = jc_cgwrite_attach(cgfd, pid);
+    jc_moved *mv = &st->moved[k];
+    pid_t pid = mv->pid;
+    int held = jc_proc_hold_check(&mv->hold);
+    int r = held < 0 ? held : jc_cgwrite_attach(cgfd, pid);
+    jc_proc_hold_release(&mv->hold);
     if (r == 0)
       continue;
     char source[PATH_MAX + 32];
     describe(m, k, source, sizeof(source));
     const char *hint =
-        r == -ESRCH                   ? "no such process"
+        held == -ESRCH ? "it exited after it was checked, and its pid may "
+                         "be another process's now, which is not moved"
+        : r == -ESRCH                 ? "no such process"
         : r == -EACCES || r == -EPERM ? "permission denied; moving "
                                         "processes needs root"
         : r == -EBUSY ? "the cgroup has controllers enabled for its "
@@ -184,8 +200,10 @@ int jc_attach_evacuate(jc_collector *c, size_t b, int cgfd, const char *top,
 }
 
 void jc_attach_forget(jc_managed_state *st) {
-  for (size_t k = 0; k < st->moved_count; k++)
+  for (size_t k = 0; k < st->moved_count; k++) {
+    jc_proc_hold_release(&st->moved[k].hold);
     free(st->moved[k].origin);
+  }
   free(st->moved);
   st->moved = NULL;
   st->moved_count = 0;

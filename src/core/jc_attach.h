@@ -1,8 +1,10 @@
 /*
  * jc_attach — the processes of the <Cgroup> blocks: moved in at init, each
  * only once found safe to move (jc_pidfile for AttachPidFile, jc_proc for
- * every pid) and remembered with the cgroup it came from; moved back there
- * when jc_managed empties a cgroup it created.  Used by jc_managed only.
+ * every pid), held from that check to its move (jc_proc_hold: a process
+ * that exited in between is not moved, nor the one that got its pid) and
+ * remembered with the cgroup it came from; moved back there when
+ * jc_managed empties a cgroup it created.  Used by jc_managed only.
  */
 #ifndef JC_ATTACH_H
 #define JC_ATTACH_H
@@ -14,7 +16,9 @@
 int jc_attach_check(jc_collector *c, size_t b);
 
 /* Moves the processes jc_attach_check found into block b's cgroup cgfd
- * (shown as `where`).  0, or -1 after one ERROR line. */
+ * (shown as `where`), each only while it is still the process checked,
+ * and lets go of each hold.  0, or -1 after one ERROR line (at the first
+ * that is not moved; jc_attach_forget lets go of the others). */
 int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where);
 
 /*
@@ -26,7 +30,7 @@ int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where);
 int jc_attach_evacuate(jc_collector *c, size_t b, int cgfd, const char *top,
                        int parentfd);
 
-/* Forgets what block state st remembers. */
+/* Forgets what block state st remembers, holds included. */
 void jc_attach_forget(jc_managed_state *st);
 
 #endif

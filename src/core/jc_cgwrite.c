@@ -124,8 +124,9 @@ int jc_cgwrite_enable(int cgfd, unsigned mask) {
 int jc_cgwrite_evacuate(int cgfd, void (*move)(pid_t pid, void *ctx),
                         void *ctx) {
   int r = jc_cgwrite_check_dir(cgfd);
-  /* Processes may fork while we move them: a bounded number of rounds,
-   * until a read of cgroup.procs finds none. */
+  /* Each round moves every process cgroup.procs lists (the whole list,
+   * however many pages it takes); processes may fork while we move them:
+   * a bounded number of rounds, until a round finds none. */
   for (int round = 0; r == 0 && round < 16; round++) {
     int found = jc_hier_each_pid(cgfd, move, ctx);
     if (found <= 0)

@@ -50,8 +50,9 @@ int jc_cgwrite_attach(int cgfd, pid_t pid);
 int jc_cgwrite_enable(int cgfd, unsigned mask);
 
 /* Empties cgroup cgfd: calls move (which moves pid out, with
- * jc_cgwrite_attach) for each process listed in its cgroup.procs, again
- * while they fork, a bounded number of times.  -EBUSY when some stay. */
+ * jc_cgwrite_attach) for each process listed in its cgroup.procs (all of
+ * them, read whole with jc_hier_each_pid), again while they fork, a
+ * bounded number of rounds.  -EBUSY when some stay. */
 int jc_cgwrite_evacuate(int cgfd, void (*move)(pid_t pid, void *ctx),
                         void *ctx);
 

@@ -29,6 +29,10 @@ typedef struct {
   char **pid_files;
   size_t pid_file_count;
   bool keep; /* leave it in place at shutdown even if we created it */
+  /* A parent that does not hand down a controller Collect reads: one
+   * WARNING each and those values left out (joule-cgroup run measures
+   * what a delegated subtree has), not an init error (the plugin). */
+  bool without_missing_controllers;
 } jc_managed;
 
 typedef struct {

@@ -63,14 +63,85 @@ int jc_hier_open_file(int dirfd, const char *name, bool check_type) {
   return fd;
 }
 
+/* One read(), again after a signal. */
+static ssize_t read_some(int fd, char *buf, size_t size) {
+  ssize_t got;
+  while ((got = read(fd, buf, size)) < 0 && errno == EINTR)
+    ;
+  return got < 0 ? -errno : got;
+}
+
+/* Reads fd into buf from *have on: 1 at its end, 0 when buf is full
+ * first (more may follow). */
+static int fill(int fd, char *buf, size_t size, size_t *have) {
+  while (*have < size) {
+    ssize_t got = read_some(fd, buf + *have, size - *have);
+    if (got <= 0)
+      return got < 0 ? (int)got : 1;
+    *have += (size_t)got;
+  }
+  return 0;
+}
+
+/* After a full buffer: 1 at the end, -EFBIG when more follows. */
+static int at_end(int fd) {
+  char probe;
+  ssize_t got = read_some(fd, &probe, 1);
+  return got < 0 ? (int)got : got == 0 ? 1 : -EFBIG;
+}
+
+ssize_t jc_hier_read_fd(int fd, char *buf, size_t size) {
+  size_t have = 0;
+  int r = fill(fd, buf, size, &have);
+  if (r == 0)
+    r = at_end(fd);
+  return r < 0 ? r : (ssize_t)have;
+}
+
 ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size) {
   int fd = jc_hier_open_file(dirfd, name, true);
   if (fd < 0)
     return fd;
-  ssize_t len = read(fd, buf, size);
-  int saved = errno;
+  ssize_t len = jc_hier_read_fd(fd, buf, size);
   close(fd);
-  return len < 0 ? -saved : len;
+  return len;
+}
+
+/* The whole of fd in a buffer grown to fit, up to max bytes. */
+static ssize_t read_fd_grown(int fd, size_t max, char **ret_buf) {
+  size_t size = 16384 < max ? 16384 : max, have = 0;
+  char *buf = malloc(size);
+  if (!buf)
+    return -ENOMEM;
+  int r;
+  while ((r = fill(fd, buf, size, &have)) == 0 && size < max) {
+    size_t next = 2 * size < max ? 2 * size : max;
+    char *bigger = realloc(buf, next);
+    if (!bigger) {
+      r = -ENOMEM;
+      break;
+    }
+    buf = bigger;
+    size = next;
+  }
+  if (r == 0)
+    r = at_end(fd);
+  if (r < 0) {
+    free(buf);
+    return r;
+  }
+  *ret_buf = buf;
+  return (ssize_t)have;
+}
+
+ssize_t jc_read_file_grown(int dirfd, const char *name, size_t max,
+                           char **ret_buf) {
+  int fd = jc_hier_open_file(dirfd, name, true);
+  if (fd < 0)
+    return fd;
+  ssize_t len = read_fd_grown(fd, max, ret_buf);
+  close(fd);
+  return len;
 }
 
 /* Calls fn for each cgroup2 line of a mountinfo file until it returns
@@ -301,9 +372,15 @@ int jc_hier_open_level(int dirfd, const char *name) {
   return fd < 0 ? -errno : fd;
 }
 
+/* cgroup.procs of the most processes a system can have: PID_MAX_LIMIT
+ * (4194304) pids of up to 7 digits and a newline each. */
+#define PROCS_MAX (4194304u * 8u)
+
 int jc_hier_each_pid(int cgfd, void (*fn)(pid_t pid, void *ctx), void *ctx) {
-  char buf[65536];
-  ssize_t len = jc_read_file_at(cgfd, "cgroup.procs", buf, sizeof(buf));
+  /* All of it before the first call: fn may move a process out, and the
+   * list is not to change under a reading that has not ended. */
+  char *buf;
+  ssize_t len = jc_read_file_grown(cgfd, "cgroup.procs", PROCS_MAX, &buf);
   if (len < 0)
     return (int)len;
   int count = 0;
@@ -318,6 +395,7 @@ int jc_hier_each_pid(int cgfd, void (*fn)(pid_t pid, void *ctx), void *ctx) {
     }
     p += linelen + 1;
   }
+  free(buf);
   return count;
 }
 

@@ -70,9 +70,23 @@ int jc_hier_controllers(int dirfd, const char *file, unsigned *ret_mask);
  */
 int jc_hier_open_file(int dirfd, const char *name, bool check_type);
 
-/* One bounded read of a small regular file relative to dirfd (opened with
- * jc_hier_open_file, type checked); returns its length. */
+/*
+ * Reads fd from where it is to its end into buf; returns the length.  The
+ * kernel's files of one record per line (cgroup.procs, /proc/vmstat) give
+ * about a page per read(), so one read() is not the whole file.  -EFBIG
+ * when there is more than size bytes: never a part taken for the whole.
+ */
+ssize_t jc_hier_read_fd(int fd, char *buf, size_t size);
+
+/* A small regular file relative to dirfd (opened with jc_hier_open_file,
+ * type checked), read to its end with jc_hier_read_fd. */
 ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size);
+
+/* The same for a list of any length (cgroup.procs): read into a buffer
+ * grown to fit, up to max bytes (-EFBIG beyond), which the caller frees
+ * (*ret_buf, set on success only). */
+ssize_t jc_read_file_grown(int dirfd, const char *name, size_t max,
+                           char **ret_buf);
 
 /* Opens relpath under rootfd as a directory without following symlinks
  * ("" gives a new descriptor of rootfd).  why may be NULL when n is 0. */
@@ -91,11 +105,12 @@ int jc_hier_open_existing(int rootfd, const char *relpath, size_t *ret_levels,
 /* Opens one level `name` below dirfd as a directory, no symlink followed. */
 int jc_hier_open_level(int dirfd, const char *name);
 
-/* Calls fn for every pid listed in cgfd's cgroup.procs (one read);
- * returns how many there were. */
+/* Calls fn for every pid listed in cgfd's cgroup.procs, read whole
+ * first (any length; allocates); returns how many there were. */
 int jc_hier_each_pid(int cgfd, void (*fn)(pid_t pid, void *ctx), void *ctx);
 
-/* Sends sig to every process listed in cgfd's cgroup.procs (one read). */
+/* Sends sig to every process listed in cgfd's cgroup.procs (the whole
+ * list, as jc_hier_each_pid reads it). */
 int jc_hier_signal(int cgfd, int sig);
 
 #endif

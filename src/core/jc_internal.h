@@ -15,6 +15,7 @@
 #include "jc_collector.h"
 #include "jc_log.h"
 #include "jc_name.h"
+#include "jc_proc.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -70,6 +71,7 @@ typedef struct {
 typedef struct {
   pid_t pid;
   char *origin; /* its cgroup, relative to CgroupRoot ("" for the root) */
+  jc_proc_hold hold; /* from its check to its move (released then) */
 } jc_moved;
 
 typedef struct {

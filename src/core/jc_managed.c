@@ -107,8 +107,38 @@ static unsigned wanted_controllers(const jc_collector *c) {
          ((c->cfg->collect & JC_COLLECT_CPU) ? JC_CTRL_CPU : 0);
 }
 
-/* A cgroup we did not create must already hand down what we read. */
-static int check_parent_enables(jc_collector *c, int fd, const char *relpath) {
+/* Block m goes without the controllers of missing, which the parent fd
+ * (at `where`) does not hand down: a WARNING for each, with the remedy
+ * there, or above it when it does not have the controller itself. */
+static void go_without(jc_collector *c, const jc_managed *m, int fd,
+                       const char *where, unsigned missing) {
+  char cgroup[PATH_MAX], remedy[PATH_MAX + 128];
+  unsigned own = 0;
+  full_path(c, m->path, cgroup, sizeof(cgroup));
+  (void)jc_hier_controllers(fd, "cgroup.controllers", &own);
+  for (unsigned bit = 1; bit <= missing; bit <<= 1) {
+    if (!(missing & bit))
+      continue;
+    const char *name = jc_ctrl_name(bit);
+    if (own & bit)
+      snprintf(remedy, sizeof(remedy),
+               "enable it with: echo \"+%s\" > %s/cgroup.subtree_control",
+               name, where);
+    else
+      snprintf(remedy, sizeof(remedy),
+               "%s does not have it either: its parent must hand it down "
+               "first",
+               where);
+    jc_logf(&c->log, JC_LOG_WARNING,
+            "controller \"%s\" is not enabled for the children of %s, so %s "
+            "has no %s values; %s",
+            name, where, cgroup, name, remedy);
+  }
+}
+
+/* A cgroup we did not create must already hand down what block m reads. */
+static int check_parent_enables(jc_collector *c, const jc_managed *m, int fd,
+                                const char *relpath) {
   unsigned wanted = required_controllers(c), enabled = 0;
   if (!wanted)
     return 0;
@@ -123,6 +153,10 @@ static int check_parent_enables(jc_collector *c, int fd, const char *relpath) {
   unsigned missing = wanted & ~enabled;
   if (!missing)
     return 0;
+  if (m->without_missing_controllers) {
+    go_without(c, m, fd, where, missing);
+    return 0;
+  }
   const char *name = jc_ctrl_name(missing & -missing); /* the first */
   jc_logf(&c->log, JC_LOG_ERR,
           "controller \"%s\" is not enabled for the children of %s; enable "
@@ -167,8 +201,9 @@ static bool created_by_us(const jc_collector *c, size_t upto, int fd) {
  * it exists: configured if ours, checked if not. */
 static int prepare_parent(jc_collector *c, size_t i, int fd,
                           const char *relpath) {
-  return created_by_us(c, i, fd) ? enable_below(c, fd, relpath)
-                                 : check_parent_enables(c, fd, relpath);
+  return created_by_us(c, i, fd)
+             ? enable_below(c, fd, relpath)
+             : check_parent_enables(c, &c->cfg->managed[i], fd, relpath);
 }
 
 /* ---- creating ------------------------------------------------------- */

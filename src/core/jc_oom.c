@@ -57,6 +57,8 @@ void jc_oom_read_top(jc_collector *c) {
   const char *name = c->oom_top_source == JC_OOM_TOP_ROOT_EVENTS
                          ? "memory.events"
                          : "/proc/vmstat";
+  /* To its end: /proc/vmstat is one record per counter, given a page
+   * per read(), and each kernel release adds counters. */
   ssize_t len = jc_read_file_at(dirfd, name, c->buf, c->buf_size);
   uint64_t kills;
   if (len > 0 && find_oom_kill(c->buf, (size_t)len, &kills))

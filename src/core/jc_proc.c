@@ -4,12 +4,16 @@
 #include "jc_proc.h"
 
 #include "jc_hier.h"
+#include "jc_log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define WHY(...) (snprintf(why, n, __VA_ARGS__))
 #define PF_KTHREAD 0x00200000u /* include/linux/sched.h */
@@ -26,7 +30,8 @@ static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size) {
   return len;
 }
 
-int jc_proc_is_kernel_thread(pid_t pid) {
+/* Field n (from 3, "state", on) of /proc/PID/stat as a number. */
+static int stat_field(pid_t pid, int n, uint64_t *ret) {
   char buf[1024];
   ssize_t len = read_proc(pid, "stat", buf, sizeof(buf));
   if (len < 0)
@@ -37,14 +42,23 @@ int jc_proc_is_kernel_thread(pid_t pid) {
   if (!p)
     return -EINVAL;
   p++;
-  for (int field = 0; field < 6; field++) {
+  for (int field = 3; field < n; field++) {
     p += strspn(p, " ");
     p += strcspn(p, " ");
   }
   char *end;
-  unsigned long flags = strtoul(p, &end, 10);
+  unsigned long long value = strtoull(p, &end, 10);
   if (end == p)
     return -EINVAL;
+  *ret = value;
+  return 0;
+}
+
+int jc_proc_is_kernel_thread(pid_t pid) {
+  uint64_t flags;
+  int r = stat_field(pid, 9, &flags);
+  if (r < 0)
+    return r;
   return (flags & PF_KTHREAD) ? 1 : 0;
 }
 
@@ -84,4 +98,86 @@ int jc_proc_may_move(pid_t pid, const char *root_cgroup, char *why, size_t n) {
                root_cgroup),
            -EPERM;
   return 0;
+}
+
+/* ---- holding a process from its check to its move ---------------------- */
+
+#define STAT_START_TIME 22
+
+#if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
+#define HAVE_PIDFD 1
+#endif
+
+/* JOULE_CGROUP_NO_PIDFD=1: the start time, as without pidfd_open (tests). */
+static bool pidfd_turned_off(void) {
+  const char *off = getenv("JOULE_CGROUP_NO_PIDFD");
+  return off && strcmp(off, "1") == 0;
+}
+
+/* A pidfd of pid, or -errno (-ENOSYS before Linux 5.3). */
+static int open_pidfd(pid_t pid) {
+#ifdef HAVE_PIDFD
+  long fd = syscall(SYS_pidfd_open, pid, 0);
+  return fd < 0 ? -errno : (int)fd;
+#else
+  (void)pid;
+  return -ENOSYS;
+#endif
+}
+
+int jc_proc_hold_take(pid_t pid, jc_proc_hold *ret) {
+  jc_proc_hold h = {pid, -1, -1, 0};
+  if (!pidfd_turned_off()) {
+    int fd = open_pidfd(pid);
+    if (fd == -ESRCH)
+      return -ESRCH;
+    h.pidfd = fd < 0 ? -1 : fd;
+    h.no_pidfd = fd < 0 ? -fd : 0;
+  }
+  if (h.pidfd < 0) {
+    int r = stat_field(pid, STAT_START_TIME, &h.start_time);
+    if (r < 0)
+      return r;
+  }
+  *ret = h;
+  return 0;
+}
+
+/* Is the process of pidfd still there?  Signal 0 sends nothing; EPERM
+ * (a process of another user) says it is there all the same. */
+static int pidfd_alive(int pidfd) {
+#ifdef HAVE_PIDFD
+  if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0 || errno == EPERM)
+    return 0;
+  return -errno;
+#else
+  (void)pidfd;
+  return -ENOSYS;
+#endif
+}
+
+int jc_proc_hold_check(const jc_proc_hold *h) {
+  if (h->pidfd >= 0)
+    return pidfd_alive(h->pidfd);
+  uint64_t now;
+  int r = stat_field(h->pid, STAT_START_TIME, &now);
+  if (r < 0)
+    return r;
+  return now == h->start_time ? 0 : -ESRCH;
+}
+
+void jc_proc_hold_describe(const jc_proc_hold *h, char *out, size_t size) {
+  if (h->pidfd >= 0)
+    snprintf(out, size, "a pidfd");
+  else
+    snprintf(out, size, "its start time %llu (no pidfd: %s)",
+             (unsigned long long)h->start_time,
+             h->no_pidfd < 0 ? "JOULE_CGROUP_NO_PIDFD=1"
+                             : JC_STRERROR(h->no_pidfd));
+}
+
+void jc_proc_hold_release(jc_proc_hold *h) {
+  if (h->pidfd >= 0)
+    close(h->pidfd);
+  h->pidfd = -1;
 }

@@ -1,0 +1,152 @@
+/* Unit tests of reading files to their end (jc_hier): a kernel seq_file
+ * of many records gives about a page per read(), and jc_read_file_at
+ * still returns all of it; a file larger than the buffer is -EFBIG, never
+ * its first part; cgroup.procs of any length is read whole. */
+#include "jc_hier.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char dir[PATH_MAX];
+
+/* Setting the scene must work: a test of nothing proves nothing. */
+static void must(int r, const char *what) {
+  if (r < 0) {
+    perror(what);
+    exit(99);
+  }
+}
+
+static char *at(const char *name) {
+  static char path[PATH_MAX];
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  return path;
+}
+
+/* Static buffers: reading /proc/self/maps twice must not change it (a
+ * malloc between the readings could grow the heap's line). */
+static char ours[1 << 20], theirs[1 << 20];
+
+/* The independent reading: read() until it returns 0; *ret_first is what
+ * the first read() gave. */
+static ssize_t read_all_by_hand(const char *path, char *buf, size_t size,
+                                ssize_t *ret_first) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  must(fd, path);
+  size_t have = 0;
+  ssize_t got;
+  *ret_first = -1;
+  while ((got = read(fd, buf + have, size - have)) > 0) {
+    if (*ret_first < 0)
+      *ret_first = got;
+    have += (size_t)got;
+  }
+  close(fd);
+  return got < 0 ? -1 : (ssize_t)have;
+}
+
+/* /proc/self/maps with hundreds of mappings: a seq_file of one record per
+ * mapping, many pages long.  Alternate protections keep the kernel from
+ * merging neighbours into one record. */
+static void test_seq_file(void) {
+  long page = sysconf(_SC_PAGESIZE);
+  char *area = mmap(NULL, (size_t)page * 400, PROT_READ,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  must(area == MAP_FAILED ? -1 : 0, "mmap");
+  for (int i = 0; i < 400; i += 2)
+    must(mprotect(area + (size_t)i * page, (size_t)page,
+                  PROT_READ | PROT_WRITE),
+         "mprotect");
+  ssize_t first;
+  ssize_t want = read_all_by_hand("/proc/self/maps", theirs, sizeof(theirs),
+                                  &first);
+  ssize_t got = jc_read_file_at(AT_FDCWD, "/proc/self/maps", ours,
+                                sizeof(ours));
+  ok(want > 4 * 4096 && first < want,
+     "the scene: /proc/self/maps is %zd bytes, one read() gives %zd", want,
+     first);
+  is_int(got, want, "jc_read_file_at reads all %zd bytes of it", want);
+  ok(got == want && memcmp(ours, theirs, (size_t)want) == 0,
+     "byte for byte what read() until end of file gives");
+  is_int(jc_read_file_at(AT_FDCWD, "/proc/self/maps", ours, 4096), -EFBIG,
+         "into 4096 bytes: -EFBIG, not its first page");
+  munmap(area, (size_t)page * 400);
+}
+
+static void put(const char *name, const char *text, size_t len) {
+  int fd = open(at(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  must(fd, name);
+  must(write(fd, text, len) == (ssize_t)len ? 0 : -1, name);
+  close(fd);
+}
+
+static void test_bounds(void) {
+  memset(theirs, 'x', 100);
+  put("hundred", theirs, 100);
+  int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  must(dirfd, dir);
+  is_int(jc_read_file_at(dirfd, "hundred", ours, 100), 100,
+         "a file of exactly the buffer's size is read");
+  is_int(jc_read_file_at(dirfd, "hundred", ours, 99), -EFBIG,
+         "one byte more than the buffer: -EFBIG");
+  put("empty", "", 0);
+  is_int(jc_read_file_at(dirfd, "empty", ours, sizeof(ours)), 0,
+         "an empty file: 0 bytes");
+  char *buf = NULL;
+  is_int(jc_read_file_grown(dirfd, "hundred", 100, &buf), 100,
+         "grown: up to max bytes");
+  free(buf);
+  buf = NULL;
+  is_int(jc_read_file_grown(dirfd, "hundred", 99, &buf), -EFBIG,
+         "grown: beyond max, -EFBIG");
+  ok(buf == NULL, "and nothing to free");
+  close(dirfd);
+}
+
+static void count_pid(pid_t pid, void *ctx) {
+  long *sum = ctx;
+  sum[0]++;
+  sum[1] += pid;
+}
+
+/* A cgroup.procs of 20,000 pids (a copy of one; the real kernel's is
+ * tests/kernel_crowd.sh): 118 KiB, more than the 64 KiB of one buffer. */
+static void test_long_procs(void) {
+  size_t len = 0;
+  long want_sum = 0;
+  for (int pid = 10000; pid < 30000; pid++) {
+    len += (size_t)snprintf(theirs + len, sizeof(theirs) - len, "%d\n", pid);
+    want_sum += pid;
+  }
+  must(mkdir(at("cg"), 0755), "mkdir");
+  put("cg/cgroup.procs", theirs, len);
+  int cgfd = open(at("cg"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  must(cgfd, "cg");
+  long sum[2] = {0, 0};
+  is_int(jc_hier_each_pid(cgfd, count_pid, sum), 20000,
+         "jc_hier_each_pid: all 20000 pids of a %zu-byte cgroup.procs", len);
+  ok(sum[0] == 20000 && sum[1] == want_sum, "each one once (%ld calls)",
+     sum[0]);
+  close(cgfd);
+}
+
+int main(void) {
+  snprintf(dir, sizeof(dir), "/tmp/jc-unit-read.XXXXXX");
+  if (!mkdtemp(dir))
+    return 1;
+  test_seq_file();
+  test_bounds();
+  test_long_procs();
+  char cmd[PATH_MAX + 16];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+  if (system(cmd) != 0)
+    ok(0, "cleanup");
+  return done_testing();
+}

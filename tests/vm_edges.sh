@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Three edges of a real fleet, with every controller (make check-vm):
+#   A. a parent turns cpu off in its cgroup.subtree_control while collectd
+#      reads its child, and on again: every read of the child still has
+#      its memory, io and pids values (their csv series have as many lines
+#      as cpu.stat's, which the child keeps without the cpu controller);
+#   B. an OOM kill in one of two siblings is counted in that one
+#      (derive-memory_events_oom_kill + 1, one FAILURE notification with
+#      its instance), never in the other;
+#   C. joule-cgroup run --root in a subtree that hands down cpu, memory and
+#      pids but not io: CPU and memory measured, the command's io null with
+#      one line on stderr (the machine's io still measured), and the
+#      command's exit status.
+# Independent sources: the kernel's own files (cpu.max gone from the child
+# while cpu is off, memory.events), the processes the test let loose and
+# saw killed, the status the command exits with.
+. "$(dirname "$0")/lib/common.sh"
+JC="$top_builddir/joule-cgroup"
+need_kernel
+need_controllers cpu memory io pids
+need_collectd
+need_memhog
+need "built joule-cgroup" -- test -x "$JC"
+need "python3" -- command -v python3
+
+make_run_parent vm-edges
+hand_down_controllers
+mkdir "$parent/p" "$parent/x" "$parent/y" "$parent/q"
+echo "+cpu +memory +io +pids" >"$parent/p/cgroup.subtree_control"
+mkdir "$parent/p/job"
+echo 32M >"$parent/x/memory.max"
+job="${run}_p_job" x="${run}_x" y="${run}_y"
+
+dir="$T/edges"
+start_watching "$dir" "$run/**" '"cpu" "memory" "io" "pids" "events"'
+wait_reads 2 "$dir" "$job" derive-cpu_usage_usec
+ok $? "collectd reads $run/p/job" || tap_done
+
+# --- A: cpu off in the parent, then on again --------------------------------------
+echo "-cpu" >"$parent/p/cgroup.subtree_control"
+test ! -e "$parent/p/job/cpu.max"
+ok $? "A: cpu off in $run/p: $run/p/job has no cpu.max ($(cat "$parent/p/cgroup.subtree_control"))"
+wait_reads 4 "$dir" "$job" derive-cpu_usage_usec
+echo "+cpu" >"$parent/p/cgroup.subtree_control"
+wait_reads 2 "$dir" "$job" derive-cpu_usage_usec
+
+# --- B: an OOM kill in x, none in y ---------------------------------------------
+told() { grep -c '^\[info\] Notification: ' "$dir/collectd.log" 2>/dev/null || true; }
+told_at_least() { [ "$(told)" -ge "$1" ]; }
+y_before=$(csv_last "$dir" "$y" derive-memory_events_oom_kill)
+x_before=$(csv_last "$dir" "$x" derive-memory_events_oom_kill)
+{ bash -c 'echo $$ >"$1/cgroup.procs" && exec "$2" 64' hog "$parent/x" "$HOG" >/dev/null 2>&1; } 2>/dev/null
+status=$?
+[ "$status" -eq 137 ]
+ok $? "B: a 64 MiB writer under memory.max 32M in $run/x killed (status $status; memory.events: $(grep oom_kill "$parent/x/memory.events"))"
+wait_until told_at_least 1
+wait_reads 3 "$dir" "$x" derive-memory_events_oom_kill
+x_after=$(csv_last "$dir" "$x" derive-memory_events_oom_kill)
+[ -n "$x_before" ] && [ $((x_after - x_before)) -eq 1 ]
+ok $? "B: derive-memory_events_oom_kill of $run/x grew by 1 ($x_before -> $x_after)"
+y_values=$(cut -d, -f2 "$dir/csv/testhost/joule_cgroup-$y"/derive-memory_events_oom_kill-* | grep -v value | sort -u | tr '\n' ' ')
+[ -n "$y_before" ] && [ "$y_values" = "$y_before " ]
+ok $? "B: derive-memory_events_oom_kill of its sibling $run/y never moved (values: $y_values)"
+stop_collectd
+notes=$(grep '^\[info\] Notification: severity = FAILURE' "$dir/collectd.log")
+[ "$(grep -c . <<<"$notes")" -eq 1 ] && grep -q "plugin_instance = $x, type = memory, type_instance = oom_kill" <<<"$notes"
+ok $? "B: one FAILURE notification, $run/x's"
+diag <<<"$notes"
+
+# Counted after the run: the csv writer has written every read by then.
+lines() { csv_count "$dir" "$job" "$1"; }
+cpu_lines=$(lines derive-cpu_usage_usec)
+gaps=
+for s in memory-current count-pids disk_octets; do
+  [ "$(lines "$s")" -eq "$cpu_lines" ] || gaps="$gaps $s:$(lines "$s")"
+done
+[ "$cpu_lines" -ge 8 ] && [ -z "$gaps" ]
+ok $? "A: $cpu_lines reads of $run/p/job, each with memory-current, count-pids and disk_octets${gaps:+ (short:$gaps)}"
+[ "$(grep -c '^\[error\]' "$dir/collectd.log")" -eq 0 ]
+ok $? "no ERROR in collectd's log"
+grep -E '^\[(error|warning)\]' "$dir/collectd.log" | diag
+
+# --- C: run --root where io is not handed down ------------------------------------
+echo "+cpu +memory +pids" >"$parent/q/cgroup.subtree_control"
+"$JC" run --root "$parent/q" -- sh -c '"$1" --hold-ms 300 16 >/dev/null; exit 3' sh "$HOG" \
+  >"$T/report" 2>"$T/err"
+status=$?
+[ "$status" -eq 3 ]
+ok $? "C: run exits with the command's status (3): $status"
+figures=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1]))
+m = r.get("memory") or {}
+print((r.get("cpu") or {}).get("usage_usec", 0) > 0,
+      (m.get("peak") or (m.get("current") or {}).get("max") or 0) >= 16 << 20,
+      r.get("io") is None, r["global"].get("io") is not None)' "$T/report")
+[ "$figures" = "True True True True" ]
+ok $? "C: the command's cpu usage > 0, memory >= 16 MiB, io null; the machine's io still there ($figures)"
+[ "$(grep -c . "$T/err")" -eq 1 ] &&
+  grep -q "controller \"io\" is not enabled for the children of $parent/q, so $parent/q/joule-cgroup-run-[0-9.]* has no io values; enable it with: echo \"+io\" > $parent/q/cgroup.subtree_control" "$T/err"
+ok $? "C: one line on stderr, with the remedy: $(cat "$T/err")"
+tap_done
