@@ -179,7 +179,7 @@ if [ -x "$FORKER" ]; then
   got=$(sort -u "$T/got-sigint" 2>/dev/null | wc -l)
   [ "$got" -eq "$K" ]
   ok $? "SIGINT to run: all $K processes left behind ($left in its cgroup) received it: $got"
-  [ "$status" -eq 0 ] && [ "$(field "$T/left.json" 'r["exit_status"]')" = 0 ] && [ ! -s "$T/err" ] && gone
+  [ "$status" -eq 0 ] && [ "$(field "$T/left.json" 'r["exit_status"]')" = 0 ] && no_errors "$T/err" && gone
   ok $? "... and run exits with the command's status ($status), the cgroup removed"
 else
   ok 1 "built tests/forker"

@@ -59,7 +59,7 @@ ok $? "the helper forked $N children in $run/job" || { diag <"$T/forker.out"; ta
 inside=$(count "$parent/job")
 [ "$inside" -eq $((N + 1)) ]
 ok $? "$run/job holds $inside processes, $(wc -c <"$parent/job/cgroup.procs") bytes of cgroup.procs"
-wait_reads 1 "$dir" job derive-cpu_usage_usec
+wait_reads 1 "$dir" job ps_cputime
 ok $? "collectd reads the crowded cgroup"
 
 t0=$SECONDS

@@ -33,16 +33,16 @@ job="${run}_p_job" x="${run}_x" y="${run}_y"
 
 dir="$T/edges"
 start_watching "$dir" "$run/**" '"cpu" "memory" "io" "pids" "events"'
-wait_reads 2 "$dir" "$job" derive-cpu_usage_usec
+wait_reads 2 "$dir" "$job" ps_cputime
 ok $? "collectd reads $run/p/job" || tap_done
 
 # --- A: cpu off in the parent, then on again --------------------------------------
 echo "-cpu" >"$parent/p/cgroup.subtree_control"
 test ! -e "$parent/p/job/cpu.max"
 ok $? "A: cpu off in $run/p: $run/p/job has no cpu.max ($(cat "$parent/p/cgroup.subtree_control"))"
-wait_reads 4 "$dir" "$job" derive-cpu_usage_usec
+wait_reads 4 "$dir" "$job" ps_cputime
 echo "+cpu" >"$parent/p/cgroup.subtree_control"
-wait_reads 2 "$dir" "$job" derive-cpu_usage_usec
+wait_reads 2 "$dir" "$job" ps_cputime
 
 # --- B: an OOM kill in x, none in y ---------------------------------------------
 told() { grep -c '^\[info\] Notification: ' "$dir/collectd.log" 2>/dev/null || true; }
@@ -69,7 +69,7 @@ diag <<<"$notes"
 
 # Counted after the run: the csv writer has written every read by then.
 lines() { csv_count "$dir" "$job" "$1"; }
-cpu_lines=$(lines derive-cpu_usage_usec)
+cpu_lines=$(lines ps_cputime)
 gaps=
 for s in memory-current count-pids disk_octets; do
   [ "$(lines "$s")" -eq "$cpu_lines" ] || gaps="$gaps $s:$(lines "$s")"
