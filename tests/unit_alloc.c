@@ -44,10 +44,18 @@ int main(void) {
   jc_config *cfg = jc_config_new();
   jc_config_set_root(cfg, root, err, sizeof(err));
   jc_config_add_pattern(cfg, false, "**", err, sizeof(err));
-  static const char *const groups[] = {"cpu",    "memory", "io",
-                                       "pressure", "events", "pids"};
-  for (size_t i = 0; i < 6; i++)
+  static const char *const groups[] = {"cpu",    "memory", "io",  "pressure",
+                                       "events", "pids",   "energy"};
+  for (size_t i = 0; i < 7; i++)
     jc_config_add_collect(cfg, groups[i], err, sizeof(err));
+  char zones[4096];
+  snprintf(zones, sizeof(zones),
+           "%s/tests/fixtures/powercap/intel-xeon-2s/sys/class/powercap",
+           srcdir ? srcdir : "..");
+  char zones_abs[4096];
+  if (!realpath(zones, zones_abs))
+    return perror(zones), 1;
+  jc_config_set_powercap_root(cfg, zones_abs, err, sizeof(err));
   jc_config_add_memstat(cfg, "anon", err, sizeof(err));
   jc_config_add_memstat(cfg, "pgfault", err, sizeof(err));
   cfg->per_device = true;

@@ -411,6 +411,95 @@ static void test_descriptor_shortage(void) {
   fx_cleanup();
 }
 
+/*
+ * Collect "energy" on a fixture: one zone, two cgroups, a host /proc/stat,
+ * all rewritten between reads with figures whose split is known exactly.
+ */
+static void energy_step(uint64_t zone_uj, uint64_t a_us, uint64_t b_us,
+                        uint64_t total_ticks, uint64_t idle_ticks) {
+  char text[256];
+  snprintf(text, sizeof(text), "%llu\n", (unsigned long long)zone_uj);
+  fx_write("pc/intel-rapl:0/energy_uj", text);
+  snprintf(text, sizeof(text), "usage_usec %llu\nuser_usec %llu\nsystem_usec 0\n",
+           (unsigned long long)a_us, (unsigned long long)a_us);
+  fx_write("cg/a/cpu.stat", text);
+  snprintf(text, sizeof(text), "usage_usec %llu\nuser_usec %llu\nsystem_usec 0\n",
+           (unsigned long long)b_us, (unsigned long long)b_us);
+  fx_write("cg/b/cpu.stat", text);
+  /* user nice system idle iowait irq softirq steal, in ticks of 10 ms */
+  snprintf(text, sizeof(text), "cpu  %llu 0 0 %llu 0 0 0 0 0 0\ncpu0 1 0 0 0\n",
+           (unsigned long long)(total_ticks - idle_ticks),
+           (unsigned long long)idle_ticks);
+  fx_write("stat", text);
+}
+
+static void test_energy(void) {
+  const char *base = fx_root("cpu\n");
+  fx_mkdir("cg");
+  fx_write("cg/cgroup.controllers", "cpu\n");
+  fx_write("cg/cpu.stat", "usage_usec 0\nuser_usec 0\nsystem_usec 0\n");
+  fx_cgroup("cg/a", 0);
+  fx_cgroup("cg/b", 0);
+  fx_mkdir("pc");
+  fx_mkdir("pc/intel-rapl:0");
+  fx_write("pc/intel-rapl:0/name", "package-0\n");
+  fx_write("pc/intel-rapl:0/max_energy_range_uj", "262143328850\n");
+  fx_write("pc/intel-rapl:0/constraint_0_max_power_uw", "125000000\n");
+  /* Read 0 (init): the baseline.  Read 1: 10 J; the host 4 s of CPU time
+   * (400 ticks), 1 s idle; a 2 s, b 1 s.  Read 2: the counter wraps: 5 J
+   * (range - (range - 3 J) + 2 J); host 200 ticks, 100 idle; a 0.5 s,
+   * b 0.5 s. */
+  uint64_t range = 262143328850ull;
+  energy_step(range - 7000000, 1000000, 500000, 1000, 300);
+  char err[256], path[512];
+  jc_config *cfg = jc_config_new();
+  snprintf(path, sizeof(path), "%s/cg", base);
+  jc_config_set_root(cfg, path, err, sizeof(err));
+  snprintf(path, sizeof(path), "%s/pc", base);
+  jc_config_set_powercap_root(cfg, path, err, sizeof(err));
+  snprintf(path, sizeof(path), "%s/stat", base);
+  jc_config_set_proc_stat(cfg, path, err, sizeof(err));
+  jc_config_add_pattern(cfg, false, "*", err, sizeof(err));
+  jc_config_add_collect(cfg, "cpu", err, sizeof(err));
+  jc_config_add_collect(cfg, "energy", err, sizeof(err));
+  is_int(jc_config_finish(cfg, err, sizeof(err)), 0, "Collect cpu energy: %s", err);
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  log_count = 0;
+  ok(jc_collector_init(c) == 0, "init with a powercap tree");
+  usleep(30000);
+  energy_step(range - 3000000, 3000000, 1500000, 1400, 400);
+  read_once(c);
+  is_near(value("root/derive-energy_package-0_uj"), 4000000, 0,
+          "read 1: the host's counter, 4 J since the baseline");
+  is_near(value("root/power-package-0"), 4.0 / 0.03, 4.0 / 0.03 * 0.9,
+          "read 1: power is energy over the interval (%g W)",
+          value("root/power-package-0"));
+  /* 4 J over 4 s of host CPU time: 1 J per CPU second; a 2 s, b 1 s,
+   * idle 1 s. */
+  is_near(value("a/derive-energy_package-0_uj"), 2000000, 1, "a: 2 s of CPU, 2 J");
+  is_near(value("b/derive-energy_package-0_uj"), 1000000, 1, "b: 1 s, 1 J");
+  is_near(value("root/derive-energy_package-0_idle_uj"), 1000000, 1, "idle: 1 J");
+  usleep(30000);
+  energy_step(2000000, 3500000, 2000000, 1600, 500); /* wrapped: 5 J */
+  read_once(c);
+  double host = value("root/derive-energy_package-0_uj");
+  double a = value("a/derive-energy_package-0_uj"), b = value("b/derive-energy_package-0_uj");
+  double idle = value("root/derive-energy_package-0_idle_uj");
+  is_near(host, 9000000, 0, "read 2: a wrap adds (range - previous) + current: 9 J in all");
+  /* 5 J over 2 s: a 0.5 s (1.25 J), b 0.5 s (1.25 J), idle 1 s (2.5 J). */
+  is_near(a, 3250000, 1, "a: 3.25 J in all");
+  is_near(b, 2250000, 1, "b: 2.25 J in all");
+  is_near(idle, 3500000, 1, "idle: 3.5 J in all");
+  is_near(a + b + idle, host, 2, "the siblings' parts and the idle part add up to the zone's");
+  int host_lists = 0;
+  for (int i = 0; i < value_count; i++)
+    host_lists += strcmp(values[i].key, "root/derive-energy_package-0_uj") == 0;
+  is_int(host_lists, 1, "the root's energy list is the host's, once (no part of its own)");
+  is_int(loud_logs(NULL), 0, "no WARNING");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
 /* ---- notifications -------------------------------------------------------- */
 
 static struct {
@@ -610,6 +699,7 @@ int main(void) {
   fx_cleanup();
   test_init_errors();
   test_descriptor_shortage();
+  test_energy();
   test_oom();
   test_limits();
   return done_testing();

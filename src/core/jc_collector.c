@@ -11,6 +11,7 @@
 
 #include "jc_clock.h"
 #include "jc_discover.h"
+#include "jc_energy.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
 #include "jc_oom.h"
@@ -260,6 +261,8 @@ int jc_collector_init(jc_collector *c) {
     return -1;
   }
   jc_oom_init(c);
+  if (jc_energy_init(c) < 0)
+    return -1;
   jc_discover_init(c);
   jc_discover_rescan(c);
   read_all(c, NULL, NULL); /* the baseline: rates from the first read on */
@@ -360,13 +363,7 @@ static void emit_with_target(void *ctx, const jc_metric *m) {
   e->emit(e->ctx, e->target, m);
 }
 
-/* The meta data travels where the instance does not say the path
- * (PathMetaData: everywhere). */
-static jc_target target_of(const jc_collector *c, const jc_tracked *t) {
-  const char *path = t->relpath[0] ? t->relpath : "/";
-  bool meta = c->cfg->path_meta || !t->name_is_path;
-  return (jc_target){t->instance, t->relpath, meta ? path : NULL};
-}
+
 
 static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
   /* One clock reading per pass: every cgroup is read at the same offset
@@ -374,6 +371,7 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
    * cgroup would be a system call on hosts without a vDSO clock. */
   c->pass_ns = jc_now_ns();
   jc_oom_read_top(c); /* before any cgroup: parents are read first */
+  jc_energy_begin(c); /* the zones and the host's CPU time, once */
   size_t starved = 0;
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
@@ -386,13 +384,15 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
     jc_limits limits = jc_limits_effective(&c->sample, &t->ancestors);
     if (c->notify_oom)
       jc_oom_note(c, t, &limits);
-    jc_target target = target_of(c, t);
+    jc_energy_note(c, t);
+    jc_target target = jc_tracked_target(c, t);
     emit_ctx e = {emit, ctx, &target};
     jc_metrics_emit(&c->sample, &t->prior, &limits, &c->metrics,
                     emit ? emit_with_target : NULL, &e);
   }
   jc_discover_drop_gone(c);
   jc_oom_attribute(c);
+  jc_energy_end(c, emit, ctx); /* after every cgroup: the split needs all */
   jc_problem_starved(c, starved);
 }
 
@@ -451,6 +451,7 @@ void jc_collector_free(jc_collector *c) {
     return;
   jc_managed_release(c);
   jc_problem_release(c);
+  jc_energy_free(c);
   for (size_t i = 0; i < c->tracked_count; i++)
     jc_tracked_free(c, c->tracked[i]);
   free(c->tracked);

@@ -57,6 +57,8 @@ void jc_config_free(jc_config *cfg) {
   if (!cfg)
     return;
   free(cfg->root);
+  free(cfg->powercap_root);
+  free(cfg->proc_stat);
   patterns_free(cfg->select, cfg->select_count);
   patterns_free(cfg->ignore, cfg->ignore_count);
   for (size_t i = 0; i < cfg->values_count; i++)
@@ -82,18 +84,35 @@ static void *append(void *array_ptr, size_t *count, size_t elem) {
   return slot;
 }
 
-int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n) {
+/* An absolute path into *slot. */
+static int set_path(char **slot, const char *path, char *err, size_t n) {
   if (path[0] != '/')
     return ERR("must be an absolute path");
   char *copy = strdup(path);
   if (!copy)
     return ERR("out of memory");
-  size_t len = strlen(copy);
-  while (len > 1 && copy[len - 1] == '/')
-    copy[--len] = '\0'; /* "/sys/fs/cgroup/" names the same root */
-  free(cfg->root);
-  cfg->root = copy;
+  free(*slot);
+  *slot = copy;
   return 0;
+}
+
+int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n) {
+  if (set_path(&cfg->root, path, err, n) < 0)
+    return -1;
+  size_t len = strlen(cfg->root);
+  while (len > 1 && cfg->root[len - 1] == '/')
+    cfg->root[--len] = '\0'; /* "/sys/fs/cgroup/" names the same root */
+  return 0;
+}
+
+int jc_config_set_powercap_root(jc_config *cfg, const char *path, char *err,
+                                size_t n) {
+  return set_path(&cfg->powercap_root, path, err, n);
+}
+
+int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
+                            size_t n) {
+  return set_path(&cfg->proc_stat, path, err, n);
 }
 
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
@@ -128,7 +147,7 @@ int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
   unsigned bit = jc_collect_bit(word);
   if (!bit)
     return ERR("unknown group; known: cpu, memory, io, pressure, events, "
-               "pids, limits");
+               "pids, limits, energy");
   if (!cfg->collect_given)
     cfg->collect = 0;
   cfg->collect_given = true;

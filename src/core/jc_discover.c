@@ -14,6 +14,7 @@
 #include "jc_log.h"
 
 #include "jc_clock.h"
+#include "jc_energy.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
 #include "jc_oom.h"
@@ -336,6 +337,7 @@ void jc_tracked_free(jc_collector *c, jc_tracked *t) {
   tracked_close_fds(c, t);
   tracked_close_dirfd(c, t);
   jc_io_totals_reset(&t->prior.io);
+  jc_energy_forget(t);
   free(t->relpath);
   free(t);
 }
@@ -425,6 +427,7 @@ static void tracked_restart(jc_collector *c, jc_tracked *t, found_entry *e) {
   acquire_dirfd(c, t, e->dev);
   t->prior.rate = (jc_rate_state){0};
   jc_io_totals_reset(&t->prior.io);
+  jc_energy_forget(t);
   t->oom = (jc_oom_state){0};
   t->peak_armed = false;
   t->absent = 0;

@@ -56,6 +56,8 @@ typedef struct {
   bool gone; /* vanished during this read pass */
   bool starved; /* this pass: a file could not be opened for want of a
                    descriptor (EMFILE, ENFILE) */
+  struct jc_energy_share *energy; /* its part of the zones' energy, NULL
+                                     until its first read (jc_energy) */
 } jc_tracked;
 
 /* What to do when the process runs out of descriptors, for messages. */
@@ -140,6 +142,8 @@ struct jc_collector {
   } oom_top_source;
   jc_oom_state oom_top;
   bool oom_pending; /* a kill or a loss to attribute after this pass */
+
+  struct jc_energy *energy; /* Collect "energy": NULL when off (jc_energy) */
 };
 
 /* Where file `name` of t is for openat(): its kept directory, or else
@@ -153,6 +157,15 @@ static inline const char *jc_tracked_file(const jc_collector *c,
     return name;
   snprintf(buf, size, "%s/%s", t->relpath, name);
   return buf;
+}
+
+/* The target of t's value lists.  The meta data travels where the
+ * instance does not say the path (PathMetaData: everywhere). */
+static inline jc_target jc_tracked_target(const jc_collector *c,
+                                          const jc_tracked *t) {
+  const char *path = t->relpath[0] ? t->relpath : "/";
+  bool meta = c->cfg->path_meta || !t->name_is_path;
+  return (jc_target){t->instance, t->relpath, meta ? path : NULL};
 }
 
 /* Are all the files t is read for kept open? */

@@ -87,6 +87,13 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
                                     true, F(MEMORY_MAX) | F(MEMORY_CURRENT)},
     [JC_LIST_PIDS_MAX] = {"count", "pids_max", LIM | JC_COLLECT_PIDS, true,
                           F(PIDS_MAX)},
+    /* Energy (jc_energy): per RAPL zone, read once per pass; a cgroup's
+     * part by its CPU time. */
+    [JC_LIST_ENERGY] = {"derive", "energy_<zone>_uj", JC_COLLECT_ENERGY, true,
+                        F(CPU_STAT)},
+    [JC_LIST_ENERGY_IDLE] = {"derive", "energy_<zone>_idle_uj",
+                             JC_COLLECT_ENERGY, true, 0},
+    [JC_LIST_POWER] = {"power", "<zone>", JC_COLLECT_ENERGY, true, 0},
 };
 
 void jc_list_name(const char *type, const char *type_instance, char *out,
@@ -97,8 +104,9 @@ void jc_list_name(const char *type, const char *type_instance, char *out,
 
 /* The group names of mask, for messages: "pressure", "limits and cpu". */
 static void group_names(unsigned mask, char *out, size_t size) {
-  static const char *const names[] = {"cpu",    "memory", "io",    "pressure",
-                                      "events", "pids",   "limits"};
+  static const char *const names[] = {"cpu",    "memory", "io",
+                                      "pressure", "events", "pids",
+                                      "limits", "energy"};
   size_t len = 0;
   out[0] = '\0';
   for (unsigned i = 0; i < sizeof(names) / sizeof(*names) && len < size; i++)

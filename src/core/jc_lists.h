@@ -18,6 +18,9 @@
  *
  * The MemoryStat keys make lists of their own ("memory-anon",
  * "derive-memory_pgfault"), chosen like the others (jc_memstat_keys.sel).
+ * The energy lists exist once per RAPL zone, which only init knows: they
+ * are named, and chosen for every zone at once, with "<zone>" in place
+ * of the zone ("power-<zone>"; "power-*" matches it).
  */
 #ifndef JC_LISTS_H
 #define JC_LISTS_H
@@ -58,6 +61,9 @@ typedef enum {
   JC_LIST_MEMORY_HIGH,
   JC_LIST_MEMORY_MAX_PERCENT,
   JC_LIST_PIDS_MAX,
+  JC_LIST_ENERGY,      /* derive-energy_<zone>_uj: host measured, cgroup charged */
+  JC_LIST_ENERGY_IDLE, /* derive-energy_<zone>_idle_uj: the host's idle part */
+  JC_LIST_POWER,       /* power-<zone>: the host's mean power */
   JC_LIST_COUNT
 } jc_list_id;
 

@@ -65,7 +65,7 @@ unsigned jc_collect_bit(const char *word) {
       {"cpu", JC_COLLECT_CPU},           {"memory", JC_COLLECT_MEMORY},
       {"io", JC_COLLECT_IO},             {"pressure", JC_COLLECT_PRESSURE},
       {"events", JC_COLLECT_EVENTS},     {"pids", JC_COLLECT_PIDS},
-      {"limits", JC_COLLECT_LIMITS},
+      {"limits", JC_COLLECT_LIMITS},     {"energy", JC_COLLECT_ENERGY},
   };
   for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
     if (strcasecmp(word, groups[i].word) == 0)

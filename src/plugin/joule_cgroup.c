@@ -161,6 +161,10 @@ static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
   const char *k = ci->key;
   if (strcasecmp(k, "CgroupRoot") == 0)
     return each_string(cfg, ci, jc_config_set_root, false);
+  if (strcasecmp(k, "PowercapRoot") == 0)
+    return each_string(cfg, ci, jc_config_set_powercap_root, false);
+  if (strcasecmp(k, "ProcStat") == 0)
+    return each_string(cfg, ci, jc_config_set_proc_stat, false);
   if (strcasecmp(k, "ReportRoot") == 0)
     return config_bool(&cfg->report_root, ci);
   if (strcasecmp(k, "Select") == 0)

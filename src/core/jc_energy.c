@@ -1,0 +1,241 @@
+/*
+ * jc_energy — see jc_energy.h.
+ *
+ * A pass: the zones and /proc/stat are read first (begin), then every
+ * cgroup's CPU time since its previous read is noted as its sample comes
+ * in (note), and after the pass each zone's energy of the interval is
+ * split (jc_share) between the idle part and the noted CPU time, and
+ * every counter advances and goes out (end).  The split needs the CPU
+ * time of all the cgroups first (`covered`: the cgroups not inside
+ * another tracked one, so that a parent and its child are not counted
+ * twice), which is why the lists go out after the pass and not with the
+ * cgroup's other lists.
+ */
+#include "jc_energy.h"
+
+#include "jc_clock.h"
+#include "jc_rapl.h"
+#include "jc_share.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The type instances of one zone, made once. */
+typedef struct {
+  char energy[JC_RAPL_LABEL_MAX + 16]; /* "energy_package-0_uj" */
+  char idle[JC_RAPL_LABEL_MAX + 16];   /* "energy_package-0_idle_uj" */
+  const char *power;                   /* "package-0": the zone's label */
+} zone_names;
+
+struct jc_energy {
+  jc_rapl *rapl;
+  size_t zones;
+  zone_names name[JC_RAPL_ZONES_MAX];
+  double idle_uj[JC_RAPL_ZONES_MAX]; /* the idle parts, summed */
+  jc_procstat stat;
+  jc_cputimes last;     /* the host's CPU time at the previous pass */
+  bool have_last;
+  jc_cputimes interval; /* this pass's, valid when have_interval */
+  bool have_interval;
+};
+
+/* A cgroup's part: what it was charged, and its CPU time since the pass
+ * before. */
+struct jc_energy_share {
+  uint64_t last_usage; /* usage_usec at its previous read */
+  bool have_last;
+  uint64_t usage;      /* this pass: its CPU time since then */
+  bool noted;
+  double charged_uj[];
+};
+
+static void free_state(struct jc_energy *e) {
+  if (!e)
+    return;
+  jc_rapl_free(e->rapl);
+  jc_procstat_close(&e->stat);
+  free(e);
+}
+
+static bool chosen(const jc_collector *c, jc_list_id id) {
+  return c->cfg->sel.list[id] != JC_SEL_OFF;
+}
+
+int jc_energy_init(jc_collector *c) {
+  if (!jc_selection_any(&c->cfg->sel, JC_LIST_ENERGY, 3))
+    return 0;
+  struct jc_energy *e = calloc(1, sizeof(*e));
+  if (e)
+    e->stat.fd = -1;
+  if (!e || jc_rapl_open(c->cfg->powercap_root, &c->log, &e->rapl) < 0) {
+    free_state(e);
+    jc_logf(&c->log, JC_LOG_ERR, "out of memory: energy is not collected");
+    return -1;
+  }
+  if (jc_rapl_state_of(e->rapl) != JC_RAPL_READY) { /* jc_rapl said why */
+    free_state(e);
+    return 0;
+  }
+  int r = jc_procstat_open(&e->stat, c->cfg->proc_stat);
+  if (r < 0) {
+    jc_logf(&c->log, JC_LOG_WARNING,
+            "%s: %s: the host's CPU time is not known, so the cgroups' "
+            "parts of the energy are not either (the zones' figures go "
+            "out)",
+            c->cfg->proc_stat ? c->cfg->proc_stat : JC_PROCSTAT_DEFAULT,
+            JC_STRERROR(-r));
+  }
+  e->zones = jc_rapl_zone_count(e->rapl);
+  for (size_t i = 0; i < e->zones; i++) {
+    const char *label = jc_rapl_zone_at(e->rapl, i)->label;
+    snprintf(e->name[i].energy, sizeof(e->name[i].energy), "energy_%s_uj",
+             label);
+    snprintf(e->name[i].idle, sizeof(e->name[i].idle), "energy_%s_idle_uj",
+             label);
+    e->name[i].power = label;
+  }
+  c->energy = e;
+  return 0;
+}
+
+void jc_energy_begin(jc_collector *c) {
+  struct jc_energy *e = c->energy;
+  if (!e)
+    return;
+  jc_rapl_read(e->rapl, c->pass_ns);
+  jc_cputimes now;
+  e->have_interval = false;
+  if (e->stat.fd < 0 || jc_procstat_read(&e->stat, &now) < 0) {
+    e->have_last = false;
+    return;
+  }
+  e->have_interval = e->have_last &&
+                     jc_cputimes_delta(&e->last, &now, &e->interval) == 0;
+  e->last = now;
+  e->have_last = true;
+}
+
+void jc_energy_note(jc_collector *c, jc_tracked *t) {
+  struct jc_energy *e = c->energy;
+  const jc_sample *s = &c->sample;
+  if (!e || !t->relpath[0]) /* the root's figures are the host's */
+    return;
+  if (!t->energy) {
+    t->energy = calloc(1, sizeof(*t->energy) + e->zones * sizeof(double));
+    if (!t->energy)
+      return; /* out of memory: tried again at its next read */
+  }
+  struct jc_energy_share *sh = t->energy;
+  bool have = jc_sample_has(s, JC_FILE_CPU_STAT) &&
+              (s->cpu_have & (1u << JC_CPU_USAGE_USEC));
+  uint64_t usage = s->cpu[JC_CPU_USAGE_USEC];
+  sh->noted = have && sh->have_last && usage >= sh->last_usage;
+  sh->usage = sh->noted ? usage - sh->last_usage : 0;
+  sh->have_last = have;
+  sh->last_usage = usage;
+}
+
+/* The CPU time of the noted cgroups not inside another noted one. */
+static uint64_t covered_usec(const jc_collector *c) {
+  uint64_t covered = 0;
+  const char *top = NULL;
+  size_t top_len = 0;
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    const jc_tracked *t = c->tracked[i];
+    if (!t->energy || !t->energy->noted)
+      continue;
+    /* Walk order puts a cgroup's descendants right after it. */
+    if (top && strncmp(t->relpath, top, top_len) == 0 &&
+        t->relpath[top_len] == '/')
+      continue;
+    top = t->relpath;
+    top_len = strlen(top);
+    covered += t->energy->usage;
+  }
+  return covered;
+}
+
+static void put_derive(jc_collect_fn emit, void *ctx, const jc_target *t,
+                       const char *ti, double v) {
+  if (!(v >= 0 && v < 9.2e18))
+    return;
+  jc_metric m = {.type = "derive", .type_instance = ti, .kind = JC_DERIVE,
+                 .count = 1, .derive = {(int64_t)v}};
+  emit(ctx, t, &m);
+}
+
+/* The host's figures of zone i, as instance root. */
+static void emit_zone(jc_collector *c, size_t i, jc_collect_fn emit,
+                      void *ctx, const jc_target *host) {
+  struct jc_energy *e = c->energy;
+  const jc_rapl_energy *z = jc_rapl_energy_of(e->rapl, i);
+  if (!z->read)
+    return;
+  if (chosen(c, JC_LIST_ENERGY))
+    put_derive(emit, ctx, host, e->name[i].energy, (double)z->total_uj);
+  if (chosen(c, JC_LIST_ENERGY_IDLE) && e->have_last)
+    put_derive(emit, ctx, host, e->name[i].idle, e->idle_uj[i]);
+  if (chosen(c, JC_LIST_POWER) && z->fresh) {
+    jc_metric m = {.type = "power", .type_instance = e->name[i].power,
+                   .kind = JC_GAUGE, .count = 1,
+                   .gauge = {jc_rapl_watts(z)}};
+    emit(ctx, host, &m);
+  }
+}
+
+/* Splits each zone's energy of the interval and charges the cgroups. */
+static void charge(jc_collector *c) {
+  struct jc_energy *e = c->energy;
+  if (!e->have_interval)
+    return;
+  uint64_t covered = covered_usec(c);
+  for (size_t i = 0; i < e->zones; i++) {
+    const jc_rapl_energy *z = jc_rapl_energy_of(e->rapl, i);
+    jc_share_split split;
+    if (!z->fresh ||
+        jc_share_split_energy(z->energy_uj, &e->interval, covered, &split) < 0)
+      continue; /* no interval of this zone, or no CPU time to split by */
+    e->idle_uj[i] += split.idle_uj;
+    for (size_t k = 0; k < c->tracked_count; k++) {
+      struct jc_energy_share *sh = c->tracked[k]->energy;
+      if (sh && sh->noted)
+        sh->charged_uj[i] += jc_share_charge(&split, sh->usage);
+    }
+  }
+}
+
+void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  struct jc_energy *e = c->energy;
+  if (!e)
+    return;
+  charge(c);
+  if (!emit)
+    return;
+  jc_target host = {"root", "", c->cfg->path_meta ? "/" : NULL};
+  for (size_t i = 0; i < e->zones; i++)
+    emit_zone(c, i, emit, ctx, &host);
+  if (!chosen(c, JC_LIST_ENERGY))
+    return;
+  for (size_t k = 0; k < c->tracked_count; k++) {
+    const jc_tracked *t = c->tracked[k];
+    if (!t->energy || t->gone)
+      continue;
+    jc_target target = jc_tracked_target(c, t);
+    for (size_t i = 0; i < e->zones; i++)
+      if (jc_rapl_energy_of(e->rapl, i)->read)
+        put_derive(emit, ctx, &target, e->name[i].energy,
+                   t->energy->charged_uj[i]);
+  }
+}
+
+void jc_energy_forget(jc_tracked *t) {
+  free(t->energy);
+  t->energy = NULL;
+}
+
+void jc_energy_free(jc_collector *c) {
+  free_state(c->energy);
+  c->energy = NULL;
+}
