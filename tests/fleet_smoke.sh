@@ -6,7 +6,7 @@
 #
 # Besides the `load` and `interface` plugins it feeds, through `unixsock`,
 # value lists shaped like the joule_cgroup plugin's (plugin "joule_cgroup",
-# SPEC section 3 types) so the names written in tests/fleet_naming.md are
+# SPEC section 3 types) so the names written in docs/fleet.md are
 # checked against the real servers, not remembered.
 #
 # Nothing in it needs root (CI runs it as root); it takes under 10 s.

@@ -115,14 +115,21 @@ doc=./usr/share/doc/$pkg
   echo ".$snippet"
   echo ./usr/bin/joule-cgroup
   echo ./usr/lib/collectd/joule_cgroup.so
-  for f in README.md.gz report-schema.md.gz changelog.Debian.gz copyright; do echo "$doc/$f"; done
-  for f in "$top_srcdir"/conf/*.conf; do echo "$doc/examples/${f##*/}"; done
+  for f in changelog.Debian.gz copyright; do echo "$doc/$f"; done
+  # The README and docs/ in their places; dh_compress gzips the text files
+  # above 4 kB, never the picture.
+  for f in $(cd "$top_srcdir" && echo README.md CHANGELOG.md docs/*.md docs/*.png); do
+    case $f in *.png) echo "$doc/$f" ;; *)
+      [ "$(stat -c %s "$top_srcdir/$f")" -gt 4096 ] && echo "$doc/$f.gz" || echo "$doc/$f" ;;
+    esac
+  done
+  for f in "$top_srcdir"/conf/*.conf "$top_srcdir"/conf/*.yml; do echo "$doc/examples/${f##*/}"; done
   echo ./usr/share/man/man1/joule-cgroup.1.gz
   echo ./usr/share/man/man5/joule_cgroup.5.gz
 } | LC_ALL=C sort >"$T/files.expected"
 dpkg-deb -c "$deb" | awk '$1 !~ /^d/ { print $6 }' | LC_ALL=C sort >"$T/files.deb"
 diff "$T/files.expected" "$T/files.deb" >"$T/files.diff"
-ok $? "the package holds exactly the plugin (no .la), the command, both man pages, README, the report schema, copyright, every conf/ example and the snippet"
+ok $? "the package holds exactly the plugin (no .la), the command, both man pages, README, CHANGELOG, the pages of docs/, copyright, every conf/ example and the snippet"
 diag <"$T/files.diff"
 dep=$(dpkg-deb -f "$deb" Depends)
 case ", $dep," in *", collectd-core,"*) true ;; *) false ;; esac &&

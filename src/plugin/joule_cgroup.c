@@ -296,6 +296,7 @@ static int jc_read_cb(user_data_t *ud) {
 }
 
 static int jc_init_cb(void) {
+  INFO(PLUGIN_NAME " plugin: version " JC_VERSION);
   jc_config *cfg = pending_config;
   pending_config = NULL;
   if (!cfg && !(cfg = jc_config_new())) /* LoadPlugin without a block */

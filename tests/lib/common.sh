@@ -225,7 +225,28 @@ notification_exec() {
 write_conf() {
   local dir=$1 block=$2 extra=${3:-}
   mkdir -p "$dir/csv"
-  cat >"$dir/collectd.conf" <<CONF
+  {
+    conf_head "$dir" "$extra"
+    cat <<CONF
+LoadPlugin write_log
+<Plugin write_log>
+  Format JSON
+</Plugin>
+PluginDir "$PLUGIN_BUILDDIR"
+LoadPlugin joule_cgroup
+<Plugin joule_cgroup>
+$block
+</Plugin>
+CONF
+  } >"$dir/collectd.conf"
+}
+
+# conf_head DIR [EXTRA-GLOBAL-TEXT]: the first part of write_conf's
+# configuration on stdout: the globals, logfile and csv into DIR (which
+# must exist, with DIR/csv), the stock plugins from $COLLECTD_PLUGINDIR.
+conf_head() {
+  local dir=$1 extra=${2:-}
+  cat <<CONF
 Hostname "testhost"
 FQDNLookup false
 Interval ${JC_INTERVAL:-0.5}
@@ -246,15 +267,6 @@ LoadPlugin csv
 <Plugin csv>
   DataDir "$dir/csv"
   StoreRates false
-</Plugin>
-LoadPlugin write_log
-<Plugin write_log>
-  Format JSON
-</Plugin>
-PluginDir "$PLUGIN_BUILDDIR"
-LoadPlugin joule_cgroup
-<Plugin joule_cgroup>
-$block
 </Plugin>
 CONF
 }

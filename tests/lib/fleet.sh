@@ -162,7 +162,7 @@ fleet_start_influxdb() {
 		  batch-timeout = "200ms"
 		  # "split" (the default) gives one measurement per data source,
 		  # "join" one per type with a field per data source;
-		  # tests/fleet_naming.md shows the names.
+		  # docs/fleet.md shows the names.
 		  parse-multivalue-plugin = "$FLEET_INFLUX_MULTIVALUE"
 		[[graphite]]
 		  enabled = false

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# docs/containers.md as written: for every container layout the page
+# shows, the test takes the page's own snippets (the fences after the
+# markers <!-- containers: TREE plugin|names|chain|short-names -->), runs
+# the real collectd with the plugin block on a copy of the fixture tree
+# TREE (the one line CgroupRoot added), then with the filter chain as
+# well, and checks that the instance names collectd wrote (csv) are
+# exactly the ones the page lists.  It also checks the version line the
+# plugin logs at init against joule-cgroup --version.
+. "$(dirname "$0")/lib/common.sh"
+need_collectd
+need "python3" -- command -v python3
+need "match_regex.so and target_replace.so" -- \
+  test -f "$COLLECTD_PLUGINDIR/match_regex.so" -a -f "$COLLECTD_PLUGINDIR/target_replace.so"
+page="$top_srcdir/docs/containers.md"
+
+# One plugin directory for the stock plugins and the built one, so that a
+# snippet's LoadPlugin lines load both whatever their order (copies:
+# collectd loads no symlink).
+mkdir -p "$T/plugins"
+for p in logfile csv match_regex target_replace; do cp "$COLLECTD_PLUGINDIR/$p.so" "$T/plugins/"; done
+cp "$PLUGIN_BUILDDIR/joule_cgroup.so" "$T/plugins/"
+
+# fence TREE KIND: the fenced block after <!-- containers: TREE KIND -->.
+fence() {
+  python3 - "$page" "$1" "$2" <<'EOF'
+import sys
+lines = open(sys.argv[1], encoding='utf-8').read().split('\n')
+marker = '<!-- containers: %s %s -->' % (sys.argv[2], sys.argv[3])
+try:
+    i = lines.index(marker)
+except ValueError:
+    sys.exit('no marker ' + marker)
+j = i + 1
+while j < len(lines) and not lines[j].startswith('```'):
+    j += 1
+k = j + 1
+while k < len(lines) and lines[k] != '```':
+    k += 1
+if j >= len(lines) or k >= len(lines):
+    sys.exit('no closed fence after ' + marker)
+print('\n'.join(lines[j + 1:k]))
+EOF
+}
+
+# trees: every TREE the page has a plugin snippet for.
+trees=$(sed -n 's/^<!-- containers: \([^ ]*\) plugin -->$/\1/p' "$page")
+[ "$(echo "$trees" | wc -w)" -ge 5 ]
+ok $? "docs/containers.md has a plugin snippet for each layout: $(echo $trees)"
+
+# names DIR: the instances collectd wrote, one per line, sorted.
+names() { ls "$1/csv/testhost" 2>/dev/null | sed -n 's/^joule_cgroup-//p' | LC_ALL=C sort; }
+
+# run_snippet DIR TREE TEXT: collectd with TEXT (the page's snippets), the
+# plugin reading a copy of TREE, until two reads are done.
+run_snippet() {
+  local dir=$1 tree=$2 text=$3
+  mkdir -p "$dir/csv"
+  [ -d "$T/tree-$tree" ] || cp -r "$FIXTURES/$tree" "$T/tree-$tree"
+  text=$(printf '%s\n' "$text" | sed "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$T/tree-$tree\"|")
+  { COLLECTD_PLUGINDIR="$T/plugins" conf_head "$dir"; printf '%s\n' "$text"; } >"$dir/collectd.conf"
+  grep -q "CgroupRoot \"$T/tree-$tree\"" "$dir/collectd.conf" || return 1
+  run_collectd "$dir" 2
+  [ "$COLLECT_READS" -ge 2 ]
+}
+
+for tree in $trees; do
+  plugin=$(fence "$tree" plugin) && want=$(fence "$tree" names) &&
+    chain=$(fence "$tree" chain) && short=$(fence "$tree" short-names)
+  ok $? "$tree: the page has its plugin block, names, filter chain and short names" || continue
+  case $plugin in *'Collect '*'"events"'*) true ;; *) false ;; esac
+  ok $? "$tree: the snippet counts OOM kills (Collect ... \"events\")"
+
+  run_snippet "$T/$tree" "$tree" "$plugin"
+  ok $? "$tree: collectd ran the page's plugin block for two reads"
+  got=$(names "$T/$tree")
+  [ "$got" = "$(printf '%s\n' "$want" | LC_ALL=C sort)" ]
+  ok $? "$tree: the names are the page's ($(echo "$got" | wc -l))"
+  [ "$got" = "$(printf '%s\n' "$want" | LC_ALL=C sort)" ] ||
+    diff <(printf '%s\n' "$want" | LC_ALL=C sort) <(echo "$got") | diag
+  [ "$(loud_lines "$T/$tree")" -eq 0 ]
+  ok $? "$tree: no WARNING or ERROR from the plugin"
+
+  run_snippet "$T/$tree-chain" "$tree" "$plugin
+$chain"
+  ok $? "$tree: collectd ran the plugin block with the page's filter chain"
+  got=$(names "$T/$tree-chain")
+  [ "$got" = "$(printf '%s\n' "$short" | LC_ALL=C sort)" ]
+  ok $? "$tree: the filter chain gives the page's short names"
+  [ "$got" = "$(printf '%s\n' "$short" | LC_ALL=C sort)" ] ||
+    diff <(printf '%s\n' "$short" | LC_ALL=C sort) <(echo "$got") | diag
+  ! grep -q '^\[error\]' "$T/$tree-chain/collectd.log"
+  ok $? "$tree: collectd logged no error with the chain"
+done
+
+# The version: one source (configure.ac), the same in the plugin's INFO
+# line at init and in joule-cgroup --version.
+ver=$(sed -n 's/^AC_INIT(\[joule_cgroup\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
+first=$(echo "$trees" | head -n 1)
+grep -qx "\[info\] joule_cgroup plugin: version $ver" "$T/$first/collectd.log" &&
+  [ "$("$top_builddir/joule-cgroup" --version)" = "joule-cgroup $ver" ]
+ok $? "the plugin logs \"version $ver\" at init, as joule-cgroup --version and configure.ac say"
+[ "$(grep -c 'joule_cgroup plugin: version' "$T/$first/collectd.log")" -eq 1 ]
+ok $? "it says so once"
+tap_done
