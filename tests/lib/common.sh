@@ -86,6 +86,20 @@ tap_done() {
 # tests/cli_energy.sh checks those).
 no_errors() { ! grep -qv '^joule-cgroup: energy: ' "$1"; }
 
+# tap_relay FILE: the TAP lines of a helper (ok/not ok without a plan)
+# counted as this test's own; other lines (diagnostics) as they are.
+tap_relay() {
+  local line
+  while IFS= read -r line; do
+    case $line in
+      "ok "*) ok 0 "${line#ok [0-9]* - }" ;;
+      "not ok "*) ok 1 "${line#not ok [0-9]* - }" ;;
+      1..*) ;;
+      *) echo "$line" ;;
+    esac
+  done <"$1"
+}
+
 # In CI a test that cannot do its real work fails; elsewhere it skips.
 need() { # need DESCRIPTION -- COMMAND...
   local desc=$1; shift

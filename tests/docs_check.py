@@ -1,0 +1,206 @@
+#!/usr/bin/env python3
+"""docs_check.py - checks README.md, CHANGELOG.md and every page of docs/
+as a reader would follow them, and prints TAP:
+
+  * every code fence is closed (an open one swallows the rest of a page);
+  * every relative link resolves to a file of the tree, and its #anchor to
+    a heading of that page (GitHub's slugs);
+  * every repository path it names in backquotes (conf/..., tests/...,
+    scripts/..., docs/..., man/..., debian/..., src/...) exists;
+  * every command of a shell fence that runs a file of the tree
+    (./demo.sh, scripts/deps.sh, tests/vm/vm-run.sh...) names one that
+    exists, and every `make TARGET` is a target of the Makefiles;
+  * the README is at most 250 lines, starts with the two commands, and
+    its default configuration is conf/joule_cgroup.conf without comments;
+  * joule_cgroup(5) names the same keys as docs/configuration.md.
+
+    python3 tests/docs_check.py TOP_SRCDIR
+"""
+import os
+import re
+import sys
+
+TOP = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else '.')
+N = 0
+FAILED = 0
+
+
+def ok(cond, what, detail=None):
+    global N, FAILED
+    N += 1
+    if not cond:
+        FAILED += 1
+    print('%s %d - %s' % ('ok' if cond else 'not ok', N, what))
+    for line in (detail or []) if not cond else []:
+        print('# ' + line)
+    return cond
+
+
+def pages():
+    out = ['README.md', 'CHANGELOG.md']
+    out += sorted('docs/' + f for f in os.listdir(os.path.join(TOP, 'docs')) if f.endswith('.md'))
+    return out
+
+
+def slug(heading):
+    """GitHub's anchor of a heading: lower case, punctuation but - and _
+    dropped, spaces to -"""
+    s = heading.strip().lower()
+    s = re.sub(r'`', '', s)
+    s = re.sub(r'[^\w\- ]', '', s)
+    return s.replace(' ', '-')
+
+
+def parse(text):
+    """(lines outside fences, fences as (start line, info, lines), open fence)"""
+    prose, fences, cur = [], [], None
+    for n, line in enumerate(text.split('\n'), 1):
+        stripped = line.strip()
+        if cur is None:
+            m = re.match(r'^(\s*)(```+)(.*)$', line)
+            if m:
+                cur = (n, m.group(3).strip(), [], m.group(2), len(m.group(1)))
+                continue
+            prose.append((n, line))
+        else:
+            if stripped.startswith(cur[3]) and stripped.strip('`') == '':
+                fences.append(cur[:3])
+                cur = None
+            else:
+                cur[2].append(line)
+    return prose, fences, cur
+
+
+def anchors(path):
+    text = open(path, encoding='utf-8').read()
+    prose, _, _ = parse(text)
+    seen = {}
+    out = set()
+    for _, line in prose:
+        m = re.match(r'^#{1,6} (.*)$', line)
+        if m:
+            s = slug(m.group(1))
+            k = seen.get(s, 0)
+            seen[s] = k + 1
+            out.add(s if k == 0 else '%s-%d' % (s, k))
+    return out
+
+
+REPO_DIRS = ('conf/', 'tests/', 'scripts/', 'docs/', 'man/', 'debian/', 'src/', 'bench/', '.ci/')
+
+
+def repo_path_ok(p):
+    p = p.rstrip('/').split(' ')[0]
+    if any(c in p for c in '*?{<…'):
+        return True                     # a pattern or a placeholder, not a path
+    full = os.path.join(TOP, p)
+    # a test program (tests/unit_trust) is its source's name
+    return os.path.exists(full) or os.path.exists(full + '.c')
+
+
+def make_targets():
+    targets = set()
+    for f in ('Makefile.am', 'cli.am', 'tests/Makefile.inc'):
+        for line in open(os.path.join(TOP, f), encoding='utf-8'):
+            m = re.match(r'^([A-Za-z][\w.-]*)\s*:(?!=)', line)
+            if m:
+                targets.add(m.group(1))
+    return targets | {'check', 'distcheck', 'install', 'all', 'clean'}
+
+
+def check_page(page):
+    path = os.path.join(TOP, page)
+    text = open(path, encoding='utf-8').read()
+    prose, fences, open_fence = parse(text)
+    ok(open_fence is None, '%s: every code fence is closed' % page,
+       ['fence opened at line %d is never closed' % open_fence[0]] if open_fence else None)
+
+    bad = []
+    for n, line in prose:
+        for target in re.findall(r'\]\(([^)\s]+)\)', line):
+            if re.match(r'^[a-z]+:', target):
+                continue                # http:, https:, mailto:
+            file_part, _, anchor = target.partition('#')
+            dest = os.path.normpath(os.path.join(os.path.dirname(path), file_part)) if file_part else path
+            if not os.path.exists(dest):
+                bad.append('line %d: %s: no such file' % (n, target))
+                continue
+            if anchor and dest.endswith('.md') and anchor not in anchors(dest):
+                bad.append('line %d: %s: no heading with that anchor' % (n, target))
+    ok(not bad, '%s: every relative link and anchor resolves' % page, bad)
+
+    bad = []
+    for n, line in prose:
+        for code in re.findall(r'`([^`]+)`', line):
+            for p in re.findall(r'(?:^|\s)((?:%s)[\w.@/+-]+)' % '|'.join(re.escape(d) for d in REPO_DIRS), code):
+                if not repo_path_ok(p):
+                    bad.append('line %d: %s' % (n, p))
+    for start, info, lines in fences:
+        for i, line in enumerate(lines):
+            for p in re.findall(r'(?:^|[\s(])((?:%s)[\w.@/+-]+)' % '|'.join(re.escape(d) for d in REPO_DIRS), line):
+                if not repo_path_ok(p):
+                    bad.append('line %d: %s' % (start + 1 + i, p))
+    ok(not bad, '%s: every repository path it names exists' % page, bad)
+
+    bad = []
+    targets = make_targets()
+    for start, info, lines in fences:
+        if info not in ('sh', 'shell', 'bash', ''):
+            continue
+        for i, line in enumerate(lines):
+            cmd = line.split('#', 1)[0].strip()
+            if not cmd:
+                continue
+            words = cmd.split()
+            if words[0] in ('sudo', 'env') or '=' in words[0]:
+                words = [w for w in words[1:] if '=' not in w] or ['']
+            w = words[0]
+            if re.match(r'^(\./|\.\./|scripts/|tests/)', w):
+                w2 = w[3:] if w.startswith('../') else w
+                if not os.path.exists(os.path.join(TOP, w2)):
+                    bad.append('line %d: %s' % (start + 1 + i, w))
+            if w == 'make':
+                for t in words[1:]:
+                    if not t.startswith('-') and '=' not in t and t not in targets:
+                        bad.append('line %d: make %s: no such target' % (start + 1 + i, t))
+    ok(not bad, '%s: every command it runs from the tree exists' % page, bad)
+
+
+def check_readme():
+    text = open(os.path.join(TOP, 'README.md'), encoding='utf-8').read()
+    lines = text.split('\n')
+    ok(len(lines) <= 251, 'README.md: %d lines, at most 250' % (len(lines) - 1))
+    first = [l for l in lines[:8] if l.startswith('sudo ')]
+    ok(len(first) >= 2 and first[0].startswith('sudo ./demo.sh') and first[1].startswith('sudo ./test.sh'),
+       'README.md starts with the two commands: sudo ./demo.sh, sudo ./test.sh')
+    _, fences, _ = parse(text)
+    shown = [f for f in fences if f[2] and f[2][0] == 'LoadPlugin joule_cgroup']
+    conf = [l.rstrip() for l in open(os.path.join(TOP, 'conf/joule_cgroup.conf'), encoding='utf-8')]
+    active = [l for l in conf if l.strip() and not l.strip().startswith('#')]
+    ok(bool(shown) and [l.rstrip() for l in shown[0][2] if l.strip()] == active,
+       'README.md: its default configuration is conf/joule_cgroup.conf without comments',
+       ['README: %r' % (shown[0][2] if shown else None), 'conf:   %r' % active])
+
+
+def check_man_keys():
+    ref = open(os.path.join(TOP, 'docs/configuration.md'), encoding='utf-8').read()
+    keys = set(re.findall(r'^### (\w+)$', ref, re.M))
+    man = open(os.path.join(TOP, 'man/joule_cgroup.5'), encoding='utf-8').read()
+    man_keys = set(k for k in re.findall(r'^\.BR? <?(\w+)', man, re.M))
+    missing = sorted(k for k in keys if k not in man_keys)
+    ok(not missing and len(keys) >= 15,
+       'joule_cgroup(5) names every key of docs/configuration.md (%d)' % len(keys),
+       ['missing in the man page: %s' % ' '.join(missing)] if missing else None)
+
+
+def main():
+    for page in pages():
+        check_page(page)
+    check_readme()
+    check_man_keys()
+    print('1..%d' % N)
+    return 1 if FAILED else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# Every query the docs show, run against the real receiver fed by the real
+# collectd with the shipped configuration: conf/influxdb.conf into
+# InfluxDB 1.x, conf/graphite.conf into carbon (whisper files),
+# conf/prometheus.conf scraped by Prometheus, all on 127.0.0.1.  Each file
+# is used as shipped but for its example address (loopback), its
+# FlushInterval (1 s) and one added line, CgroupRoot, pointing the plugin
+# at a copy of the Linux 6.12 fixture tree in which system.slice gets a
+# memory limit (db.service at 95 % of it) and a CPU quota, db.service its
+# own quota; once every receiver has the first values, db.service has an
+# OOM kill, 500 throttled periods of 1000, 6 s of memory stalls and 10 MB
+# read.  tests/fleet_docs.py then runs every ```promql, ```sql and
+# ```graphite line of README.md and docs/ and checks each answer (a
+# query no check knows fails).  conf/prometheus-alerts.yml goes through
+# promtool check rules, and promtool test rules on series whose names
+# and labels Prometheus scraped here.
+. "$(dirname "$0")/lib/common.sh"
+FLEET_PORT_OFFSET=300
+. "$top_srcdir/tests/lib/fleet.sh"
+CLEANUPS+=(fleet_stop_all)
+need_collectd
+need "influxd (Debian influxdb)" -- command -v influxd
+need "carbon-cache (Debian graphite-carbon)" -- test -x /usr/bin/carbon-cache
+need "prometheus and promtool (Debian prometheus)" -- sh -c 'command -v prometheus && command -v promtool'
+wp="$COLLECTD_PLUGINDIR/write_prometheus.so"
+need "write_prometheus.so and its libraries (libmicrohttpd12 libprotobuf-c1)" -- \
+  sh -c "test -f '$wp' && ! ldd '$wp' | grep -q 'not found'"
+need "curl" -- command -v curl
+HOST=docshost
+DB=system.slice/db.service
+py() { "$FLEET_PYTHON" -B "$top_srcdir/tests/fleet_docs.py" "$@"; }
+
+# ---- the tree ----------------------------------------------------------------
+tree="$T/tree"
+cp -r "$FIXTURES/k6.12-debian" "$tree"
+echo 75000000 >"$tree/system.slice/memory.max"
+echo "200000 100000" >"$tree/system.slice/cpu.max"
+echo "100000 100000" >"$tree/$DB/cpu.max"
+# cpu.stat KEY VALUE...: db.service's cpu.stat with those keys rewritten in
+# place, as the kernel's file changes under the plugin's descriptor.
+cpu_stat() {
+  local f="$tree/$DB/cpu.stat" text
+  text=$(cat "$f")
+  while [ $# -gt 1 ]; do
+    text=$(printf '%s\n' "$text" | sed "s/^$1 .*/$1 $2/")
+    shift 2
+  done
+  printf '%s\n' "$text" >"$f"
+}
+cpu_stat nr_periods 1000 nr_throttled 500 throttled_usec 40000
+
+# One plugin directory (copies: collectd loads no symlink) for the stock
+# plugins the files load and the built plugin.
+mkdir -p "$T/plugins"
+for p in logfile network write_graphite write_prometheus; do cp "$COLLECTD_PLUGINDIR/$p.so" "$T/plugins/"; done
+cp "$PLUGIN_BUILDDIR/joule_cgroup.so" "$T/plugins/"
+
+port_prom=$(fleet_free_port)
+# render FILE: conf/FILE as shipped, pointed at loopback and the tree.
+render() {
+  sed -e "s/\"influxdb.example.net\" \"25826\"/\"127.0.0.1\" \"$FLEET_INFLUX_COLLECTD_PORT\"/" \
+    -e "s/\"graphite.example.net\"/\"127.0.0.1\"/" \
+    -e "s/Port \"2003\"/Port \"$FLEET_CARBON_PORT\"/" \
+    -e "s/^  Port \"9103\"/  Port \"$port_prom\"/" -e 's/^  #Host "127.0.0.1"/  Host "127.0.0.1"/' \
+    -e "s/FlushInterval 10/FlushInterval 1/" \
+    -e "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$tree\"|" "$top_srcdir/conf/$1"
+}
+# start NAME FILE: a collectd running conf/FILE.
+start() {
+  mkdir -p "$T/$1"
+  cat >"$T/$1/collectd.conf" <<-EOF
+	Hostname "$HOST"
+	FQDNLookup false
+	Interval 1
+	BaseDir "$T/$1"
+	PIDFile "$T/$1/collectd.pid"
+	TypesDB "/usr/share/collectd/types.db"
+	PluginDir "$T/plugins"
+	LoadPlugin logfile
+	<Plugin logfile>
+	  LogLevel info
+	  File "$T/$1/collectd.log"
+	  Timestamp false
+	  PrintSeverity true
+	</Plugin>
+	$(render "$2")
+	EOF
+  grep -q "CgroupRoot \"$tree\"" "$T/$1/collectd.conf" || return 1
+  start_collectd "$T/$1"
+}
+
+fleet_start_influxdb "$T/influx" && fleet_start_carbon "$T/carbon"
+ok $? "InfluxDB and carbon-cache listen on 127.0.0.1" || tap_done
+start influx influxdb.conf && start graphite graphite.conf && start prom prometheus.conf
+ok $? "collectd runs conf/influxdb.conf, conf/graphite.conf and conf/prometheus.conf with the plugin on the tree"
+grep -q "Port \"$port_prom\"" "$T/prom/collectd.conf" && grep -q '^  Host "127.0.0.1"' "$T/prom/collectd.conf" &&
+  grep -q "\"127.0.0.1\" \"$FLEET_INFLUX_COLLECTD_PORT\"" "$T/influx/collectd.conf" &&
+  grep -q "Port \"$FLEET_CARBON_PORT\"" "$T/graphite/collectd.conf"
+ok $? "each file had the example address this test points at loopback"
+metrics_up() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$port_prom/metrics"; }
+fleet_wait_for metrics_up && fleet_start_prometheus "$T/promserver" "127.0.0.1:$port_prom"
+ok $? "Prometheus scrapes collectd's write_prometheus on 127.0.0.1:$port_prom" || tap_done
+
+# ---- first values, then db.service's events ------------------------------------
+db_inst=system.slice_db.service
+g_db="collectd/$HOST/joule_cgroup/system_slice_db_service"
+samples() { # EXPR N: Prometheus holds at least N samples of EXPR
+  local v
+  v=$(fleet_prom_values "count_over_time($1[5m])" 2>/dev/null | head -n 1)
+  [ -n "$v" ] && [ "${v%.*}" -ge "$2" ]
+}
+fleet_wait_for samples "collectd_joule_cgroup_derive_total{joule_cgroup=\"$db_inst\",type=\"memory_events_oom_kill\"}" 3 &&
+  fleet_wait_for fleet_influx_values collectd \
+    "SELECT last(value) FROM joule_cgroup_value WHERE instance = '$db_inst' AND type_instance = 'memory_events_oom_kill'" >/dev/null &&
+  fleet_wait_for fleet_whisper_last "$g_db/derive/memory_events_oom_kill" >/dev/null &&
+  fleet_wait_for fleet_whisper_last "$g_db/disk_octets/read" >/dev/null
+ok $? "every receiver has db.service's first values" || tap_done
+
+printf 'low 0\nhigh 0\nmax 1\noom 1\noom_kill 1\noom_group_kill 0\n' >"$tree/$DB/memory.events"
+cpu_stat nr_periods 2000 nr_throttled 1000 throttled_usec 80000
+printf 'some avg10=0.00 avg60=0.00 avg300=0.00 total=6000000\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=6000000\n' \
+  >"$tree/$DB/memory.pressure"
+io=$(sed 's/rbytes=48234496/rbytes=58234496/' "$tree/$DB/io.stat")
+printf '%s\n' "$io" >"$tree/$DB/io.stat"   # in place: the plugin keeps its descriptor
+
+# fleet_influx_values prints the last column, for spread() the spread.
+influx_spread() {
+  [ "$(fleet_influx_values collectd "SELECT spread(value) FROM joule_cgroup_value WHERE instance = '$db_inst' AND type_instance = 'memory_events_oom_kill'" 2>/dev/null)" = 1 ]
+}
+whisper_moved() { "$FLEET_PYTHON" - "$FLEET_WHISPER_DIR/$1.wsp" <<-'EOF'
+	import sys, time, whisper
+	(_, _, _), vals = whisper.fetch(sys.argv[1], time.time() - 3600)
+	sys.exit(0 if any(v for v in vals if v) else 1)
+	EOF
+}
+prom_moved() {
+  [ "$(fleet_prom_values "collectd_joule_cgroup_derive_total{joule_cgroup=\"$db_inst\",type=\"memory_events_oom_kill\"}" 2>/dev/null)" = 1 ] &&
+    [ "$(fleet_prom_values "collectd_joule_cgroup_derive_total{joule_cgroup=\"$db_inst\",type=\"cpu_nr_periods\"}" 2>/dev/null)" = 2000 ]
+}
+fleet_wait_for prom_moved && fleet_wait_for influx_spread &&
+  fleet_wait_for whisper_moved "$g_db/derive/memory_events_oom_kill" &&
+  fleet_wait_for whisper_moved "$g_db/disk_octets/read"
+ok $? "every receiver has db.service's OOM kill, throttling, stalls and reads"
+# InfluxDB's read rate needs a point after the one that moved.
+fleet_wait_for samples "collectd_joule_cgroup_derive_total{joule_cgroup=\"$db_inst\",type=\"cpu_nr_periods\"}" 6
+
+# ---- the queries of the docs ------------------------------------------------------
+for lang in promql sql graphite; do
+  py check "$top_srcdir" "$lang" "$FLEET_INFLUX_HTTP_PORT" "$FLEET_PROM_PORT" "$FLEET_WHISPER_DIR" "$HOST" >"$T/$lang.tap"
+  tap_relay "$T/$lang.tap"
+done
+
+# ---- alerting rules --------------------------------------------------------------
+promtool check rules "$top_srcdir/conf/prometheus-alerts.yml" >"$T/check.out" 2>&1
+ok $? "promtool check rules conf/prometheus-alerts.yml: $(grep -o 'SUCCESS.*' "$T/check.out")"
+py promtool-test "$top_srcdir" "$FLEET_PROM_PORT" "$HOST" "$T/alerts-test.yml" >"$T/gen.tap"
+tap_relay "$T/gen.tap"
+promtool test rules "$T/alerts-test.yml" >"$T/test.out" 2>&1
+ok $? "promtool test rules: each of the four alerts fires on those series, and not below its threshold"
+[ "$TAP_FAILED" -eq 0 ] || diag <"$T/test.out"
+
+# write_prometheus of collectd 5.12 always logs one [error] about
+# libmicrohttpd's logger option; it is not ours and changes nothing.
+! grep -h '^\[error\]' "$T"/influx/collectd.log "$T"/graphite/collectd.log "$T"/prom/collectd.log |
+  grep -v 'MHD_OPTION_EXTERNAL_LOGGER is not the first option' | grep .
+ok $? "no collectd logged an error"
+tap_done
