@@ -6,11 +6,33 @@
 #      Debian's 6.1 and 6.12 kernels, where cgroup v2 has every controller;
 #   2. builds again with AddressSanitizer + UBSan and runs the unit and
 #      daemon tests once more (collectd with the sanitizer runtime preloaded);
-# and ends with the line "N passed, N failed".
+# and ends with the line "N passed, N failed".  It says first what it
+# installs and changes (./test.sh --what: only that).
 #   sudo ./test.sh
 set -uo pipefail
 top=$(cd "$(dirname "$0")" && pwd)
 cd "$top"
+
+what() {
+  cat <<'WHAT'
+./test.sh installs what it misses and changes this machine so:
+  - Debian packages (scripts/deps.sh --tests): the build's (gcc, autotools,
+    collectd-core, collectd-dev, libyajl-dev) and the tests' (valgrind,
+    clang, strace, gdb, rrdtool, influxdb, graphite-carbon, prometheus,
+    debhelper, lintian, qemu-system-x86, busybox-static, ...);
+  - two Debian kernels, linux-image-amd64 (6.1) and linux-image-6.12-amd64,
+    installed into /boot with their initrd (the boot menu is updated); the
+    VM tests boot them in qemu;
+  - services: the postinst scripts of influxdb, carbon-cache and prometheus
+    enable them at boot; scripts/deps.sh disables again every unit the
+    installation enabled (what was enabled before stays) and keeps them
+    from starting; the tests run their own servers on 127.0.0.1 only;
+  - the package test installs collectd-joule-cgroup and purges it;
+  - test cgroups below a parent named for the run, removed at the end.
+WHAT
+}
+if [ "${1:-}" = --what ]; then what; exit 0; fi
+what >&2
 
 "$top/scripts/deps.sh" --tests || { echo "0 passed, 1 failed"; exit 1; }
 

@@ -32,6 +32,9 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 1
 fi
 echo "installing:$missing" >&2
+case " $missing " in *" linux-image-"*)
+  echo "  (the linux-image packages install kernels and an initrd into /boot and update the boot menu; the VM tests boot them in qemu)" >&2 ;;
+esac
 export DEBIAN_FRONTEND=noninteractive
 # Other apt runs on the machine: wait for the lock instead of failing.
 apt_opts="-o DPkg::Lock::Timeout=600"
@@ -46,5 +49,12 @@ if [ ! -e /usr/sbin/policy-rc.d ]; then
   chmod +x /usr/sbin/policy-rc.d
   trap 'rm -f /usr/sbin/policy-rc.d' EXIT
 fi
+# Debian's postinst scripts enable the services of what they install
+# (influxdb, carbon-cache, prometheus...) at boot even when policy-rc.d
+# keeps them from starting.  What was enabled before stays; whatever the
+# installation enabled is disabled again (scripts/lib/services.sh).
+. "$(dirname "$0")/lib/services.sh"
+enabled_before=$(services_enabled)
 # shellcheck disable=SC2086
 apt-get $apt_opts install -y -qq --no-install-recommends $missing >/dev/null
+services_restore "$enabled_before"
