@@ -93,18 +93,22 @@ assert 0.45 <= p["wall_seconds"] and p["cpu"]["cores_busy"] < 0.05, p'
 # The root cgroup counts in scheduler ticks (at most 10 ms per CPU at
 # HZ=100), the command's cgroup exactly: allow one tick per CPU.  On an
 # emulated CPU (qemu without KVM, as make check-vm runs) timer interrupts
-# come late and a late tick is charged as one: the root's count falls
-# short of the command's by up to a tenth of it (seen: 28 ms of 252 ms);
-# allow a quarter there.
+# come late and a late tick is charged as one, and while the host running
+# the emulator is busy they are lost outright: the root's count falls
+# short of the command's by a tenth on a quiet host (28 ms of 252 ms) and
+# by a third on a loaded one (428 ms of 657 ms).  No bound holds there:
+# the machine's figure must only have moved, while the command ran.
 emulated=no
 grep -q '^model name.*QEMU Virtual CPU' /proc/cpuinfo && emulated=yes
-check_py "the machine spent at least the command's CPU time, in the run and every phase" '
+check_py "the machine spent at least the command's CPU time, in the run and every phase (emulated CPU: $emulated)" '
 import os
 tick = 10000 * os.cpu_count()
-late = 0.25 if args[0] == "yes" else 0
 for s in [r] + r["phases"]:
     g, c = s["global"]["cpu"], s["cpu"]
-    assert g["usage_usec"] >= c["usage_usec"] * (1 - late) - tick, (g, c)
+    if args[0] == "yes":
+        assert g["usage_usec"] > 0 or c["usage_usec"] < tick, (g, c)
+    else:
+        assert g["usage_usec"] >= c["usage_usec"] - tick, (g, c)
     assert g["cores_busy"] >= 0' "$emulated"
 check_py "share_of_host in (0, 1] for the run and the busy phase, [0, 1] elsewhere" '
 for s in [r, r["phases"][1]]:
