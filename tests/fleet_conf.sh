@@ -6,9 +6,10 @@
 #   - conf/influxdb.conf + conf/graphite.conf on one host ("single");
 #   - conf/fleet-host.conf on "fleethost" sending to a second collectd
 #     running conf/fleet-central.conf ("central"), which writes to both.
-# Values are fed through unixsock in joule_cgroup's shapes. The joule_cgroup
-# blocks are cut out: this test is about the shipping, and runs before the
-# plugin is built (the end-to-end test of the plugin loads it for real).
+# Values are fed through unixsock in joule_cgroup's shapes, and each file's
+# own joule_cgroup block runs too, with one line added (CgroupRoot, a copy
+# of the Linux 6.12 fixture tree): the series the files' comments promise
+# (the default set and the OOM kill counter of Collect "events") arrive.
 . "$(dirname "$0")/lib/common.sh"
 # Ports apart from fleet_smoke.sh's, so both can run at once.
 FLEET_PORT_OFFSET=${FLEET_PORT_OFFSET:-100}
@@ -17,24 +18,31 @@ CLEANUPS+=(fleet_stop_all)
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "influxd (Debian influxdb)" -- command -v influxd
 need "carbon-cache (Debian graphite-carbon)" -- test -x /usr/bin/carbon-cache
+need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
 
 repo=$top_srcdir
 tmp=$T
 # The central's Listen port; fleet-host.conf's Server is rewritten to it.
 CENTRAL_PORT=${FLEET_CENTRAL_PORT:-$((25927 + FLEET_PORT_OFFSET))}
 
+tree="$tmp/tree"
+cp -r "$FIXTURES/k6.12-debian" "$tree"
+# One plugin directory (copies: collectd loads no symlink) for the stock
+# plugins and the built one.
+mkdir -p "$tmp/plugins"
+cp "$COLLECTD_PLUGINDIR"/*.so "$tmp/plugins/"
+cp "$PLUGIN_BUILDDIR/joule_cgroup.so" "$tmp/plugins/"
+
 # render FILE: the conf file on stdout with loopback targets, 1 s flushes and
-# no joule_cgroup block (from "LoadPlugin joule_cgroup" to its </Plugin>).
+# the plugin reading the fixture tree.
 render() {
 	sed -e "s/\"influxdb.example.net\" \"25826\"/\"127.0.0.1\" \"$FLEET_INFLUX_COLLECTD_PORT\"/" \
 		-e "s/\"graphite.example.net\"/\"127.0.0.1\"/" \
 		-e "s/Port \"2003\"/Port \"$FLEET_CARBON_PORT\"/" \
 		-e "s/\"collectd-central.example.net\" \"25826\"/\"127.0.0.1\" \"$CENTRAL_PORT\"/" \
 		-e "s/Listen \"0.0.0.0\" \"25826\"/Listen \"127.0.0.1\" \"$CENTRAL_PORT\"/" \
-		-e "s/FlushInterval 10/FlushInterval 1/" "$1" |
-		awk '/^LoadPlugin joule_cgroup/ { skip = 1 }
-		     !skip { print }
-		     skip && /^<\/Plugin>/ { skip = 0 }'
+		-e "s/FlushInterval 10/FlushInterval 1/" \
+		-e "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$tree\"|" "$1"
 }
 
 # globals NAME: what collectd.conf itself would hold, per instance.
@@ -45,7 +53,7 @@ globals() {
 		Interval 1
 		BaseDir "$tmp/$1"
 		PIDFile "$tmp/$1/collectd.pid"
-		PluginDir "/usr/lib/collectd"
+		PluginDir "$tmp/plugins"
 		TypesDB "/usr/share/collectd/types.db"
 		LoadPlugin logfile
 		<Plugin logfile>
@@ -69,7 +77,16 @@ start() {
 	mkdir -p "$tmp/$name"
 	{
 		globals "$name"
-		for f in "$@"; do render "$repo/conf/$f"; done
+		for f in "$@"; do
+			case $f in
+			# the second file of one host: its joule_cgroup block left out,
+			# as the files' comments say (one block per collectd)
+			*:shipping) render "$repo/conf/${f%:shipping}" |
+				awk '/^LoadPlugin joule_cgroup/ { skip = 1 } !skip { print }
+				     skip && /^<\/Plugin>/ { skip = 0 }' ;;
+			*) render "$repo/conf/$f" ;;
+			esac
+		done
 	} >"$tmp/$name/collectd.conf"
 	"$COLLECTD_BIN" -t -C "$tmp/$name/collectd.conf" >"$tmp/$name/t.out" 2>&1 || {
 		diag <"$tmp/$name/t.out"
@@ -108,11 +125,11 @@ ok $? "influxd and carbon-cache are up on 127.0.0.1" || tap_done
 
 # --- conf/influxdb.conf + conf/graphite.conf -----------------------------------
 check "single host: influxdb.conf + graphite.conf load in collectd" \
-	start single influxdb.conf graphite.conf
+	start single influxdb.conf graphite.conf:shipping
 check "single host: values accepted" feed single
 check "single host: InfluxDB has joule_cgroup_value{host=single} = 0.5" \
 	fleet_wait_for fleet_influx_between joule_cgroup_value \
-	"host='single' AND type='gauge' AND type_instance='cpu_cores'" 0.5 0.5
+	"host='single' AND instance='system.slice_web.service' AND type='gauge' AND type_instance='cpu_cores'" 0.5 0.5
 # StoreRates true: 1000 bytes per ~1 s round -> about 1000 B/s.
 check "single host: Graphite has the disk_octets read rate (~1000 B/s)" \
 	fleet_wait_for fleet_whisper_between \
@@ -124,13 +141,34 @@ check "fleet host: fleet-host.conf loads in collectd" start fleethost fleet-host
 check "fleet host: values accepted" feed fleethost
 check "central -> InfluxDB: joule_cgroup_value{host=fleethost} = 0.5 (Forward true)" \
 	fleet_wait_for fleet_influx_between joule_cgroup_value \
-	"host='fleethost' AND type='gauge' AND type_instance='cpu_cores'" 0.5 0.5
+	"host='fleethost' AND instance='system.slice_web.service' AND type='gauge' AND type_instance='cpu_cores'" 0.5 0.5
 check "central -> InfluxDB: raw counter joule_cgroup_write{host=fleethost} arrives" \
 	fleet_wait_for fleet_influx_between joule_cgroup_write \
-	"host='fleethost' AND type='disk_octets'" 0 6000
+	"host='fleethost' AND instance='system.slice_web.service' AND type='disk_octets'" 0 6000
 check "central -> Graphite: collectd/fleethost/.../gauge/cpu_cores = 0.5" \
 	fleet_wait_for fleet_whisper_between \
 	collectd/fleethost/joule_cgroup/system_slice_web_service/gauge/cpu_cores 0.5 0.5
+
+# The plugin's own series, as the files' comments say: the default set
+# and memory.events (OOM kills counted), from the hosts and the central.
+db="instance='system.slice_db.service'"
+check "single host: InfluxDB has the plugin's db.service memory-current" \
+	fleet_wait_for fleet_influx_between joule_cgroup_value \
+	"host='single' AND $db AND type='memory' AND type_instance='current'" 71385088 71385088
+check "single host: and its OOM kill counter (Collect \"events\")" \
+	fleet_wait_for fleet_influx_between joule_cgroup_value \
+	"host='single' AND $db AND type='derive' AND type_instance='memory_events_oom_kill'" 0 0
+check "single host: Graphite has db.service's memory.current" \
+	fleet_wait_for fleet_whisper_between \
+	collectd/single/joule_cgroup/system_slice_db_service/memory/current 71385088 71385088
+for h in fleethost central; do
+	check "$h -> central -> InfluxDB: db.service memory-current and the OOM kill counter" \
+		fleet_wait_for fleet_influx_between joule_cgroup_value \
+		"host='$h' AND $db AND type='derive' AND type_instance='memory_events_oom_kill'" 0 0
+done
+check "fleethost -> central -> Graphite: db.service memory.current" \
+	fleet_wait_for fleet_whisper_between \
+	collectd/fleethost/joule_cgroup/system_slice_db_service/memory/current 71385088 71385088
 
 rc=0
 for name in single central fleethost; do
