@@ -115,10 +115,12 @@ doc=./usr/share/doc/$pkg
   echo ".$snippet"
   echo ./usr/bin/joule-cgroup
   echo ./usr/lib/collectd/joule_cgroup.so
-  for f in changelog.Debian.gz copyright; do echo "$doc/$f"; done
+  # CHANGELOG.md is the upstream changelog: dh_installchangelogs names it
+  # changelog, as Debian's policy wants.
+  for f in changelog.Debian.gz changelog.gz copyright; do echo "$doc/$f"; done
   # The README and docs/ in their places; dh_compress gzips the text files
   # above 4 kB, never the picture.
-  for f in $(cd "$top_srcdir" && echo README.md CHANGELOG.md docs/*.md docs/*.png); do
+  for f in $(cd "$top_srcdir" && echo README.md docs/*.md docs/*.png); do
     case $f in *.png) echo "$doc/$f" ;; *)
       [ "$(stat -c %s "$top_srcdir/$f")" -gt 4096 ] && echo "$doc/$f.gz" || echo "$doc/$f" ;;
     esac
