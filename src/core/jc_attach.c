@@ -2,7 +2,6 @@
  * jc_attach — see jc_attach.h.
  */
 #include "jc_attach.h"
-#include "jc_log.h"
 
 #include "jc_cgwrite.h"
 #include "jc_hier.h"

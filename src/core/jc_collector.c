@@ -6,6 +6,13 @@
  * relative to the kept directory when over the fd budget) into the one
  * shared buffer, parsed in place into the one shared sample, and turned
  * into metrics.  In steady state it makes no heap allocation.
+ *
+ * One pread is the whole file: each cgroup file read here is one record
+ * of the kernel's seq_file, which a read hands over whole when the buffer
+ * holds it (the buffer doubles until it does); a copy of a tree holds
+ * regular files, where a short read is the end.  Files of many records
+ * (cgroup.procs, /proc/vmstat) give a page per read and are read to the
+ * end elsewhere (jc_hier).
  */
 #include "jc_internal.h"
 

@@ -11,7 +11,6 @@
  * safety net, or at every read when inotify is not available).
  */
 #include "jc_discover.h"
-#include "jc_log.h"
 
 #include "jc_clock.h"
 #include "jc_energy.h"

@@ -19,7 +19,6 @@
  * anywhere else in any case).
  */
 #include "jc_managed.h"
-#include "jc_log.h"
 
 #include "jc_attach.h"
 #include "jc_cgwrite.h"

@@ -2,7 +2,6 @@
  * jc_peak — see jc_peak.h.
  */
 #include "jc_peak.h"
-#include "jc_log.h"
 
 #include "jc_cgwrite.h"
 

@@ -4,7 +4,6 @@
  * wins over speed (a few extra system calls to find the right words).
  */
 #include "jc_problem.h"
-#include "jc_log.h"
 
 #include "jc_hier.h"
 
