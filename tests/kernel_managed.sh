@@ -30,6 +30,10 @@ after_reads() { wait_until reads_at_least $(($(busy_reads) + $1)); }
 after_reads 1
 grep -qx "0::/$run/busy" "/proc/$busy_pid/cgroup"
 ok $? "the child was moved into $run/busy"
+rss=$(awk '{ printf "%.1f", $2 * '"$(getconf PAGESIZE)"' / 1048576 }' "/proc/$busy_pid/statm")
+line=$(grep "^\[info\] joule_cgroup plugin: AttachPidFile \"$T/busy.pid\": process $busy_pid moved into $mnt/$run/busy; its [0-9.]* MiB resident stay charged to the cgroup it came from" "$dir/collectd.log")
+[ "$(grep -c . <<<"$line")" -eq 1 ]
+ok $? "one INFO at the move: what it had allocated stays charged where it came from ($rss MiB resident now): $line"
 # The pidfd that held it from its check to its move is closed once moved.
 pidfds=$(find "/proc/$COLLECTD_PID/fd" -mindepth 1 -printf '%l\n' | grep -cE '^(anon_inode:\[pidfd\]|pidfd:.*)$')
 [ "$pidfds" -eq 0 ]

@@ -175,4 +175,36 @@ stop_collectd
   [ -n "$(csv_last "$dir" job ps_cputime)" ]
 ok $? "cpu only: reported, nothing said above INFO (NotifyOOM needs no memory values)"
 grep -E '^\[(error|warning|notice)\]' "$dir/collectd.log" | diag
+kill -KILL "$hog"
+
+# --- 4. a process that allocated before it was moved ------------------------------
+# cgroup v2 moves no memory charge with a process: the 64 MiB it holds
+# stay with the cgroup it came from, the managed cgroup's memory-current
+# stays near 0, and one INFO at the move says so, with its resident size.
+"$HOG" 64 >"$T/before.out" 2>&1 &
+hog=$!
+hogs+=("$hog")
+wait_until file_has "$T/before.out" allocated
+mkdir "$parent/late"
+echo "+memory" >"$parent/late/cgroup.subtree_control"
+dir="$T/late"
+write_conf "$dir" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Collect \"memory\"
+  <Cgroup \"$run/late/job\">
+    Instance \"late\"
+    Create true
+    AttachPid $hog
+  </Cgroup>"
+start_collectd "$dir"
+wait_until moved_or_refused "/$run/late/job"
+wait_reads 3 "$dir" late memory-current
+stop_collectd
+cur=$(csv_last "$dir" late memory-current)
+line=$(grep "^\[info\] joule_cgroup plugin: AttachPid $hog: process $hog moved into" "$dir/collectd.log")
+held=$(sed -n 's/.*; its \([0-9.]*\) MiB resident stay charged.*/\1/p' <<<"$line")
+awk -v c="${cur:-x}" -v h="${held:-0}" 'BEGIN { exit !(c < 8 * 1048576 && h >= 64) }'
+ok $? "allocated before the move: memory-current $(mib "${cur:-0}") in $run/late/job, and one INFO with its ${held:-?} MiB resident: $line"
+grep -E '^\[(error|warning)\]' "$dir/collectd.log" | diag
+kill -KILL "$hog"
 tap_done

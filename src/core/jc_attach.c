@@ -126,6 +126,23 @@ int jc_attach_check(jc_collector *c, size_t b) {
   return r;
 }
 
+/* cgroup v2 moves no memory charge with a process: what it had allocated
+ * stays with the cgroup it came from, and memory-current of the cgroup
+ * it joins counts only what it allocates from now on.  Said once, at the
+ * move, or a user who sees a busy process's cgroup near 0 concludes that
+ * the plugin is wrong. */
+static void tell_charges(jc_collector *c, const char *source, pid_t pid,
+                         const char *where) {
+  uint64_t rss;
+  if (jc_proc_resident(pid, &rss) < 0)
+    return; /* gone already: nothing to say */
+  jc_logf(&c->log, JC_LOG_INFO,
+          "%s: process %d moved into %s; its %.1f MiB resident stay charged "
+          "to the cgroup it came from (cgroup v2 moves no memory charges), "
+          "so %s counts only the memory it allocates from now on",
+          source, (int)pid, where, (double)rss / (1024.0 * 1024.0), where);
+}
+
 int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
   const jc_managed *m = &c->cfg->managed[b];
   jc_managed_state *st = &c->managed[b];
@@ -135,10 +152,12 @@ int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
     int held = jc_proc_hold_check(&mv->hold);
     int r = held < 0 ? held : jc_cgwrite_attach(cgfd, pid);
     jc_proc_hold_release(&mv->hold);
-    if (r == 0)
-      continue;
     char source[PATH_MAX + 32];
     describe(m, k, source, sizeof(source));
+    if (r == 0) {
+      tell_charges(c, source, pid, where);
+      continue;
+    }
     const char *hint =
         held == -ESRCH ? "it exited after it was checked, and its pid may "
                          "be another process's now, which is not moved"

@@ -54,6 +54,22 @@ static int stat_field(pid_t pid, int n, uint64_t *ret) {
   return 0;
 }
 
+int jc_proc_resident(pid_t pid, uint64_t *ret_bytes) {
+  char buf[256];
+  ssize_t len = read_proc(pid, "statm", buf, sizeof(buf));
+  if (len < 0)
+    return (int)len;
+  /* "size resident shared text lib data dt", in pages */
+  char *p = buf + strspn(buf, " "), *end;
+  p += strcspn(p, " ");
+  unsigned long long pages = strtoull(p, &end, 10);
+  long page = sysconf(_SC_PAGESIZE);
+  if (end == p || page <= 0)
+    return -EINVAL;
+  *ret_bytes = (uint64_t)pages * (uint64_t)page;
+  return 0;
+}
+
 int jc_proc_is_kernel_thread(pid_t pid) {
   uint64_t flags;
   int r = stat_field(pid, 9, &flags);

@@ -22,6 +22,9 @@ int jc_proc_is_kernel_thread(pid_t pid);
 /* The cgroup v2 path of pid: its "0::" line of /proc/PID/cgroup. */
 int jc_proc_cgroup(pid_t pid, char *ret_path, size_t size);
 
+/* The process's resident memory in bytes (/proc/PID/statm). */
+int jc_proc_resident(pid_t pid, uint64_t *ret_bytes);
+
 /*
  * May pid be moved into a cgroup of the part of the hierarchy at path
  * root_cgroup (jc_hier_cgroup_of)?  0; -EPERM with the reason in why
