@@ -191,7 +191,9 @@ static jc_io_seen *seen_find(jc_io_seen *seen, size_t from, size_t to,
 }
 
 int jc_io_totals_advance(jc_io_totals *io, const jc_sample *s) {
-  size_t want = io->seen_count + s->io_device_count;
+  /* Room for the last table, this read's after it and, after a malformed
+   * read, the last table's devices carried over once more. */
+  size_t want = io->seen_count * (s->io_malformed ? 2 : 1) + s->io_device_count;
   if (want == 0)
     return 0; /* no device yet: nothing to add */
   if (want > io->seen_capacity) {
