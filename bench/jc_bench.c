@@ -1,22 +1,28 @@
 /*
- * jc_bench — what one read pass costs per cgroup, side by side:
+ * jc_bench — what the core's read pass costs per cgroup, for two value
+ * sets, each beside the kernel's floor for the same files:
  *
- *   (a)  the floor: pread on kept descriptors, no parsing;
- *   (b)  the plugin's core read pass: discovery when nothing changed, read,
- *        parse, diff (jc_collector_read with an emit that does nothing);
- *   (b') the same with MaxOpenFiles too small to keep stat files open
- *        (files opened per read relative to the kept directory);
- *   (c)  a stdio reader: fopen/fgets/sscanf/fclose per file;
- *   (b+) the core read pass of the second release's additions on top of
- *        (b): Collect "limits" (cpu.max, and memory.max/high, pids.max
- *        where those controllers are) and NotifyOOM (memory.events, and
- *        /proc/vmstat once per pass), where the host has them.
+ *   default   the shipped default (no Collect, no Values): the files its
+ *             lists need that this hierarchy has (on a hybrid host only
+ *             cpu.stat);
+ *   pressure  Collect "cpu" "pressure": cpu.stat and the three pressure
+ *             files, which every cgroup v2 directory has.
  *
- * All four read the same files: cpu.stat and the three pressure files of
- * every cgroup below PARENT (what a cgroup v2 hierarchy offers on any host,
- * and what Collect "cpu" "pressure" reads).  Each is
- * timed REPEATS times, interleaved, and the fastest run counts: on a shared
- * machine the minimum is the figure least disturbed by others.
+ * For each set:
+ *
+ *   a       the floor: one pread per file on descriptors kept open, no
+ *           parsing (when the descriptor limit cannot hold them all, in
+ *           chunks that fit, the chunks' times added up);
+ *   b       jc_collector_read with an emit that does nothing: discovery
+ *           when nothing changed, read, parse, metrics — with the default
+ *           descriptor budget, from the soft RLIMIT_NOFILE as it is (the
+ *           plugin no longer raises it);
+ *   reopen  the same with MaxOpenFiles = the number of cgroups: one
+ *           directory descriptor per cgroup and no room for files, so
+ *           every file is opened at every read, relative to it.
+ *
+ * Each figure is timed REPEATS times, interleaved, and the fastest run
+ * counts: on a shared machine the minimum is the least disturbed.
  *
  *   jc_bench ROOT PARENT PASSES [REPEATS]
  *
@@ -25,9 +31,9 @@
 #include "jc_collector.h"
 
 #include <dirent.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,16 +41,13 @@
 #include <time.h>
 #include <unistd.h>
 
-/* What Collect "cpu" "pressure" reads; every cgroup v2 directory has them. */
-static const char *const bench_files[] = {"cpu.stat", "cpu.pressure",
-                                          "memory.pressure", "io.pressure"};
-#define FILES 4
-
 static double now_us(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
+
+static volatile size_t sink;
 
 /* ---- the cgroups: every directory below parent, found once ------------- */
 
@@ -59,8 +62,8 @@ static void add_path(const char *p) {
   paths[path_count++] = strdup(p);
 }
 
+/* The cgroups below dir, not dir itself (as the core selects them). */
 static void find_cgroups(const char *dir) {
-  add_path(dir);
   DIR *d = opendir(dir);
   struct dirent *de;
   while (d && (de = readdir(d))) {
@@ -68,94 +71,88 @@ static void find_cgroups(const char *dir) {
       continue;
     char child[4096];
     snprintf(child, sizeof(child), "%s/%s", dir, de->d_name);
+    add_path(child);
     find_cgroups(child);
   }
   if (d)
     closedir(d);
 }
 
+/* Fastest of `repeats` runs of `passes` passes, in µs per cgroup per pass. */
+static double timed(void (*pass)(void), int passes) {
+  double t0 = now_us();
+  for (int i = 0; i < passes; i++)
+    pass();
+  return (now_us() - t0) / passes / (double)path_count;
+}
+
+static double min2(double a, double b) { return a < b ? a : b; }
+
 /* ---- (a) the floor ------------------------------------------------------- */
 
-/* The floor keeps every file open; when RLIMIT_NOFILE cannot hold them all
- * (10,000 cgroups × 4 files on a host whose hard limit is 20,000) it is
- * measured in chunks that fit, and the chunks' times added up. */
+static const char *floor_names[JC_FILE_COUNT];
+static int floor_files;
 static int *floor_fds;
-static size_t chunk_first, chunk_count;
+static size_t chunk_count;
+
+static bool floor_has(const char *name) {
+  for (int i = 0; i < floor_files; i++)
+    if (strcmp(floor_names[i], name) == 0)
+      return true;
+  return false;
+}
+
+/* The files the core reads for a set (what jc_collector_get_stats says),
+ * each once: memory.peak is there twice when the interval peak is on. */
+static void floor_choose(uint32_t files) {
+  floor_files = 0;
+  for (int f = 0; f < JC_FILE_COUNT; f++)
+    if ((files & (1u << f)) && !floor_has(jc_files[f].name))
+      floor_names[floor_files++] = jc_files[f].name;
+}
 
 static void floor_open(size_t first, size_t count) {
-  chunk_first = first;
   chunk_count = count;
-  floor_fds = malloc(count * FILES * sizeof(int));
+  floor_fds = malloc(count * (size_t)floor_files * sizeof(int));
   for (size_t i = 0; i < count; i++)
-    for (int f = 0; f < FILES; f++) {
+    for (int f = 0; f < floor_files; f++) {
       char p[4200];
-      snprintf(p, sizeof(p), "%s/%s", paths[first + i], bench_files[f]);
-      floor_fds[i * FILES + f] = open(p, O_RDONLY | O_CLOEXEC);
-      if (floor_fds[i * FILES + f] < 0) {
+      snprintf(p, sizeof(p), "%s/%s", paths[first + i], floor_names[f]);
+      int fd = open(p, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) {
         perror(p);
         exit(1);
       }
+      floor_fds[i * (size_t)floor_files + (size_t)f] = fd;
     }
 }
 
 static void floor_close(void) {
-  for (size_t i = 0; i < chunk_count * FILES; i++)
+  for (size_t i = 0; i < chunk_count * (size_t)floor_files; i++)
     close(floor_fds[i]);
   free(floor_fds);
 }
 
-static volatile size_t sink;
-
 static void floor_pass(void) {
   char buf[4096];
-  for (size_t i = 0; i < chunk_count * FILES; i++) {
-    ssize_t n = pread(floor_fds[i], buf, sizeof(buf), 0);
-    sink += (size_t)n;
-  }
+  for (size_t i = 0; i < chunk_count * (size_t)floor_files; i++)
+    sink += (size_t)pread(floor_fds[i], buf, sizeof(buf), 0);
 }
-
-static double timed(void (*pass)(void), int passes);
 
 /* µs per cgroup per pass over all cgroups, chunk by chunk. */
 static double floor_timed(int passes) {
   struct rlimit rl;
   getrlimit(RLIMIT_NOFILE, &rl);
-  size_t room = ((size_t)rl.rlim_cur - 64) / FILES, total = 0;
+  size_t room = ((size_t)rl.rlim_cur - 64) / (size_t)floor_files;
   double us = 0;
   for (size_t first = 0; first < path_count; first += room) {
     size_t count = path_count - first < room ? path_count - first : room;
     floor_open(first, count);
     floor_pass();
     us += timed(floor_pass, passes) * (double)path_count;
-    total += count;
     floor_close();
   }
-  return us / (double)total;
-}
-
-/* ---- (c) stdio ------------------------------------------------------------ */
-
-static void stdio_file(const char *dir, const char *name) {
-  char p[4200], line[256], key[64];
-  snprintf(p, sizeof(p), "%s/%s", dir, name);
-  FILE *f = fopen(p, "r");
-  if (!f)
-    return;
-  unsigned long long v;
-  double a10, a60, a300;
-  while (fgets(line, sizeof(line), f)) {
-    if (sscanf(line, "%63s avg10=%lf avg60=%lf avg300=%lf total=%llu", key,
-               &a10, &a60, &a300, &v) == 5 ||
-        sscanf(line, "%63s %llu", key, &v) == 2)
-      sink += v;
-  }
-  fclose(f);
-}
-
-static void stdio_pass(void) {
-  for (size_t i = 0; i < path_count; i++)
-    for (int f = 0; f < FILES; f++)
-      stdio_file(paths[i], bench_files[f]);
+  return us / (double)path_count;
 }
 
 /* ---- (b) the core ----------------------------------------------------------- */
@@ -166,16 +163,6 @@ static void ignore_metric(void *ctx, const jc_target *t, const jc_metric *m) {
 }
 
 static jc_collector *core;
-
-static long sunreclaim_kb(void) {
-  char buf[8192];
-  int fd = open("/proc/meminfo", O_RDONLY);
-  ssize_t n = read(fd, buf, sizeof(buf) - 1);
-  close(fd);
-  buf[n > 0 ? n : 0] = '\0';
-  const char *s = strstr(buf, "SUnreclaim:");
-  return s ? atol(s + 11) : -1;
-}
 
 static int count_fds(void) {
   int n = 0;
@@ -188,33 +175,41 @@ static int count_fds(void) {
 }
 
 typedef struct {
-  size_t heap_per_cgroup;
-  int fds;
-  long kernel_kb;
   size_t tracked;
+  size_t heap_per_cgroup;
+  int fds;        /* descriptors the core holds between reads */
+  uint32_t files; /* what it reads per cgroup */
 } core_figures;
 
-/* The core on every cgroup below parent, Collect "cpu" "pressure", and
- * with `more` also "limits" and NotifyOOM. */
-static void core_open(const char *root, const char *parent, long max_open,
-                      bool more, core_figures *fig) {
+typedef struct {
+  const char *name;
+  const char *const *collect; /* NULL-terminated; NULL: the default */
+  double a, b, reopen;
+  core_figures kept, small;
+} value_set;
+
+/* The core on every cgroup below parent with set's Collect; max_open < 0:
+ * the default budget. */
+static void core_open(const char *root, const char *parent, const value_set *set,
+                      long max_open, core_figures *fig) {
   char err[256], pattern[4200];
   jc_config *cfg = jc_config_new();
   jc_config_set_root(cfg, root, err, sizeof(err));
-  snprintf(pattern, sizeof(pattern), "%s/**", parent);
+  snprintf(pattern, sizeof(pattern), "%s/*", parent); /* not parent itself */
   jc_config_add_pattern(cfg, false, pattern, err, sizeof(err));
-  jc_config_add_collect(cfg, "cpu", err, sizeof(err));
-  jc_config_add_collect(cfg, "pressure", err, sizeof(err));
-  if (more)
-    jc_config_add_collect(cfg, "limits", err, sizeof(err));
-  cfg->notify_oom = more;
+  snprintf(pattern, sizeof(pattern), "%s/*/**", parent);
+  jc_config_add_pattern(cfg, false, pattern, err, sizeof(err));
+  for (const char *const *w = set->collect; w && *w; w++)
+    jc_config_add_collect(cfg, *w, err, sizeof(err));
   cfg->report_root = false;
   if (max_open >= 0)
     jc_config_set_max_open_files(cfg, (double)max_open, err, sizeof(err));
-  jc_config_finish(cfg, err, sizeof(err));
+  if (jc_config_finish(cfg, err, sizeof(err)) < 0) {
+    fprintf(stderr, "jc_bench: %s\n", err);
+    exit(1);
+  }
   struct mallinfo2 before = mallinfo2();
   int fds_before = count_fds();
-  long kernel_before = sunreclaim_kb();
   core = jc_collector_new(cfg, NULL, NULL);
   if (jc_collector_init(core) < 0) {
     fprintf(stderr, "jc_bench: collector init failed\n");
@@ -229,7 +224,7 @@ static void core_open(const char *root, const char *parent, long max_open,
   fig->heap_per_cgroup =
       st.tracked ? (after.uordblks - before.uordblks) / st.tracked : 0;
   fig->fds = count_fds() - fds_before;
-  fig->kernel_kb = sunreclaim_kb() - kernel_before;
+  fig->files = st.files;
 }
 
 static void core_pass(void) { jc_collector_read(core, ignore_metric, NULL); }
@@ -239,15 +234,30 @@ static void core_close(void) {
   core = NULL;
 }
 
-/* Fastest of `repeats` runs of `passes` passes, in µs per cgroup per pass. */
-static double timed(void (*pass)(void), int passes) {
-  double t0 = now_us();
-  for (int i = 0; i < passes; i++)
-    pass();
-  return (now_us() - t0) / passes / (double)path_count;
+/* One repeat of a set: the core kept, its floor, the core reopening. */
+static void measure(const char *root, const char *parent, value_set *s,
+                    int passes) {
+  core_open(root, parent, s, -1, &s->kept);
+  s->b = min2(s->b, timed(core_pass, passes));
+  core_close();
+
+  floor_choose(s->kept.files);
+  s->a = min2(s->a, floor_timed(passes));
+
+  core_open(root, parent, s, (long)path_count, &s->small);
+  s->reopen = min2(s->reopen, timed(core_pass, passes));
+  core_close();
 }
 
-static double min2(double a, double b) { return a < b ? a : b; }
+static void print_set(const value_set *s) {
+  floor_choose(s->kept.files);
+  int files = floor_files;
+  printf(" %s_files=%d %s_a=%.3f %s_b=%.3f %s_reopen=%.3f %s_b_over_a=%.2f "
+         "%s_reopen_over_a=%.2f %s_fds=%d %s_fds_reopen=%d %s_heap=%zu",
+         s->name, files, s->name, s->a, s->name, s->b, s->name, s->reopen,
+         s->name, s->b / s->a, s->name, s->reopen / s->a, s->name, s->kept.fds,
+         s->name, s->small.fds, s->name, s->kept.heap_per_cgroup);
+}
 
 int main(int argc, char **argv) {
   if (argc < 4) {
@@ -259,42 +269,27 @@ int main(int argc, char **argv) {
   char top[4200];
   snprintf(top, sizeof(top), "%s/%s", root, parent);
   find_cgroups(top);
+  if (path_count == 0) {
+    fprintf(stderr, "jc_bench: no cgroup below %s\n", top);
+    return 1;
+  }
 
-  /* As many descriptors as this host allows (the hard limit). */
+  static const char *const pressure[] = {"cpu", "pressure", NULL};
+  value_set sets[] = {
+      {"default", NULL, 1e99, 1e99, 1e99, {0}, {0}},
+      {"pressure", pressure, 1e99, 1e99, 1e99, {0}, {0}},
+  };
+  for (int r = 0; r < repeats; r++)
+    for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+      measure(root, parent, &sets[i], passes);
+
   struct rlimit rl;
   getrlimit(RLIMIT_NOFILE, &rl);
-  rl.rlim_cur = rl.rlim_max;
-  setrlimit(RLIMIT_NOFILE, &rl);
-
-  double a = 1e99, b = 1e99, b_small = 1e99, c = 1e99, b_more = 1e99;
-  core_figures fig = {0}, fig_small = {0}, fig_more = {0};
-  for (int r = 0; r < repeats; r++) {
-    a = min2(a, floor_timed(passes));
-
-    core_open(root, parent, -1, false, &fig);
-    b = min2(b, timed(core_pass, passes));
-    core_close();
-
-    /* Room for the directory descriptors only: stat files are opened per
-       read, relative to them. */
-    core_open(root, parent, (long)path_count, false, &fig_small);
-    b_small = min2(b_small, timed(core_pass, passes));
-    core_close();
-
-    core_open(root, parent, -1, true, &fig_more);
-    b_more = min2(b_more, timed(core_pass, passes));
-    core_close();
-
-    stdio_pass();
-    c = min2(c, timed(stdio_pass, passes));
-  }
-  printf("fd_limit=%lu cgroups=%zu tracked=%zu a=%.3f b=%.3f b_small=%.3f c=%.3f "
-         "b_over_a=%.2f bsmall_over_a=%.2f c_over_b=%.2f heap_per_cgroup=%zu "
-         "fds=%d fds_small=%d kernel_kb=%ld kernel_kb_small=%ld "
-         "b_more=%.3f fds_more=%d\n",
-         (unsigned long)rl.rlim_cur, path_count, fig.tracked, a, b, b_small, c, b / a, b_small / a, c / b,
-         fig.heap_per_cgroup, fig.fds, fig_small.fds, fig.kernel_kb,
-         fig_small.kernel_kb, b_more, fig_more.fds);
+  printf("cgroups=%zu tracked=%zu fd_soft=%lu", path_count, sets[0].kept.tracked,
+         (unsigned long)rl.rlim_cur);
+  for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+    print_set(&sets[i]);
+  printf("\n");
   for (size_t i = 0; i < path_count; i++)
     free(paths[i]);
   free(paths);

@@ -1,120 +1,352 @@
 #!/usr/bin/env bash
-# make bench: builds N cgroups under the cgroup2 mount (N = 100, 1,000,
-# 10,000; flat and three levels deep), measures one read pass of them with
-# bench/jc_bench (floor, core, core with a small fd budget, stdio) and the
-# real collectd's CPU time per read per cgroup, and removes them again.
-# Needs root.  BENCH_SIZES="100 1000" limits the sizes.
+# make bench: what a cgroup costs, measured in one run and printed as
+# tables (figures of one run; ratios are taken within it):
+#
+#   core     the core's read pass per cgroup (bench/jc_bench) on this
+#            host's cgroup v2, N = BENCH_SIZES (100 1000 10000) flat
+#            cgroups, for the shipped default's files and for those of
+#            Collect "cpu" "pressure": the floor, kept descriptors, files
+#            reopened at every read;
+#   collectd the real collectd's CPU per cgroup per read, `network` to a
+#            sink on 127.0.0.1 (bench/jc_sink), on BENCH_CGROUPS (1000)
+#            cgroups of this host's cgroup v2, for four value sets;
+#   tmpfs    the same on a tree of as many full-controller services on
+#            tmpfs (copies of a service of tests/fixtures/k6.12-debian
+#            below a copy of its slice): the first releases' sets and the
+#            shipped ones;
+#   netdata  Netdata's cgroups collector on the same cgroup v2 cgroups
+#            (bench/netdata-cgroups.conf), less its own baseline;
+#   vm       in the test VM (Debian's 6.12 kernel): the stock `cgroups`
+#            plugin on cgroup v1 cpuacct beside this plugin, Collect "cpu"
+#            (bench/vm-stock.sh);
+#
+# then the targets, met or missed.  BENCH_PARTS chooses parts (default all
+# of them), BENCH_SIZES the core's sizes, BENCH_WARM and BENCH_READS the
+# reads of each collectd (3 and 10).  Needs root; installs what it needs
+# (scripts/deps.sh --bench).  Every cgroup it makes is below one parent
+# named for the run and removed; every process it starts is stopped.
 set -euo pipefail
 : "${top_builddir:?run through make bench}"
+top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 : "${COLLECTD_BIN:=/usr/sbin/collectd}"
 : "${COLLECTD_PLUGINDIR:=/usr/lib/collectd}"
+export top_srcdir top_builddir COLLECTD_BIN COLLECTD_PLUGINDIR
 sizes=${BENCH_SIZES:-"100 1000 10000"}
+parts=${BENCH_PARTS:-"core collectd tmpfs netdata vm"}
+n=${BENCH_CGROUPS:-1000}
 mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$mnt" ] && [ "$(id -u)" -eq 0 ] || { echo "bench: needs root and a cgroup2 mount" >&2; exit 1; }
+"$top_srcdir/scripts/deps.sh" --bench
 
 run="joule-bench-$$"
 parent="$mnt/$run"
 tmp=$(mktemp -d /tmp/joule-bench.XXXXXX)
-collectd_pid=
+tree=$tmp/tree
+netdata_pid=
+# shellcheck source=bench/lib.sh
+. "$top_srcdir/bench/lib.sh"
 cleanup() {
-  [ -n "$collectd_pid" ] && kill "$collectd_pid" 2>/dev/null && wait "$collectd_pid" 2>/dev/null
-  [ -d "$parent" ] && find "$parent" -depth -type d -exec rmdir {} + 2>/dev/null
+  set +e
+  bench_stop_all
+  [ -n "$netdata_pid" ] && kill -KILL -- "-$netdata_pid" 2>/dev/null
+  drop_tree "$parent"
+  mountpoint -q "$tree" && umount "$tree"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+started=$SECONDS
+has() { [[ " $parts " == *" $1 "* ]]; }
+ratio() { awk -v x="$1" -v y="$2" 'BEGIN { if (x == "" || y == "" || y == 0) print "-"; else printf "%.2f", x / y }'; }
+verdict() { awk -v x="$1" -v t="$2" 'BEGIN { if (x == "-" || x == "") print "not measured"; else print (x <= t ? "met" : "MISSED") }'; }
+field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 
-# hand_down DIR: the controllers DIR has, enabled for its children (on a
-# hybrid host there are none), so that limits and memory.events exist.
-hand_down() {
-  local c
-  for c in $(cat "$1/cgroup.controllers"); do
-    echo "+$c" >"$1/cgroup.subtree_control" 2>/dev/null || true
-  done
-}
+# ---- 1. the core's read pass ------------------------------------------------
 
-# make_tree N SHAPE: flat = N children; deep = N leaves three levels down.
-make_tree() {
-  local n=$1 shape=$2 i d
-  mkdir "$parent"
-  hand_down "$parent"
-  if [ "$shape" = flat ]; then
-    (cd "$parent" && for ((i = 0; i < n; i++)); do echo "c$i"; done | xargs mkdir)
-  else
-    for ((i = 0; i < 10; i++)); do mkdir "$parent/t$i"; hand_down "$parent/t$i"; done
-    for ((i = 0; i < 100; i++)); do
-      d="$parent/t$((i % 10))/m$((i / 10 % 10))"
-      [ -d "$d" ] || { mkdir "$d"; hand_down "$d"; }
+declare -A core_a core_b core_line
+passes_for() { case $1 in 100) echo 500 ;; 1000) echo 50 ;; *) echo 5 ;; esac; }
+
+core_part() {
+  echo "1. The core's read pass, µs per cgroup per pass (jc_collector_read, no-op emit)"
+  echo "   $mnt, flat cgroups, soft RLIMIT_NOFILE $(ulimit -Sn) (hard $(ulimit -Hn)), fastest of 7"
+  printf '%-6s %-9s %5s %7s %7s %7s %5s %6s %6s %7s %8s %8s\n' \
+    N "files of" files "a µs" "b µs" "reop µs" "b/a" "reop/a" "fds" "heap B" "a/a@1000" "b/b@1000"
+  local size line set
+  for size in $sizes; do
+    make_flat "$parent" "$size"
+    line=$("$top_builddir/bench/jc_bench" "$mnt" "$run" "$(passes_for "$size")" 7)
+    core_line[$size]=$line
+    for set in default pressure; do
+      core_a[$size,$set]=$(field "$line" "${set}_a")
+      core_b[$size,$set]=$(field "$line" "${set}_b")
     done
-    (cd "$parent" && for ((i = 0; i < n; i++)); do
-      echo "t$((i % 10))/m$((i / 10 % 10))/c$i"; done | xargs -n 500 mkdir -p)
-  fi
-}
-drop_tree() { find "$parent" -depth -type d -exec rmdir {} +; }
-
-passes_for() { case $1 in 100) echo 200 ;; 1000) echo 20 ;; *) echo 3 ;; esac; }
-
-# collectd_cpu N: CPU µs of collectd per read per cgroup, no write plugin.
-collectd_cpu() {
-  local n=$1 interval=1 conf="$tmp/collectd.conf"
-  cat >"$conf" <<CONF
-Hostname "bench"
-FQDNLookup false
-Interval $interval
-BaseDir "$tmp"
-PIDFile "$tmp/collectd.pid"
-TypesDB "/usr/share/collectd/types.db"
-# Without a log plugin collectd prints "no write plugin" for every value
-# list, which would be measured instead of the plugin.
-PluginDir "$COLLECTD_PLUGINDIR"
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel err
-  File "$tmp/collectd.log"
-</Plugin>
-PluginDir "$top_builddir/.libs"
-LoadPlugin joule_cgroup
-<Plugin joule_cgroup>
-  CgroupRoot "$mnt"
-  ReportRoot false
-  Select "$run/**"
-  Collect "cpu" "pressure"
-  NotifyOOM false   # the figure of the first release, comparable with it
-</Plugin>
-CONF
-  "$COLLECTD_BIN" -f -C "$conf" >"$tmp/collectd.out" 2>&1 &
-  collectd_pid=$!
-  sleep 3.5                     # init and the first reads
-  local t0 t1 hz
-  hz=$(getconf CLK_TCK)
-  t0=$(awk '{ print $14 + $15 }' "/proc/$collectd_pid/stat")
-  sleep 10                      # ten reads
-  t1=$(awk '{ print $14 + $15 }' "/proc/$collectd_pid/stat")
-  kill "$collectd_pid"; wait "$collectd_pid" 2>/dev/null || true
-  collectd_pid=
-  awk -v a="$t0" -v b="$t1" -v hz="$hz" -v n="$n" \
-    'BEGIN { printf "%.3f", (b - a) / hz * 1e6 / 10 / n }'
-}
-
-printf '%-6s %-5s %7s %7s %7s %7s %6s %6s %6s %8s %6s %9s %9s %7s %6s\n' \
-  N shape "a µs" "b µs" "b' µs" "c µs" "b/a" "b'/a" "c/b" "heap B" fds "kern kB" "collectd" "b+ µs" "b+/b"
-for n in $sizes; do
-  for shape in flat deep; do
-    make_tree "$n" "$shape"
-    line=$("$top_builddir/bench/jc_bench" "$mnt" "$run" "$(passes_for "$n")" 5)
-    cd_us="-"
-    [ "$shape" = flat ] && cd_us=$(collectd_cpu "$n")
-    eval "$(echo "$line" | tr ' ' '\n' | sed 's/^/f_/')"
-    printf '%-6s %-5s %7s %7s %7s %7s %6s %6s %6s %8s %6s %9s %9s %7s %6s\n' \
-      "$f_cgroups" "$shape" "$f_a" "$f_b" "$f_b_small" "$f_c" "$f_b_over_a" \
-      "$f_bsmall_over_a" "$f_c_over_b" "$f_heap_per_cgroup" "$f_fds" "$f_kernel_kb" "$cd_us" \
-      "$f_b_more" "$(awk -v x="$f_b_more" -v y="$f_b" 'BEGIN { printf "%.2f", x / y }')"
-    drop_tree
+    drop_tree "$parent"
   done
-done
-echo "a: pread on kept fds, no parsing (floor); b: core read pass; b': same, MaxOpenFiles = cgroups"
-echo "(stat files reopened per read); c: fopen/fgets/sscanf/fclose; µs per cgroup per pass, fastest"
-echo "of 5 runs; heap B and fds: per the core at b, per tracked cgroup / in all; kern kB: SUnreclaim"
-echo "delta of the core's kept descriptors; collectd: real collectd CPU µs per read per cgroup"
-echo "(cpu.stat and the three pressure files, dispatch included, no write plugin); b+: b with"
-echo "Collect \"limits\" and NotifyOOM (cpu.max, memory.max, memory.high, memory.events where"
-echo "the controllers are, /proc/vmstat once per pass)."
+  for size in $sizes; do
+    for set in default pressure; do
+      line=${core_line[$size]}
+      printf '%-6s %-9s %5s %7s %7s %7s %5s %6s %6s %7s %8s %8s\n' "$size" "$set" \
+        "$(field "$line" "${set}_files")" "$(field "$line" "${set}_a")" \
+        "$(field "$line" "${set}_b")" "$(field "$line" "${set}_reopen")" \
+        "$(field "$line" "${set}_b_over_a")" "$(field "$line" "${set}_reopen_over_a")" \
+        "$(field "$line" "${set}_fds")" "$(field "$line" "${set}_heap")" \
+        "$(ratio "${core_a[$size,$set]}" "${core_a[1000,$set]:-}")" \
+        "$(ratio "${core_b[$size,$set]}" "${core_b[1000,$set]:-}")"
+    done
+  done
+  cat <<'EOF'
+   files of: default = the shipped default (no Collect; here only cpu.stat exists of its
+   files), pressure = Collect "cpu" "pressure" (cpu.stat and three pressure files); a: the
+   floor, one pread per file on kept descriptors, no parsing (in chunks when the limit cannot
+   hold them all); b: the core with its default descriptor budget (soft limit less a quarter,
+   at least 256; the limit is not raised); reop: MaxOpenFiles = N, a directory descriptor per
+   cgroup and every file opened at every read; fds: descriptors kept at b; heap B: heap per
+   cgroup at b; a/a@1000, b/b@1000: against the same figure at 1,000 cgroups.
+EOF
+  echo
+}
+
+# ---- 2. collectd's CPU per cgroup per read ------------------------------------
+
+declare -A cd_us cd_lists
+# measure KEY LABEL TAG MARKER [BASE]: collectd_cpu with the configuration
+# on stdin (not from a pipe: it must run in this shell), one table row, its
+# ratio to BASE's figure.
+measure() {
+  local key=$1 label=$2 tag=$3 marker=$4 base=${5:-}
+  if ! collectd_cpu "$tag" "$n" "$marker"; then
+    printf '   %-44s %s\n' "$label" "failed (see above)"
+    return 0
+  fi
+  read -r cd_us[$key] cd_lists[$key] spr <<<"$bench_result"
+  printf '   %-44s %7s %8s %8s %8s %6s\n' "$label" "${cd_lists[$key]}" "${cd_us[$key]}" \
+    "$(ratio "${cd_us[$key]}" "${cd_lists[$key]}")" \
+    "$( [ -n "$base" ] && ratio "${cd_us[$key]}" "${cd_us[$base]:-}" || echo -)" "$spr"
+}
+
+header2() {
+  printf '   %-44s %7s %8s %8s %8s %6s\n' "value set" lists "µs" "µs/list" "$1" "s/read"
+}
+
+joule_block() { # joule_block ROOT SELECT OPTIONS...
+  local root=$1 select=$2 o
+  echo "PluginDir \"$top_builddir/.libs\""
+  echo "LoadPlugin joule_cgroup"
+  echo "<Plugin joule_cgroup>"
+  echo "  CgroupRoot \"$root\""
+  echo "  ReportRoot false"
+  echo "  Select \"$select\""
+  shift 2
+  for o in "$@"; do echo "  $o"; done
+  echo "</Plugin>"
+}
+
+collectd_part() {
+  echo "2a. collectd's CPU per cgroup per read: $n cgroups of this host's cgroup v2 ($mnt)"
+  header2 "×default"
+  local m="joule_cgroup-${run}_c0/ps_cputime"
+  measure v2_default "shipped default" v2-default "$m" < <(joule_block "$mnt" "$run/*")
+  measure v2_cpu 'Collect "cpu"' v2-cpu "$m" v2_default \
+    < <(joule_block "$mnt" "$run/*" 'Collect "cpu"')
+  measure v2_default_pressure 'default + "pressure"' v2-default-pressure "$m" v2_default \
+    < <(joule_block "$mnt" "$run/*" 'Collect "cpu" "memory" "io" "limits" "pressure"')
+  measure v2_cpu_pressure 'Collect "cpu" "pressure"' v2-cpu-pressure "$m" v2_default \
+    < <(joule_block "$mnt" "$run/*" 'Collect "cpu" "pressure"')
+  echo "   (on this hybrid host the cgroup v2 has no memory, io or cpu controller: the default"
+  echo "   reads cpu.stat only, so default = Collect \"cpu\" and default + pressure = cpu + pressure)"
+  echo
+}
+
+# A tree of full-controller services on tmpfs: the root's files and
+# limited.slice of the 6.12 fixture, and n copies of its batch.service.
+make_service_tree() {
+  local fx=$top_srcdir/tests/fixtures/k6.12-debian i
+  mkdir -p "$tree"
+  mount -t tmpfs -o size=512m jc-bench-tree "$tree"
+  find "$fx" -maxdepth 1 -type f -exec cp {} "$tree/" \;
+  mkdir "$tree/limited.slice"
+  find "$fx/limited.slice" -maxdepth 1 -type f -exec cp {} "$tree/limited.slice/" \;
+  for ((i = 0; i < n; i++)); do
+    cp -r "$fx/limited.slice/batch.service" "$tree/limited.slice/s$i.service"
+  done
+}
+
+tmpfs_part() {
+  echo "2b. collectd's CPU per cgroup per read: $n full-controller services on tmpfs"
+  echo "   (copies of limited.slice/batch.service of tests/fixtures/k6.12-debian below its slice)"
+  header2 "×first"
+  make_service_tree
+  local m="joule_cgroup-limited.slice_s0.service/ps_cputime"
+  local all='Collect "cpu" "memory" "io" "limits" "pressure"'
+  measure fx_first "first releases' default (Values \"*\")" fx-first "$m" \
+    < <(joule_block "$tree" "limited.slice/*" 'Values "*"')
+  measure fx_first_meta "  the same with PathMetaData true, as sent then" fx-first-meta "$m" fx_first \
+    < <(joule_block "$tree" "limited.slice/*" 'Values "*"' 'PathMetaData true')
+  measure fx_default "shipped default" fx-default "$m" fx_first \
+    < <(joule_block "$tree" "limited.slice/*")
+  measure fx_default_pressure 'default + "pressure"' fx-default-pressure "$m" fx_first \
+    < <(joule_block "$tree" "limited.slice/*" "$all")
+  measure fx_first_pressure "first releases' pressure (Values \"*\" \"!load-*\")" fx-first-pressure "$m" fx_first \
+    < <(joule_block "$tree" "limited.slice/*" "$all" 'Values "*" "!load-*"')
+  umount "$tree"
+  echo
+}
+
+# ---- Netdata --------------------------------------------------------------------
+
+nd_port=19989
+nd_get() { curl -s --max-time 10 "http://127.0.0.1:$nd_port$1" || true; }
+nd_ticks() { awk '{ print $14 + $15 }' "/proc/$netdata_pid/stat"; }
+nd_thread_ticks() { # the cgroups collector's own threads
+  local t sum=0
+  for t in /proc/"$netdata_pid"/task/*; do
+    [[ "$(cat "$t/comm" 2>/dev/null)" == "PLUGIN[cgroups"* ]] &&
+      sum=$((sum + $(awk '{ print $14 + $15 }' "$t/stat")))
+  done
+  echo "$sum"
+}
+
+# netdata_start yes|no
+netdata_start() {
+  local dir=$tmp/netdata-$1
+  mkdir -p "$dir"/{etc,cache,lib,log,lock}
+  sed -e "s|@DIR@|$dir|g" -e "s|@RUN@|$run|g" -e "s|@MOUNT@|$mnt|g" \
+    -e "s|@PORT@|$nd_port|g" -e "s|@CGROUPS@|$1|g" \
+    "$top_srcdir/bench/netdata-cgroups.conf" >"$dir/netdata.conf"
+  DO_NOT_TRACK=1 setsid netdata -D -c "$dir/netdata.conf" >"$dir/out" 2>&1 &
+  netdata_pid=$!
+  local i
+  for ((i = 0; i < 100; i++)); do
+    nd_get /api/v1/info | grep -q '"version"' && return 0
+    sleep 0.3
+  done
+  echo "bench: netdata did not answer on 127.0.0.1:$nd_port" >&2
+  return 1
+}
+
+netdata_stop() {
+  [ -n "$netdata_pid" ] || return 0
+  bench_stop "$netdata_pid"
+  kill -KILL -- "-$netdata_pid" 2>/dev/null || true # its spawn server
+  netdata_pid=
+}
+
+# The cgroups collector's charts for all n cgroups, then a settled window.
+netdata_part() {
+  echo "2c. Netdata 1.37's cgroups collector on the same $n cgroup v2 cgroups, 1 s updates"
+  local chart="cgroup_${run}_c0.cpu" i ready=0 t0 c0 e0 w0 t1 c1 e1 w1
+  netdata_start yes || { netdata_stop; return 0; }
+  for ((i = 0; i < 90; i++)); do # discovery of 1,000 takes ~30 s here
+    ready=$(nd_get /api/v1/charts | grep -c "\"id\": \"cgroup_${run}_c[0-9]*\\.cpu\"" || true)
+    [ "$ready" -ge "$n" ] && break
+    sleep 2
+  done
+  local charts dims
+  charts=$(nd_get /api/v1/charts | sed -n 's/.*"charts_count": *\([0-9]*\).*/\1/p')
+  dims=$(nd_get /api/v1/charts | sed -n 's/.*"dimensions_count": *\([0-9]*\).*/\1/p')
+  sleep 15 # settle after discovery
+  t0=$(nd_ticks) c0=$(nd_thread_ticks) w0=$(date +%s.%N)
+  e0=$(nd_get "/api/v1/chart?chart=$chart" | sed -n 's/.*"last_entry": *\([0-9]*\).*/\1/p')
+  sleep 30
+  t1=$(nd_ticks) c1=$(nd_thread_ticks) w1=$(date +%s.%N)
+  e1=$(nd_get "/api/v1/chart?chart=$chart" | sed -n 's/.*"last_entry": *\([0-9]*\).*/\1/p')
+  netdata_stop
+
+  netdata_start no || { netdata_stop; return 0; }
+  sleep 10
+  local b0 b1 bw0 bw1
+  b0=$(nd_ticks) bw0=$(date +%s.%N)
+  sleep 20
+  b1=$(nd_ticks) bw1=$(date +%s.%N)
+  netdata_stop
+  local hz
+  hz=$(getconf CLK_TCK)
+  nd_us=$(awk -v t="$((t1 - t0))" -v w="$w1" -v w0="$w0" -v b="$((b1 - b0))" -v bw="$bw1" \
+    -v bw0="$bw0" -v u="$((e1 - e0))" -v hz="$hz" -v n="$n" \
+    'BEGIN { base = b / (bw - bw0); printf "%.1f", (t - base * (w - w0)) / hz * 1e6 / u / n }')
+  local thr_us
+  thr_us=$(awk -v c="$((c1 - c0))" -v u="$((e1 - e0))" -v hz="$hz" -v n="$n" \
+    'BEGIN { printf "%.1f", c / hz * 1e6 / u / n }')
+  printf '   %-44s %s\n' "cgroups with charts" "$ready of $n ($charts charts, $dims dimensions)"
+  printf '   %-44s %s\n' "updates counted (window)" "$((e1 - e0)) in $(awk -v a="$w1" -v b="$w0" 'BEGIN { printf "%.1f", a - b }') s"
+  printf '   %-44s %s\n' "baseline (cgroups = no)" "$(awk -v b="$((b1 - b0))" -v s="$(awk -v a="$bw1" -v b="$bw0" 'BEGIN { print a - b }')" -v hz="$hz" 'BEGIN { printf "%.1f ms of CPU per s", b / hz * 1e3 / s }')"
+  printf '   %-44s %s\n' "µs per cgroup per update, less baseline" "$nd_us"
+  printf '   %-44s %s\n' "  of which its PLUGIN[cgroups] threads" "$thr_us"
+  printf '   %-44s %s\n' "dimensions per cgroup" "$(awk -v d="$dims" -v n="$n" 'BEGIN { printf "%.0f", d / n }')"
+  printf '   %-44s %s\n' "collectd Collect \"cpu\" \"pressure\" (2a)" \
+    "${cd_us[v2_cpu_pressure]:-not measured} µs, ${cd_lists[v2_cpu_pressure]:-?} lists: $(ratio "${cd_us[v2_cpu_pressure]:-}" "$nd_us")× Netdata"
+  echo
+}
+
+# ---- the stock plugin in the VM ---------------------------------------------------
+
+vm_part() {
+  echo "2d. In the test VM (Debian's 6.12 kernel under qemu, software emulation): $n cgroups each"
+  header2 "×stock"
+  local kernel out
+  kernel=${BENCH_VM_KERNEL:-$("$top_srcdir/tests/vm/kernels.sh" | grep '^6\.12' | tail -n 1)}
+  if [ -z "$kernel" ]; then
+    echo "   no 6.12 kernel installed (scripts/deps.sh --bench installs it)"
+    return 0
+  fi
+  out=$(cd "$top_builddir" && "$top_srcdir/tests/vm/vm-run.sh" --kernel "$kernel" --disk 0 \
+    --timeout 400 --env "BENCH_CGROUPS=$n" --env "BENCH_WARM=$BENCH_WARM" \
+    --env "BENCH_READS=$BENCH_READS" -- bash "$top_srcdir/bench/vm-stock.sh") || true
+  local s j
+  s=$(sed -n 's/^stock=//p' <<<"$out") j=$(sed -n 's/^joule=//p' <<<"$out")
+  read -r cd_us[vm_stock] cd_lists[vm_stock] s_spr <<<"$s"
+  read -r cd_us[vm_joule] cd_lists[vm_joule] j_spr <<<"$j"
+  printf '   %-44s %7s %8s %8s %8s %6s\n' "stock cgroups plugin, v1 cpuacct" \
+    "${cd_lists[vm_stock]:-}" "${cd_us[vm_stock]:-failed}" \
+    "$(ratio "${cd_us[vm_stock]:-}" "${cd_lists[vm_stock]:-}")" 1.00 "${s_spr:-}"
+  printf '   %-44s %7s %8s %8s %8s %6s\n' 'joule_cgroup Collect "cpu", cgroup v2' \
+    "${cd_lists[vm_joule]:-}" "${cd_us[vm_joule]:-failed}" \
+    "$(ratio "${cd_us[vm_joule]:-}" "${cd_lists[vm_joule]:-}")" \
+    "$(ratio "${cd_us[vm_joule]:-}" "${cd_us[vm_stock]:-}")" "${j_spr:-}"
+  echo "   (figures under emulation are about ten times this host's: only the ratio means something)"
+  echo
+}
+
+# ---- the run ------------------------------------------------------------------------
+
+has core && core_part
+if has collectd || has tmpfs || has vm; then
+  echo "   collectd: Interval 1, network to a sink on 127.0.0.1, no other write plugin; CPU ="
+  echo "   utime + stime of the daemon over $BENCH_READS reads counted by the sink, after $BENCH_WARM;"
+  echo "   lists: value lists per cgroup per read received by the sink; ×: ratio of µs in this run"
+  echo
+fi
+if has collectd || has netdata; then make_flat "$parent" "$n"; fi
+has collectd && collectd_part
+has netdata && netdata_part
+drop_tree "$parent"
+has tmpfs && tmpfs_part
+has vm && vm_part
+
+echo "Targets (one run; this machine is shared, so figures move by some per cent between runs):"
+if has core; then
+  for set in default pressure; do
+    r=$(ratio "${core_b[10000,$set]:-}" "${core_b[1000,$set]:-}")
+    printf '  %-66s %5s  %s\n' "core b at 10,000 ≤ 1.5× b at 1,000, $set files" "$r" "$(verdict "$r" 1.5)"
+    printf '  %-66s %5s\n' "  the kernel's floor a at 10,000 against a at 1,000, $set files" \
+      "$(ratio "${core_a[10000,$set]:-}" "${core_a[1000,$set]:-}")"
+  done
+fi
+if has tmpfs; then
+  r=$(ratio "${cd_us[fx_default]:-}" "${cd_us[fx_first]:-}")
+  printf '  %-66s %5s  %s\n' "shipped default ≤ 0.5× the first releases' default (2b)" "$r" "$(verdict "$r" 0.5)"
+  r=$(ratio "${cd_us[fx_default]:-}" "${cd_us[fx_first_meta]:-}")
+  printf '  %-66s %5s  %s\n' "  against it as sent then, meta data on every list (2b)" "$r" "$(verdict "$r" 0.5)"
+  r=$(ratio "${cd_us[fx_default_pressure]:-}" "${cd_us[fx_default]:-}")
+  printf '  %-66s %5s  %s\n' "default + pressure ≤ 1.5× the default (2b)" "$r" "$(verdict "$r" 1.5)"
+fi
+if has collectd; then
+  r=$(ratio "${cd_us[v2_default_pressure]:-}" "${cd_us[v2_default]:-}")
+  printf '  %-66s %5s  %s\n' "  the same on this host's v2, where the default is cpu.stat alone (2a)" "$r" "$(verdict "$r" 1.5)"
+fi
+if has collectd && has netdata; then
+  r=$(ratio "${cd_us[v2_cpu_pressure]:-}" "${nd_us:-}")
+  printf '  %-66s %5s  %s\n' "Collect \"cpu\" \"pressure\" ≤ 1.0× Netdata per cgroup (2a, 2c)" "$r" "$(verdict "$r" 1.0)"
+fi
+echo "(make bench took $((SECONDS - started)) s)"

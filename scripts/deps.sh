@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the build, the demo and the tests need, and
 # nothing when they are all there already.  Run as root (apt-get).
-#   scripts/deps.sh [--tests | --vm]   (build only; everything; build + VM)
+#   scripts/deps.sh [--tests | --vm | --bench]
+#   (build only; everything; build + VM; what make bench needs)
 set -euo pipefail
 
 build_pkgs="gcc make autoconf automake libtool pkg-config collectd-core collectd-dev libyajl-dev"
@@ -16,10 +17,15 @@ test_pkgs="$test_pkgs gdb"
 # pack the VM's initramfs, and the two Debian kernels it boots (their
 # initramfs-tools hook makes an initrd in /boot that the VM does not use).
 vm_pkgs="qemu-system-x86 busybox-static cpio xz-utils linux-image-amd64 linux-image-6.12-amd64"
+# make bench: the VM (the stock cgroups plugin on cgroup v1 there) and
+# Netdata, whose cgroups collector is measured beside the plugin (its
+# service is not started: policy-rc.d below; the bench runs its own).
+bench_pkgs="qemu-system-x86 busybox-static cpio xz-utils linux-image-6.12-amd64 netdata curl"
 
 want="$build_pkgs"
 [ "${1:-}" = "--tests" ] && want="$build_pkgs $test_pkgs $vm_pkgs"
 [ "${1:-}" = "--vm" ] && want="$build_pkgs $vm_pkgs"
+[ "${1:-}" = "--bench" ] && want="$build_pkgs $bench_pkgs"
 
 missing=""
 for p in $want; do
@@ -41,8 +47,9 @@ apt_opts="-o DPkg::Lock::Timeout=600"
 # shellcheck disable=SC2086
 apt-get $apt_opts update -qq
 # --no-install-recommends keeps collectd-core from pulling a system-wide
-# collectd service; policy-rc.d stops Debian from starting influxdb, carbon
-# and prometheus as services: the tests start their own on loopback.
+# collectd service; policy-rc.d stops Debian from starting influxdb, carbon,
+# prometheus and netdata as services: the tests and the bench start their
+# own on loopback.
 # A policy-rc.d that was there before (another install running) stays.
 if [ ! -e /usr/sbin/policy-rc.d ]; then
   printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d

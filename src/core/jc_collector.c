@@ -59,7 +59,7 @@ void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx) {
 
 void jc_collector_get_stats(const jc_collector *c, jc_collector_stats *ret) {
   *ret = (jc_collector_stats){c->tracked_count, c->rescans, c->fds_kept,
-                              c->fd_budget, c->inotify_fd >= 0};
+                              c->fd_budget, c->inotify_fd >= 0, c->files};
 }
 
 static int resolve_root(jc_collector *c) {

@@ -90,6 +90,7 @@ typedef struct {
   long fds_kept;     /* file descriptors held between reads */
   long fd_budget;    /* MaxOpenFiles in force */
   bool inotify;      /* change notification active */
+  uint32_t files;    /* bit (1u << jc_file_id) per file read per cgroup */
 } jc_collector_stats;
 
 void jc_collector_get_stats(const jc_collector *c, jc_collector_stats *ret);

@@ -4,8 +4,9 @@
  * This file is the only one that knows collectd: it turns the
  * <Plugin joule_cgroup> block into a jc_config, runs a jc_collector on
  * collectd's init/read/shutdown callbacks, sends its log lines to
- * collectd's log, and dispatches its metrics as value lists carrying the
- * cgroup's path in the `cgroup` meta data.
+ * collectd's log, and dispatches its metrics as value lists (in batches,
+ * below) carrying the cgroup's path in the `cgroup` meta data where the
+ * instance name does not say it.
  *
  * Licensed under the MIT license.
  **/
@@ -229,42 +230,79 @@ static void log_to_collectd(void *ctx, int level, const char *msg) {
   plugin_log(level, PLUGIN_NAME " plugin: %s", msg);
 }
 
-/* One meta data object per cgroup and read, shared by its value lists
- * (plugin_dispatch_values copies it); none where the instance already
- * says the path. */
-typedef struct {
-  char cgroup[PATH_MAX]; /* the cgroup `meta` was made for */
-  meta_data_t *meta;
-} dispatch_state;
+/*
+ * Value lists are handed to collectd in batches, not one by one as the
+ * read pass makes them.  Each plugin_dispatch_values() wakes one of
+ * collectd's write threads; between two cgroups the read pass spends most
+ * of its time in the kernel reading files, long enough for the write
+ * threads to drain the queue and sleep again, so a list at a time costs
+ * several thread switches per cgroup.  Dispatched back to back, the lists
+ * find the write threads awake (make bench: a fifth less of collectd's
+ * CPU per cgroup at the default set).  A list gets its time when it is
+ * made, as it did when it was dispatched at once; a notification first
+ * sends the lists made before it.  One batch, since collectd calls a read
+ * callback from one thread at a time.
+ */
+#define BATCH_LISTS 256
 
-static meta_data_t *meta_for(dispatch_state *d, const jc_target *t) {
+typedef struct {
+  value_list_t vl;
+  value_t values[JC_METRIC_VALUES];
+} pending_list;
+
+/* The `cgroup` meta data: one object per cgroup and batch, shared by its
+ * lists (plugin_dispatch_values copies it), freed when they are sent;
+ * none where the instance already says the path. */
+static struct {
+  pending_list list[BATCH_LISTS];
+  size_t count;
+  meta_data_t *meta[BATCH_LISTS];
+  size_t meta_count;
+  char meta_cgroup[PATH_MAX]; /* the cgroup meta[meta_count - 1] is for */
+} batch;
+
+static void batch_flush(void) {
+  for (size_t i = 0; i < batch.count; i++) {
+    batch.list[i].vl.values = batch.list[i].values;
+    plugin_dispatch_values(&batch.list[i].vl);
+  }
+  for (size_t i = 0; i < batch.meta_count; i++)
+    meta_data_destroy(batch.meta[i]);
+  batch.count = batch.meta_count = 0;
+}
+
+static meta_data_t *meta_for(const jc_target *t) {
   if (!t->meta)
     return NULL;
-  if (!d->meta || strcmp(d->cgroup, t->meta) != 0) { /* next cgroup */
-    meta_data_destroy(d->meta);
-    d->meta = meta_data_create();
-    if (d->meta)
-      meta_data_add_string(d->meta, "cgroup", t->meta);
-    sstrncpy(d->cgroup, t->meta, sizeof(d->cgroup));
-  }
-  return d->meta;
+  if (batch.meta_count && strcmp(batch.meta_cgroup, t->meta) == 0)
+    return batch.meta[batch.meta_count - 1];
+  meta_data_t *meta = meta_data_create();
+  if (!meta)
+    return NULL;
+  meta_data_add_string(meta, "cgroup", t->meta);
+  batch.meta[batch.meta_count++] = meta; /* at most one per list */
+  sstrncpy(batch.meta_cgroup, t->meta, sizeof(batch.meta_cgroup));
+  return meta;
 }
 
 static void dispatch_metric(void *ctx, const jc_target *t,
                             const jc_metric *m) {
-  value_t values[JC_METRIC_VALUES];
+  (void)ctx;
+  if (batch.count == BATCH_LISTS)
+    batch_flush();
+  pending_list *p = &batch.list[batch.count++];
   for (size_t i = 0; i < m->count; i++)
-    values[i] = m->kind == JC_GAUGE ? (value_t){.gauge = m->gauge[i]}
-                                    : (value_t){.derive = m->derive[i]};
-  value_list_t vl = VALUE_LIST_INIT;
-  vl.values = values;
-  vl.values_len = m->count;
-  vl.meta = meta_for(ctx, t);
-  sstrncpy(vl.plugin, PLUGIN_NAME, sizeof(vl.plugin));
-  sstrncpy(vl.plugin_instance, t->instance, sizeof(vl.plugin_instance));
-  sstrncpy(vl.type, m->type, sizeof(vl.type));
-  sstrncpy(vl.type_instance, m->type_instance, sizeof(vl.type_instance));
-  plugin_dispatch_values(&vl);
+    p->values[i] = m->kind == JC_GAUGE ? (value_t){.gauge = m->gauge[i]}
+                                       : (value_t){.derive = m->derive[i]};
+  value_list_t *vl = &p->vl;
+  *vl = (value_list_t)VALUE_LIST_INIT;
+  vl->values_len = m->count;
+  vl->time = cdtime();
+  vl->meta = meta_for(t);
+  sstrncpy(vl->plugin, PLUGIN_NAME, sizeof(vl->plugin));
+  sstrncpy(vl->plugin_instance, t->instance, sizeof(vl->plugin_instance));
+  sstrncpy(vl->type, m->type, sizeof(vl->type));
+  sstrncpy(vl->type_instance, m->type_instance, sizeof(vl->type_instance));
 }
 
 /* A notification of the core (an OOM kill) as a collectd notification,
@@ -272,6 +310,7 @@ static void dispatch_metric(void *ctx, const jc_target *t,
 static void dispatch_notification(void *ctx, const jc_target *t,
                                   const jc_notification *jn) {
   (void)ctx;
+  batch_flush(); /* the values before it, first */
   notification_t n = {.severity = (int)jn->severity, .time = cdtime()};
   sstrncpy(n.host, hostname_g, sizeof(n.host));
   sstrncpy(n.plugin, PLUGIN_NAME, sizeof(n.plugin));
@@ -288,10 +327,8 @@ static int jc_read_cb(user_data_t *ud) {
   (void)ud;
   if (!collector)
     return -1;
-  dispatch_state d = {.meta = NULL};
-  int r = jc_collector_read(collector, dispatch_metric, &d);
-  meta_data_destroy(d.meta);
-  d.meta = NULL;
+  int r = jc_collector_read(collector, dispatch_metric, NULL);
+  batch_flush();
   return r;
 }
 
