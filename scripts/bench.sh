@@ -73,11 +73,15 @@ core_part() {
   printf '%-6s %-9s %5s %7s %7s %7s %5s %6s %6s %7s %8s %8s\n' \
     N "files of" files "a µs" "b µs" "reop µs" "b/a" "reop/a" "fds" "heap B" "a/a@1000" "b/b@1000"
   local size line set
+  # The energy set reads the zones of the two-socket Xeon fixture (6 RAPL
+  # zones) and /proc/stat once per pass.
+  cp -a "$top_srcdir/tests/fixtures/powercap/intel-xeon-2s" "$tmp/xeon"
   for size in $sizes; do
     make_flat "$parent" "$size"
-    line=$("$top_builddir/bench/jc_bench" "$mnt" "$run" "$(passes_for "$size")" 7)
+    line=$(JC_BENCH_POWERCAP="$tmp/xeon/sys/class/powercap" \
+      "$top_builddir/bench/jc_bench" "$mnt" "$run" "$(passes_for "$size")" 7)
     core_line[$size]=$line
-    for set in default pressure; do
+    for set in default pressure energy; do
       core_a[$size,$set]=$(field "$line" "${set}_a")
       core_b[$size,$set]=$(field "$line" "${set}_b")
     done
@@ -104,6 +108,12 @@ core_part() {
    cgroup and every file opened at every read; fds: descriptors kept at b; heap B: heap per
    cgroup at b; a/a@1000, b/b@1000: against the same figure at 1,000 cgroups.
 EOF
+  echo "   Collect \"cpu\" \"energy\" (the 6 RAPL zones of tests/fixtures/powercap/intel-xeon-2s and"
+  echo "   /proc/stat, read once per pass) against the default's cpu.stat alone:"
+  for size in $sizes; do
+    awk -v n="$size" -v e="${core_b[$size,energy]:-}" -v d="${core_b[$size,default]:-}" \
+      'BEGIN { if (e == "" || d == "") exit; printf "   N %-6s b %.3f against %.3f µs per cgroup: %+.1f µs per pass, %+.3f µs per cgroup\n", n, e, d, (e - d) * n, e - d }'
+  done
   echo
 }
 
