@@ -180,15 +180,19 @@ cmp -s "$T/binary" <(head -c "$size" "$T/report") &&
 ok $? "on stdout: the command's bytes, then the report right after them"
 
 # --- a marker printed twice; no marker at all -----------------------------------
-"$JC" run --root "$parent" --phases -- sh -c 'echo __A__; echo __A__; sleep 0.25' \
+# Both markers in one write(): run reads them at one instant, so no tick can
+# fall between them however loaded the machine (two echos can be 0.1 s apart
+# under emulation).  The phase after them lasts 1 s, ten ticks.
+"$JC" run --root "$parent" --phases -- sh -c 'printf "__A__\n__A__\n"; sleep 1' \
   >"$T/report" 2>"$T/err"
 check_py "a marker printed twice: two boundaries, three phases with their own names; the one between them has no tick: memory sampled false, its max still set" '
 ph = r["phases"]
 assert [p["name"] for p in ph] == ["START -> __A__", "__A__ -> __A__", "__A__ -> END"], ph
 assert [(p["start_line"], p["end_line"]) for p in ph] == [(None, 1), (1, 2), (2, None)]
 # Nothing read between the two markers but their edges:
-assert ph[1]["global"]["memory"]["sampled"] is False and ph[1]["samples"] == 0
-assert ph[2]["global"]["memory"]["sampled"] is True and ph[2]["samples"] >= 1
+seen = [(p["name"], p["samples"], p["wall_seconds"], p["global"]["memory"]["sampled"]) for p in ph]
+assert ph[1]["global"]["memory"]["sampled"] is False and ph[1]["samples"] == 0, seen
+assert ph[2]["global"]["memory"]["sampled"] is True and ph[2]["samples"] >= 1, seen
 assert isinstance(ph[1]["cpu"]["usage_usec"], int)
 if args[0] == "yes":  # the memory controller: the same for the command
     m = ph[1]["memory"]
