@@ -78,12 +78,17 @@ static void find_cgroups(const char *dir) {
     closedir(d);
 }
 
-/* Fastest of `repeats` runs of `passes` passes, in µs per cgroup per pass. */
-static double timed(void (*pass)(void), int passes) {
+/* `passes` passes, in µs per pass over `per` cgroups. */
+static double timed_per(void (*pass)(void), int passes, size_t per) {
   double t0 = now_us();
   for (int i = 0; i < passes; i++)
     pass();
-  return (now_us() - t0) / passes / (double)path_count;
+  return (now_us() - t0) / passes / (double)per;
+}
+
+/* `passes` passes, in µs per cgroup per pass. */
+static double timed(void (*pass)(void), int passes) {
+  return timed_per(pass, passes, path_count);
 }
 
 static double min2(double a, double b) { return a < b ? a : b; }
@@ -139,21 +144,26 @@ static void floor_pass(void) {
     sink += (size_t)pread(floor_fds[i], buf, sizeof(buf), 0);
 }
 
-/* µs per cgroup per pass over all cgroups, chunk by chunk. */
-static double floor_timed(int passes) {
+/* µs per cgroup per pass over the first `n` cgroups, chunk by chunk. */
+static double floor_timed(int passes, size_t n) {
   struct rlimit rl;
   getrlimit(RLIMIT_NOFILE, &rl);
   size_t room = ((size_t)rl.rlim_cur - 64) / (size_t)floor_files;
   double us = 0;
-  for (size_t first = 0; first < path_count; first += room) {
-    size_t count = path_count - first < room ? path_count - first : room;
+  for (size_t first = 0; first < n; first += room) {
+    size_t count = n - first < room ? n - first : room;
     floor_open(first, count);
     floor_pass();
-    us += timed(floor_pass, passes) * (double)path_count;
+    us += timed_per(floor_pass, passes, 1);
     floor_close();
   }
-  return us / (double)path_count;
+  return us / (double)n;
 }
+
+/* The floor of reading SUBSET_READ of many more cgroups: does a file cost
+ * more because the hierarchy is big, or because what is read no longer
+ * fits the CPU's caches?  (Only the latter grows with what is read.) */
+#define SUBSET_READ 1000
 
 /* ---- (b) the core ----------------------------------------------------------- */
 
@@ -184,7 +194,7 @@ typedef struct {
 typedef struct {
   const char *name;
   const char *const *collect; /* NULL-terminated; NULL: the default */
-  double a, b, reopen;
+  double a, a_subset, b, reopen;
   core_figures kept, small;
 } value_set;
 
@@ -245,7 +255,11 @@ static void measure(const char *root, const char *parent, value_set *s,
   core_close();
 
   floor_choose(s->kept.files);
-  s->a = min2(s->a, floor_timed(passes));
+  s->a = min2(s->a, floor_timed(passes, path_count));
+  if (path_count > SUBSET_READ)
+    s->a_subset = min2(s->a_subset,
+                       floor_timed(passes * (int)(path_count / SUBSET_READ),
+                                   SUBSET_READ));
 
   core_open(root, parent, s, (long)path_count, &s->small);
   s->reopen = min2(s->reopen, timed(core_pass, passes));
@@ -260,6 +274,8 @@ static void print_set(const value_set *s) {
          s->name, files, s->name, s->a, s->name, s->b, s->name, s->reopen,
          s->name, s->b / s->a, s->name, s->reopen / s->a, s->name, s->kept.fds,
          s->name, s->small.fds, s->name, s->kept.heap_per_cgroup);
+  if (path_count > SUBSET_READ)
+    printf(" %s_a_of%d=%.3f", s->name, SUBSET_READ, s->a_subset);
 }
 
 int main(int argc, char **argv) {
@@ -282,9 +298,9 @@ int main(int argc, char **argv) {
    * zones and /proc/stat are read once per pass, not per cgroup. */
   static const char *const energy[] = {"cpu", "energy", NULL};
   value_set sets[] = {
-      {"default", NULL, 1e99, 1e99, 1e99, {0}, {0}},
-      {"pressure", pressure, 1e99, 1e99, 1e99, {0}, {0}},
-      {"energy", energy, 1e99, 1e99, 1e99, {0}, {0}},
+      {"default", NULL, 1e99, 1e99, 1e99, 1e99, {0}, {0}},
+      {"pressure", pressure, 1e99, 1e99, 1e99, 1e99, {0}, {0}},
+      {"energy", energy, 1e99, 1e99, 1e99, 1e99, {0}, {0}},
   };
   size_t set_count = getenv("JC_BENCH_POWERCAP") ? 3 : 2;
   for (int r = 0; r < repeats; r++)

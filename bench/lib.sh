@@ -1,6 +1,7 @@
 # bench/lib.sh — what scripts/bench.sh and bench/vm-stock.sh share: trees
-# of cgroups, and the CPU a real collectd spends per cgroup per read with
-# its `network` plugin sending to bench/jc_sink on 127.0.0.1.
+# of cgroups, the plugin's configuration block, and the CPU a real collectd
+# spends per cgroup per read with its `network` plugin sending to
+# bench/jc_sink on 127.0.0.1.
 #
 # The caller sets: top_builddir, COLLECTD_BIN, COLLECTD_PLUGINDIR, tmp (a
 # scratch directory), and may set BENCH_WARM (reads before the window, 3)
@@ -115,4 +116,19 @@ CONF
   bench_result=$(awk -v r="$reads" -v t="$ticks" -v hz="$hz" -v l="$lists" \
     -v s="$seconds" -v n="$n" \
     'BEGIN { printf "%.1f %.2f %.2f", t / hz * 1e6 / r / n, l / r / n, s / r }')
+}
+
+# joule_block ROOT SELECT OPTIONS...: the plugin's lines of a collectd
+# configuration, on the cgroups below ROOT that SELECT names, with OPTIONS.
+joule_block() {
+  local root=$1 select=$2 o
+  echo "PluginDir \"$top_builddir/.libs\""
+  echo "LoadPlugin joule_cgroup"
+  echo "<Plugin joule_cgroup>"
+  echo "  CgroupRoot \"$root\""
+  echo "  ReportRoot false"
+  echo "  Select \"$select\""
+  shift 2
+  for o in "$@"; do echo "  $o"; done
+  echo "</Plugin>"
 }

@@ -34,6 +34,7 @@ export top_srcdir top_builddir COLLECTD_BIN COLLECTD_PLUGINDIR
 sizes=${BENCH_SIZES:-"100 1000 10000"}
 parts=${BENCH_PARTS:-"core collectd tmpfs netdata vm"}
 n=${BENCH_CGROUPS:-1000}
+vm_services=${BENCH_VM_SERVICES:-200}
 mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$mnt" ] && [ "$(id -u)" -eq 0 ] || { echo "bench: needs root and a cgroup2 mount" >&2; exit 1; }
 "$top_srcdir/scripts/deps.sh" --bench
@@ -64,7 +65,7 @@ field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 
 # ---- 1. the core's read pass ------------------------------------------------
 
-declare -A core_a core_b core_line
+declare -A core_a core_b core_a_of core_line
 passes_for() { case $1 in 100) echo 500 ;; 1000) echo 50 ;; *) echo 5 ;; esac; }
 
 core_part() {
@@ -84,6 +85,7 @@ core_part() {
     for set in default pressure energy; do
       core_a[$size,$set]=$(field "$line" "${set}_a")
       core_b[$size,$set]=$(field "$line" "${set}_b")
+      core_a_of[$size,$set]=$(field "$line" "${set}_a_of1000")
     done
     drop_tree "$parent"
   done
@@ -108,6 +110,15 @@ core_part() {
    cgroup and every file opened at every read; fds: descriptors kept at b; heap B: heap per
    cgroup at b; a/a@1000, b/b@1000: against the same figure at 1,000 cgroups.
 EOF
+  echo "   The floor of reading only 1,000 of the N cgroups (the hierarchy as big, what is read"
+  echo "   as small as at 1,000): what grows with it is the hierarchy's cost, the rest the caches'."
+  for size in $sizes; do
+    for set in default pressure; do
+      [ -n "${core_a_of[$size,$set]:-}" ] || continue
+      printf '   N %-6s %-9s a of 1,000 %7s µs, a of all %7s, a at 1,000 %7s\n' "$size" "$set" \
+        "${core_a_of[$size,$set]}" "${core_a[$size,$set]}" "${core_a[1000,$set]:-}"
+    done
+  done
   echo "   Collect \"cpu\" \"energy\" (the 6 RAPL zones of tests/fixtures/powercap/intel-xeon-2s and"
   echo "   /proc/stat, read once per pass) against the default's cpu.stat alone:"
   for size in $sizes; do
@@ -139,18 +150,6 @@ header2() {
   printf '   %-44s %7s %8s %8s %8s %6s\n' "value set" lists "µs" "µs/list" "$1" "s/read"
 }
 
-joule_block() { # joule_block ROOT SELECT OPTIONS...
-  local root=$1 select=$2 o
-  echo "PluginDir \"$top_builddir/.libs\""
-  echo "LoadPlugin joule_cgroup"
-  echo "<Plugin joule_cgroup>"
-  echo "  CgroupRoot \"$root\""
-  echo "  ReportRoot false"
-  echo "  Select \"$select\""
-  shift 2
-  for o in "$@"; do echo "  $o"; done
-  echo "</Plugin>"
-}
 
 collectd_part() {
   echo "2a. collectd's CPU per cgroup per read: $n cgroups of this host's cgroup v2 ($mnt)"
@@ -301,7 +300,8 @@ vm_part() {
     return 0
   fi
   out=$(cd "$top_builddir" && "$top_srcdir/tests/vm/vm-run.sh" --kernel "$kernel" --disk 0 \
-    --timeout 400 --env "BENCH_CGROUPS=$n" --env "BENCH_WARM=$BENCH_WARM" \
+    --timeout 600 --env "BENCH_CGROUPS=$n" --env "BENCH_VM_SERVICES=$vm_services" \
+    --env "BENCH_WARM=$BENCH_WARM" \
     --env "BENCH_READS=$BENCH_READS" -- bash "$top_srcdir/bench/vm-stock.sh") || true
   local s j
   s=$(sed -n 's/^stock=//p' <<<"$out") j=$(sed -n 's/^joule=//p' <<<"$out")
@@ -314,7 +314,25 @@ vm_part() {
     "${cd_lists[vm_joule]:-}" "${cd_us[vm_joule]:-failed}" \
     "$(ratio "${cd_us[vm_joule]:-}" "${cd_lists[vm_joule]:-}")" \
     "$(ratio "${cd_us[vm_joule]:-}" "${cd_us[vm_stock]:-}")" "${j_spr:-}"
-  echo "   (figures under emulation are about ten times this host's: only the ratio means something)"
+  local key label
+  local -A spr
+  for key in first default pressure; do
+    read -r cd_us[vm_$key] cd_lists[vm_$key] spr[$key] <<<"$(sed -n "s/^full_$key=//p" <<<"$out")"
+  done
+  echo "   $vm_services full-controller services on the VM's cgroupfs, every controller, the tmpfs"
+  echo "   part's limits (fewer services: under emulation a read of 1,000 would not fit in 1 s):"
+  for key in first default pressure; do
+    case $key in
+      first) label="first releases' default (Values \"*\")" ;;
+      default) label="shipped default" ;;
+      pressure) label='default + "pressure"' ;;
+    esac
+    printf '   %-44s %7s %8s %8s %8s %6s\n' "$label" "${cd_lists[vm_$key]:-}" \
+      "${cd_us[vm_$key]:-failed}" "$(ratio "${cd_us[vm_$key]:-}" "${cd_lists[vm_$key]:-}")" \
+      "$(ratio "${cd_us[vm_$key]:-}" "${cd_us[vm_first]:-}")" "${spr[$key]:-}"
+  done
+  echo "   (×stock for them: ×first; figures under emulation are about ten times this host's:"
+  echo "   only the ratios mean something)"
   echo
 }
 
@@ -341,6 +359,10 @@ if has core; then
     printf '  %-66s %5s  %s\n' "core b at 10,000 ≤ 1.5× b at 1,000, $set files" "$r" "$(verdict "$r" 1.5)"
     printf '  %-66s %5s\n' "  the kernel's floor a at 10,000 against a at 1,000, $set files" \
       "$(ratio "${core_a[10000,$set]:-}" "${core_a[1000,$set]:-}")"
+    printf '  %-66s %5s\n' "  the floor of 1,000 of the 10,000 against a at 1,000, $set files" \
+      "$(ratio "${core_a_of[10000,$set]:-}" "${core_a[1000,$set]:-}")"
+    r=$(ratio "${core_b[10000,$set]:-}" "${core_a[10000,$set]:-}")
+    printf '  %-66s %5s  %s\n' "  core b at 10,000 ≤ 1.5× the kernel's floor at 10,000, $set files" "$r" "$(verdict "$r" 1.5)"
   done
 fi
 if has tmpfs; then
@@ -354,6 +376,12 @@ fi
 if has collectd; then
   r=$(ratio "${cd_us[v2_default_pressure]:-}" "${cd_us[v2_default]:-}")
   printf '  %-66s %5s  %s\n' "  the same on this host's v2, where the default is cpu.stat alone (2a)" "$r" "$(verdict "$r" 1.5)"
+fi
+if has vm; then
+  r=$(ratio "${cd_us[vm_default]:-}" "${cd_us[vm_first]:-}")
+  printf '  %-66s %5s  %s\n' "shipped default ≤ 0.5× the first releases', VM cgroupfs, every controller (2d)" "$r" "$(verdict "$r" 0.5)"
+  r=$(ratio "${cd_us[vm_pressure]:-}" "${cd_us[vm_default]:-}")
+  printf '  %-66s %5s  %s\n' "default + pressure ≤ 1.5× the default, VM cgroupfs, every controller (2d)" "$r" "$(verdict "$r" 1.5)"
 fi
 if has collectd && has netdata; then
   r=$(ratio "${cd_us[v2_cpu_pressure]:-}" "${nd_us:-}")
