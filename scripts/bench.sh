@@ -110,8 +110,8 @@ core_part() {
    cgroup and every file opened at every read; fds: descriptors kept at b; heap B: heap per
    cgroup at b; a/a@1000, b/b@1000: against the same figure at 1,000 cgroups.
 EOF
-  echo "   The floor of reading only 1,000 of the N cgroups (the hierarchy as big, what is read"
-  echo "   as small as at 1,000): what grows with it is the hierarchy's cost, the rest the caches'."
+  echo "   The floor of reading only 1,000 of the N cgroups: the hierarchy is as big, what a pass"
+  echo "   touches as small as at 1,000; near a at 1,000, the growth of a with N is the caches'."
   for size in $sizes; do
     for set in default pressure; do
       [ -n "${core_a_of[$size,$set]:-}" ] || continue
@@ -149,7 +149,6 @@ measure() {
 header2() {
   printf '   %-44s %7s %8s %8s %8s %6s\n' "value set" lists "µs" "µs/list" "$1" "s/read"
 }
-
 
 collectd_part() {
   echo "2a. collectd's CPU per cgroup per read: $n cgroups of this host's cgroup v2 ($mnt)"
