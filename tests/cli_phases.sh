@@ -77,16 +77,19 @@ assert abs(sum(p["wall_seconds"] for p in ph) - r["wall_seconds"]) < 1e-5
 for side in (lambda x: x["cpu"], lambda x: x["global"]["cpu"]):
     assert sum(side(p)["usage_usec"] for p in ph) == side(r)["usage_usec"]'
 # The program was charged cpu_AB of CPU between __A__ and __B__, by its
-# own clock: the cgroup says the same, and so its cores busy is
-# cpu_AB / wall, whatever else kept the machine busy.
-check_py "__A__ -> __B__: the CPU the program was charged, cores busy = that / wall" '
+# own clock: the cgroup says the same, and its cores busy is its usage
+# over the phase's wall time, whatever else kept the machine busy.  The
+# phase's edges are where joule-cgroup read the markers, later than the
+# program took its clock (by 50 ms on a loaded emulated CPU), so cpu_AB
+# over that wall is not the measure: the usage is, within the bound.
+check_py "__A__ -> __B__: the CPU the program was charged, cores busy = the usage / wall" '
 own = dict(l.split() for l in open(args[0]))
 cpu_ab = float(own["__B__"]) - float(own["__A__"])
 p = r["phases"][1]
 usage = p["cpu"]["usage_usec"] / 1e6
 print("own %.3f s, cgroup %.3f s, wall %.3f s, cores %s" % (cpu_ab, usage, p["wall_seconds"], p["cpu"]["cores_busy"]))
 assert 0.45 <= cpu_ab and abs(usage - cpu_ab) <= 0.05 + 0.1 * cpu_ab
-assert abs(p["cpu"]["cores_busy"] - cpu_ab / p["wall_seconds"]) <= 0.1, p["cpu"]' "$T/own"
+assert abs(p["cpu"]["cores_busy"] - usage / p["wall_seconds"]) <= 0.01, p["cpu"]' "$T/own"
 check_py "__B__ -> __C__ (sleep 0.5 s): cores busy near 0" '
 p = r["phases"][2]
 assert 0.45 <= p["wall_seconds"] and p["cpu"]["cores_busy"] < 0.05, p'
