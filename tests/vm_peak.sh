@@ -15,6 +15,13 @@
 # "method": "sampled", the max of current no more than memory.peak (the
 # lifetime peak is all that catches the spike there).
 # Independent source: the helper's own N MiB of written pages.
+# Then the interval peak within the descriptor budget, on 60 cgroups with
+# memory (docs/configuration.md, MaxOpenFiles): the peaks come first, so
+# with MaxOpenFiles 150 (less than the cgroups' files) every cgroup sends
+# memory-peak_interval, five created later too, and nothing is logged;
+# with MaxOpenFiles 40 (less than the cgroups) 40 do, one WARNING counts
+# the 20 others, and every cgroup still sends its other values.  On 6.1:
+# no interval peak, the INFO line, no WARNING.
 . "$(dirname "$0")/lib/common.sh"
 need_kernel
 need_controllers memory
@@ -126,4 +133,61 @@ else
 fi
 ok $? "$kver: the report's $what"
 diag <"$T/py.out"
+
+# --- the interval peak within the descriptor budget ------------------------------
+B=60
+mkdir "$parent/budget"
+for c in $(cat "$parent/budget/cgroup.controllers"); do
+  echo "+$c" >"$parent/budget/cgroup.subtree_control" 2>/dev/null
+done
+for i in $(seq -w 1 $B); do mkdir "$parent/budget/c$i"; done
+# with_peak DIR: the cgroups whose csv has memory-peak_interval.
+with_peak() { ls -d "$1"/csv/testhost/joule_cgroup-*/memory-peak_interval-* 2>/dev/null | sed 's|/memory-peak_interval-.*||' | sort -u | grep -c . ; }
+# budget_run MAXOPENFILES: collectd on the 60 cgroups, until three reads of the last.
+budget_run() {
+  dir="$T/budget-$1"
+  write_conf "$dir" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Select \"$run/budget/*\"
+  Collect \"memory\"
+  MaxOpenFiles $1"
+  JC_INTERVAL=1 start_collectd "$dir"
+  wait_until _csv_has 3 "$dir" "${run}_budget_c$B" memory-current
+}
+warn_re='cgroups send no memory-peak_interval'
+budget_run 150
+ok $? "MaxOpenFiles 150: collectd reads the $B cgroups" || tap_done
+for i in 61 62 63 64 65; do mkdir "$parent/budget/c$i"; done
+wait_until _csv_has 3 "$dir" "${run}_budget_c65" memory-current
+ok $? "five cgroups created later are read"
+wait_reads 2 "$dir" "${run}_budget_c65" memory-current
+n=$(with_peak "$dir") lists=$(ls -d "$dir"/csv/testhost/joule_cgroup-*/memory-current-* | sed 's|/memory-current-.*||' | sort -u | grep -c .)
+stop_collectd
+if [ "$resets" = yes ]; then
+  [ "$n" -eq 65 ] && [ "$lists" -eq 65 ] && [ "$(loud_lines "$dir")" -eq 0 ]
+  ok $? "$kver, MaxOpenFiles 150: $n of 65 cgroups send memory-peak_interval ($lists memory-current), no WARNING"
+else
+  [ "$n" -eq 0 ] && [ "$lists" -eq 65 ] && [ "$(log_count "$dir" "$warn_re")" -eq 0 ] &&
+    [ "$(grep -cxF "[info] joule_cgroup plugin: $info" "$dir/collectd.log")" -eq 1 ]
+  ok $? "$kver, MaxOpenFiles 150: no memory-peak_interval, the INFO line once, no WARNING about peaks ($lists memory-current)"
+fi
+grep -E '^\[(error|warning)\] joule_cgroup' "$dir/collectd.log" | diag
+for i in 61 62 63 64 65; do rmdir "$parent/budget/c$i"; done
+
+budget_run 40
+ok $? "MaxOpenFiles 40: collectd reads the $B cgroups" || tap_done
+wait_reads 2 "$dir" "${run}_budget_c$B" memory-current
+n=$(with_peak "$dir") lists=$(ls -d "$dir"/csv/testhost/joule_cgroup-*/memory-current-* | sed 's|/memory-current-.*||' | sort -u | grep -c .)
+stop_collectd
+warning=$(grep -E "^\[warning\] joule_cgroup plugin: [0-9]+ of $B $warn_re" "$dir/collectd.log")
+told=$(sed -E 's/^.*plugin: ([0-9]+) of.*$/\1/' <<<"$warning")
+if [ "$resets" = yes ]; then
+  [ "$n" -ge 30 ] && [ "$lists" -eq $B ] && [ "$(grep -c . <<<"$warning")" -eq 1 ] &&
+    [ "$((n + told))" -eq $B ]
+  ok $? "$kver, MaxOpenFiles 40: $n of $B cgroups send memory-peak_interval, one WARNING counts the ${told:-?} others, all $lists send memory-current"
+else
+  [ "$n" -eq 0 ] && [ "$lists" -eq $B ] && [ "$(log_count "$dir" "$warn_re")" -eq 0 ]
+  ok $? "$kver, MaxOpenFiles 40: no memory-peak_interval, no WARNING about peaks, all $lists send memory-current"
+fi
+diag <<<"$warning"
 tap_done

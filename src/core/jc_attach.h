@@ -10,6 +10,7 @@
 #define JC_ATTACH_H
 
 #include "jc_internal.h"
+#include "jc_managed.h"
 
 /* Reads block b's pid files and checks each of its processes, before
  * anything is created: 0, or -1 after one ERROR line. */

@@ -2,10 +2,10 @@
  * jc_collector — life cycle and read pass; see jc_collector.h.
  *
  * The read pass is the hot path: for each tracked cgroup, each wanted file
- * is read with one pread() at offset 0 on a kept descriptor (or opened
- * relative to the kept directory when over the fd budget) into the one
- * shared buffer, parsed in place into the one shared sample, and turned
- * into metrics.  In steady state it makes no heap allocation.
+ * is read with one pread() at offset 0 on a kept descriptor (or one
+ * opened for the read when over the descriptor budget: jc_tracked) into
+ * the one shared buffer, parsed in place into the one shared sample
+ * (handed to each step as an argument), and turned into metrics.  In steady state it makes no heap allocation.
  *
  * One pread is the whole file: each cgroup file read here is one record
  * of the kernel's seq_file, which a read hands over whole when the buffer
@@ -30,10 +30,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* PerDevice names: "sda" for 8:0 (device_name). */
+struct jc_devname {
+  unsigned major, minor;
+  char name[32];
+};
+
+#define JC_IO_DEVICES_INITIAL 64 /* grows with the devices io.stat lists */
 #define BUF_INITIAL (64 * 1024)
 #define BUF_MAX (1024 * 1024) /* larger than any kernel stat file */
 
@@ -58,8 +64,8 @@ void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx) {
 }
 
 void jc_collector_get_stats(const jc_collector *c, jc_collector_stats *ret) {
-  *ret = (jc_collector_stats){c->tracked_count, c->rescans, c->fds_kept,
-                              c->fd_budget, c->inotify_fd >= 0, c->files};
+  *ret = (jc_collector_stats){c->tracked_count, c->rescans, c->fds.kept,
+                              c->fds.limit, c->inotify_fd >= 0, c->files};
 }
 
 static int resolve_root(jc_collector *c) {
@@ -149,76 +155,6 @@ static void choose_files(jc_collector *c) {
   }
 }
 
-/* What collectd keeps for itself and its other plugins when MaxOpenFiles
- * is not given: a quarter of the soft limit, at least 256. */
-#define FD_HEADROOM_MIN 256L
-#define FD_BUDGET_MAX 65536L
-
-static long rlim_long(rlim_t v) {
-  return v == RLIM_INFINITY || v > (rlim_t)(1L << 30) ? 1L << 30 : (long)v;
-}
-
-/* MaxOpenFiles: raises the soft limit when it leaves too little room,
- * as far as the hard limit allows, and says so.  Returns the soft limit. */
-static long raise_for_budget(jc_collector *c, long want, struct rlimit rl) {
-  long soft = rlim_long(rl.rlim_cur), hard = rlim_long(rl.rlim_max);
-  long need = want + FD_HEADROOM_MIN;
-  if (need <= soft)
-    return soft;
-  long raised = need < hard ? need : hard;
-  struct rlimit next = {(rlim_t)raised, rl.rlim_max};
-  if (raised <= soft || setrlimit(RLIMIT_NOFILE, &next) < 0)
-    return soft;
-  jc_logf(&c->log, JC_LOG_INFO,
-          "raised collectd's soft descriptor limit (RLIMIT_NOFILE) from %ld "
-          "to %ld for MaxOpenFiles %ld (plugins that use select() cannot "
-          "use descriptors above 1023)",
-          soft, raised, want);
-  return raised;
-}
-
-/*
- * The descriptors the plugin keeps open between reads.  collectd's limit
- * belongs to collectd and its other plugins: by default the budget is
- * what the soft RLIMIT_NOFILE leaves beside a quarter of it (at least
- * 256), and the limit is never changed; only MaxOpenFiles may raise it.
- * Past the budget, files are opened at every read (nothing is dropped).
- */
-static void choose_fd_budget(jc_collector *c) {
-  struct rlimit rl;
-  if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
-    rl = (struct rlimit){1024, 1024};
-  long want = c->cfg->max_open_files;
-  if (want < 0) {
-    long soft = rlim_long(rl.rlim_cur);
-    long headroom = soft / 4 > FD_HEADROOM_MIN ? soft / 4 : FD_HEADROOM_MIN;
-    long budget = soft - headroom;
-    c->fd_budget = budget < 0 ? 0 : budget > FD_BUDGET_MAX ? FD_BUDGET_MAX
-                                                           : budget;
-    jc_logf(&c->log, JC_LOG_INFO,
-            "keeping at most %ld descriptors open between reads (the soft "
-            "descriptor limit, RLIMIT_NOFILE, is %ld; a quarter of it, at "
-            "least 256, is left to the rest of collectd; MaxOpenFiles sets "
-            "another budget)",
-            c->fd_budget, soft);
-    return;
-  }
-  long soft = raise_for_budget(c, want, rl);
-  long room = soft - FD_HEADROOM_MIN > 0 ? soft - FD_HEADROOM_MIN : 0;
-  c->fd_budget = want < room ? want : room;
-  if (c->fd_budget < want)
-    jc_logf(&c->log, JC_LOG_WARNING,
-            "MaxOpenFiles %ld: the descriptor limit (RLIMIT_NOFILE, soft %ld, "
-            "hard %ld) leaves room for %ld beside collectd's own; keeping at "
-            "most %ld open between reads%s",
-            want, soft, rlim_long(rl.rlim_max), room, c->fd_budget,
-            JC_FD_REMEDY);
-  else
-    jc_logf(&c->log, JC_LOG_INFO,
-            "keeping at most %ld descriptors open between reads (MaxOpenFiles)",
-            c->fd_budget);
-}
-
 static int alloc_buffers(jc_collector *c) {
   c->buf_size = BUF_INITIAL;
   c->buf = malloc(c->buf_size);
@@ -239,14 +175,15 @@ static int grow_io_devices(jc_collector *c) {
   return 0;
 }
 
-/* Parses the text of file f in c->buf into c->sample; an io.stat with
- * more devices than the device table holds grows it and is parsed again
+/* Parses the text of file f in c->buf into s; an io.stat with more
+ * devices than the device table holds grows it and is parsed again
  * (every device counts in the totals). */
-static int parse_file(jc_collector *c, jc_file_id f, size_t len) {
-  int r = jc_sample_parse(&c->sample, f, c->buf, len, &c->cfg->memstat);
-  while (f == JC_FILE_IO_STAT && c->sample.io_devices_truncated &&
+static int parse_file(jc_collector *c, jc_sample *s, jc_file_id f,
+                      size_t len) {
+  int r = jc_sample_parse(s, f, c->buf, len, &c->cfg->memstat);
+  while (f == JC_FILE_IO_STAT && s->io_devices_truncated &&
          grow_io_devices(c) == 0)
-    r = jc_sample_parse(&c->sample, f, c->buf, len, &c->cfg->memstat);
+    r = jc_sample_parse(s, f, c->buf, len, &c->cfg->memstat);
   return r;
 }
 
@@ -258,7 +195,7 @@ int jc_collector_init(jc_collector *c) {
   if (resolve_root(c) < 0 || open_root(c) < 0 || alloc_buffers(c) < 0)
     return -1;
   choose_files(c);
-  choose_fd_budget(c);
+  jc_tracked_budget_init(c);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   c->metrics = (jc_metrics_opts){&c->cfg->sel, &c->cfg->memstat,
                                  cpus > 0 ? (unsigned)cpus : 1,
@@ -280,19 +217,9 @@ int jc_collector_init(jc_collector *c) {
 
 /* Reads file f of t into c->buf; returns its length or a negative errno. */
 static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f) {
-  int fd = t->fd[f];
-  bool kept = fd >= 0;
-  if (!kept) {
-    char path[PATH_MAX];
-    int dirfd;
-    const char *name = jc_tracked_file(c, t, jc_files[f].name, path,
-                                       sizeof(path), &dirfd);
-    fd = jc_files[f].reset_after_read ? jc_peak_open(c, t)
-                                      : jc_hier_open_file(dirfd, name,
-                                                          !t->on_cgroupfs);
-    if (fd < 0)
-      return fd;
-  }
+  int fd = jc_tracked_fd(c, t, f);
+  if (fd < 0)
+    return fd;
   ssize_t len;
   while ((len = pread(fd, c->buf, c->buf_size, 0)) == (ssize_t)c->buf_size) {
     char *bigger = c->buf_size < BUF_MAX ? realloc(c->buf, 2 * c->buf_size)
@@ -306,18 +233,13 @@ static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f) {
   }
   if (len < 0 && len != -EFBIG)
     len = -errno;
-  if (!kept && len >= 0 && c->fds_kept < c->fd_budget) {
-    t->fd[f] = fd;
-    c->fds_kept++;
-  } else if (!kept) {
-    close(fd);
-  }
+  jc_tracked_fd_done(c, t, f, fd, len >= 0);
   return len;
 }
 
-/* Fills c->sample from t's files.  Returns false when t has vanished. */
-static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
-  jc_sample_reset(&c->sample);
+/* Fills s from t's files.  Returns false when t has vanished. */
+static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
+  jc_sample_reset(s);
   t->starved = false;
   uint32_t wanted = c->files & ~t->absent;
   for (int f = 0; f < JC_FILE_COUNT; f++) {
@@ -330,33 +252,24 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t) {
       t->starved = true; /* counted and said once for all of them */
       break;
     }
+    if (len == -ENOBUFS)
+      continue; /* an interval peak without room: counted by jc_tracked */
     if (len < 0) {
       if (!jc_problem_read_failed(c, t, (jc_file_id)f, (int)len))
         return false;
       continue;
     }
     if (f == JC_FILE_CPU_STAT)
-      c->sample.time_ns = c->pass_ns;
-    int r = parse_file(c, (jc_file_id)f, (size_t)len);
+      s->time_ns = c->pass_ns;
+    int r = parse_file(c, s, (jc_file_id)f, (size_t)len);
     if (r < 0)
-      jc_problem_parse_failed(c, t, (jc_file_id)f, r);
+      jc_problem_parse_failed(c, t, (jc_file_id)f, s, r);
     else
       jc_problem_recovered(c, t, (jc_file_id)f);
     if (jc_files[f].reset_after_read && t->fd[f] >= 0)
-      jc_peak_reset(c, t);
+      jc_peak_reset(c, t, s);
   }
   return true;
-}
-
-/* Once every file a cgroup needs is kept open, its directory descriptor
- * only costs budget: give it back (a walk or a missing file falls back to
- * opening by path from the root). */
-static void release_dirfd_if_unused(jc_collector *c, jc_tracked *t) {
-  if (t->dirfd < 0 || !jc_tracked_all_kept(c, t))
-    return;
-  close(t->dirfd);
-  t->dirfd = -1;
-  c->fds_kept--;
 }
 
 typedef struct {
@@ -380,27 +293,29 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
   jc_oom_read_top(c); /* before any cgroup: parents are read first */
   jc_energy_begin(c); /* the zones and the host's CPU time, once */
   size_t starved = 0;
+  jc_sample *s = &c->sample;
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
-    if (!sample_cgroup(c, t)) {
+    if (!sample_cgroup(c, t, s)) {
       t->gone = true;
       continue;
     }
     starved += t->starved;
-    release_dirfd_if_unused(c, t);
-    jc_limits limits = jc_limits_effective(&c->sample, &t->ancestors);
+    jc_tracked_trim(c, t);
+    jc_limits limits = jc_limits_effective(s, &t->ancestors);
     if (c->notify_oom)
-      jc_oom_note(c, t, &limits);
-    jc_energy_note(c, t);
+      jc_oom_note(c, t, s, &limits);
+    jc_energy_note(c, t, s);
     jc_target target = jc_tracked_target(c, t);
     emit_ctx e = {emit, ctx, &target};
-    jc_metrics_emit(&c->sample, &t->prior, &limits, &c->metrics,
+    jc_metrics_emit(s, &t->prior, &limits, &c->metrics,
                     emit ? emit_with_target : NULL, &e);
   }
   jc_discover_drop_gone(c);
+  jc_tracked_budget_end_pass(c);
   jc_oom_attribute(c);
   jc_energy_end(c, emit, ctx); /* after every cgroup: the split needs all */
-  jc_problem_starved(c, starved);
+  jc_problem_starved(c, starved, c->fds.limit);
 }
 
 int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
@@ -420,8 +335,7 @@ int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
 void jc_collector_each_target(const jc_collector *c, jc_target_fn fn,
                               void *ctx) {
   for (size_t i = 0; i < c->tracked_count; i++) {
-    const jc_tracked *t = c->tracked[i];
-    jc_target target = {t->instance, t->relpath, t->relpath[0] ? t->relpath : "/"};
+    jc_target target = jc_tracked_notify_target(c->tracked[i]);
     fn(ctx, &target);
   }
 }
@@ -432,7 +346,7 @@ static const char *device_name(void *ctx, unsigned major, unsigned minor) {
   for (size_t i = 0; i < c->devname_count; i++)
     if (c->devnames[i].major == major && c->devnames[i].minor == minor)
       return c->devnames[i].name;
-  jc_devname d = {major, minor, ""};
+  struct jc_devname d = {major, minor, ""};
   snprintf(d.name, sizeof(d.name), "%u:%u", major, minor);
   char path[64], text[512];
   snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major, minor);
@@ -444,7 +358,7 @@ static const char *device_name(void *ctx, unsigned major, unsigned minor) {
       snprintf(d.name, sizeof(d.name), "%.*s", (int)strcspn(dn + 8, "\n"),
                dn + 8);
   }
-  jc_devname *grown =
+  struct jc_devname *grown =
       realloc(c->devnames, (c->devname_count + 1) * sizeof(*grown));
   if (!grown)
     return "unknown"; /* out of memory: the next read tries again */

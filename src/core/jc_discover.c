@@ -13,7 +13,6 @@
 #include "jc_discover.h"
 
 #include "jc_clock.h"
-#include "jc_energy.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
 #include "jc_oom.h"
@@ -33,31 +32,8 @@
   (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF |      \
    IN_ONLYDIR)
 
-/* Path order of a walk: a parent before its children, and "/" sorting
- * below every other byte so that "a/b" comes before "a-c". */
-int jc_path_cmp(const char *a, const char *b) {
-  for (;; a++, b++) {
-    int ca = *a == '\0' ? -1 : *a == '/' ? 0 : (unsigned char)*a + 1;
-    int cb = *b == '\0' ? -1 : *b == '/' ? 0 : (unsigned char)*b + 1;
-    if (ca != cb)
-      return ca < cb ? -1 : 1;
-    if (ca == -1)
-      return 0;
-  }
-}
-
-/* A cgroup the walk found: its path, identity and the limits above it.
- * The walk keeps no descriptor of it (a tree larger than the descriptor
- * limit must still be found whole); the merge opens what it keeps. */
 typedef struct {
-  char *relpath;
-  dev_t dev;
-  ino_t ino;
-  jc_limits ancestors; /* the smallest limits of the levels above it */
-} found_entry;
-
-typedef struct {
-  found_entry *entry;
+  jc_found *entry;
   size_t count, capacity;
   /* Directories that could not be listed (no descriptor to spare, ...):
    * the walk saw only part of the tree, so the merge removes nothing. */
@@ -76,7 +52,7 @@ static int found_add(found_list *l, const char *relpath, const struct stat *st,
                      const jc_limits *ancestors) {
   if (l->count == l->capacity) {
     size_t cap = l->capacity ? 2 * l->capacity : 64;
-    found_entry *grown = realloc(l->entry, cap * sizeof(*grown));
+    jc_found *grown = realloc(l->entry, cap * sizeof(*grown));
     if (!grown)
       return -ENOMEM;
     l->entry = grown;
@@ -86,7 +62,7 @@ static int found_add(found_list *l, const char *relpath, const struct stat *st,
   if (!copy)
     return -ENOMEM;
   l->entry[l->count++] =
-      (found_entry){copy, st->st_dev, st->st_ino, *ancestors};
+      (jc_found){copy, st->st_dev, st->st_ino, *ancestors};
   return 0;
 }
 
@@ -315,195 +291,8 @@ static int walk(jc_collector *c, int dirfd, const char *relpath, int depth,
 }
 
 static int cmp_found(const void *a, const void *b) {
-  return jc_path_cmp(((const found_entry *)a)->relpath,
-                     ((const found_entry *)b)->relpath);
-}
-
-static void tracked_close_fds(jc_collector *c, jc_tracked *t) {
-  for (int f = 0; f < JC_FILE_COUNT; f++)
-    if (t->fd[f] >= 0) {
-      close(t->fd[f]);
-      t->fd[f] = -1;
-      c->fds_kept--;
-    }
-}
-
-static void tracked_close_dirfd(jc_collector *c, jc_tracked *t);
-
-void jc_tracked_free(jc_collector *c, jc_tracked *t) {
-  if (!t)
-    return;
-  tracked_close_fds(c, t);
-  tracked_close_dirfd(c, t);
-  jc_io_totals_reset(&t->prior.io);
-  jc_energy_forget(t);
-  free(t->relpath);
-  free(t);
-}
-
-/*
- * Gives t a directory descriptor when the budget has room for one: its
- * files are then opened relative to it (one path level to look up, and a
- * re-created cgroup is noticed).  Opened by path from the root; the walk
- * never follows a symlink, so what is opened must be what it found.
- * Without room, or without descriptors at all, t is read by path.
- */
-static void acquire_dirfd(jc_collector *c, jc_tracked *t, dev_t dev) {
-  if (t->dirfd >= 0 || c->fds_kept >= c->fd_budget ||
-      jc_tracked_all_kept(c, t))
-    return;
-  int fd = t->relpath[0]
-               ? openat(c->rootfd, t->relpath,
-                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-               : fcntl(c->rootfd, F_DUPFD_CLOEXEC, 0);
-  struct stat st;
-  if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == dev &&
-      st.st_ino == t->ino) {
-    t->dirfd = fd;
-    c->fds_kept++;
-  } else if (fd >= 0) {
-    close(fd);
-  }
-}
-
-/* A cgroup on the root's file system is on cgroupfs if the root is. */
-static bool on_cgroupfs(const jc_collector *c, const found_entry *e) {
-  return c->root_on_cgroupfs && e->dev == c->root_dev;
-}
-
-/* Does t's instance say its path ('/' as '_'), so that the `cgroup` meta
- * data would only repeat it?  The root's "root" does; a name hashed for
- * length, given a suffix, taken from the basename or an Instance does not. */
-static void note_name_is_path(jc_tracked *t) {
-  char flat[JC_INSTANCE_SIZE];
-  if (!t->relpath[0]) {
-    t->name_is_path = true;
-    return;
-  }
-  jc_name_instance(t->relpath, JC_INSTANCE_FROM_PATH, flat);
-  t->name_is_path = !t->explicit_name && strlen(t->relpath) <= JC_INSTANCE_MAX &&
-                    strcmp(flat, t->instance) == 0;
-}
-
-static jc_tracked *tracked_new(jc_collector *c, found_entry *e) {
-  jc_tracked *t = calloc(1, sizeof(*t));
-  if (!t)
-    return NULL;
-  t->relpath = e->relpath;
-  e->relpath = NULL;
-  t->ino = e->ino;
-  t->dirfd = -1;
-  for (int f = 0; f < JC_FILE_COUNT; f++)
-    t->fd[f] = -1;
-  t->on_cgroupfs = on_cgroupfs(c, e);
-  t->ancestors = e->ancestors;
-  acquire_dirfd(c, t, e->dev);
-  const char *instance = jc_managed_instance(c, t->relpath);
-  t->explicit_name = instance || !t->relpath[0];
-  if (instance)
-    snprintf(t->name, sizeof(t->name), "%s", instance);
-  else
-    jc_name_instance(t->relpath, c->cfg->instance_from, t->name);
-  memcpy(t->instance, t->name, sizeof(t->instance));
-  note_name_is_path(t);
-  return t;
-}
-
-static void tracked_close_dirfd(jc_collector *c, jc_tracked *t) {
-  if (t->dirfd >= 0) {
-    close(t->dirfd);
-    t->dirfd = -1;
-    c->fds_kept--;
-  }
-}
-
-/* The same path now holds another cgroup: forget everything about the old. */
-static void tracked_restart(jc_collector *c, jc_tracked *t, found_entry *e) {
-  tracked_close_fds(c, t);
-  tracked_close_dirfd(c, t);
-  t->ino = e->ino;
-  t->on_cgroupfs = on_cgroupfs(c, e);
-  acquire_dirfd(c, t, e->dev);
-  t->prior.rate = (jc_rate_state){0};
-  jc_io_totals_reset(&t->prior.io);
-  jc_energy_forget(t);
-  t->oom = (jc_oom_state){0};
-  t->peak_armed = false;
-  t->absent = 0;
-  jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s was re-created; new baseline",
-          t->relpath[0] ? t->relpath : "/");
-}
-
-static int cmp_name(const void *a, const void *b) {
-  const jc_tracked *x = *(jc_tracked *const *)a, *y = *(jc_tracked *const *)b;
-  int r = strcmp(x->name, y->name);
-  return r ? r : jc_path_cmp(x->relpath, y->relpath);
-}
-
-/* The instance t gets: its name, or its name and "~hash" when it collides
- * (unless its name was given explicitly).  True when that is a change. */
-static bool choose_instance(jc_tracked *t, bool collides) {
-  char want[JC_INSTANCE_SIZE];
-  memcpy(want, t->name, sizeof(want));
-  if (collides && !t->explicit_name)
-    jc_name_disambiguate(want, t->relpath);
-  if (strcmp(want, t->instance) == 0)
-    return false;
-  memcpy(t->instance, want, sizeof(t->instance));
-  note_name_is_path(t);
-  return true;
-}
-
-/* One line for a group of cgroups sharing a name, when it changed. */
-static void report_collision(jc_collector *c, jc_tracked *const *group,
-                             size_t count) {
-  const jc_tracked *a = group[0], *b = group[1];
-  if (count == 2)
-    jc_logf(&c->log, JC_LOG_WARNING,
-            "cgroups \"%s\" and \"%s\" would both be reported as \"%s\"; "
-            "they are reported as \"%s\" and \"%s\"",
-            a->relpath, b->relpath, a->name, a->instance, b->instance);
-  else
-    jc_logf(&c->log, JC_LOG_WARNING,
-            "cgroups \"%s\", \"%s\" and %zu more would all be reported as "
-            "\"%s\"; each is reported as that name, \"~\" and the hash of "
-            "its path (\"%s\" for \"%s\")",
-            a->relpath, b->relpath, count - 2, a->name, b->instance,
-            b->relpath);
-}
-
-/*
- * Cgroups that would share an instance name each get "~" and the hash of
- * their own path (a name given explicitly, the root's or an Instance,
- * stays as it is).  So an instance is a function of the path and of
- * whether another selected cgroup has the same name: never of the order
- * in which the cgroups appeared, and never a name that another cgroup had
- * (no series goes on with another cgroup's figures, across restarts
- * included).  Recomputed whenever the tracked set changes.
- */
-static int resolve_collisions(jc_collector *c) {
-  size_t n = c->tracked_count;
-  jc_tracked **by_name = malloc((n ? n : 1) * sizeof(*by_name));
-  if (!by_name)
-    return -ENOMEM;
-  memcpy(by_name, c->tracked, n * sizeof(*by_name));
-  qsort(by_name, n, sizeof(*by_name), cmp_name);
-  for (size_t i = 0, end; i < n; i = end) {
-    for (end = i + 1; end < n && strcmp(by_name[end]->name, by_name[i]->name) == 0;)
-      end++;
-    bool collides = end - i > 1, changed = false;
-    for (size_t k = i; k < end; k++)
-      changed |= choose_instance(by_name[k], collides);
-    if (changed && collides)
-      report_collision(c, by_name + i, end - i);
-    else if (changed)
-      jc_logf(&c->log, JC_LOG_INFO,
-              "cgroup \"%s\" is reported as \"%s\" again: no other cgroup "
-              "has that name now",
-              by_name[i]->relpath, by_name[i]->instance);
-  }
-  free(by_name);
-  return 0;
+  return jc_path_cmp(((const jc_found *)a)->relpath,
+                     ((const jc_found *)b)->relpath);
 }
 
 /* Merges the walk's result into the tracked set (both in path order).  A
@@ -530,28 +319,24 @@ static int merge(jc_collector *c, found_list *l) {
       jc_tracked_free(c, c->tracked[i++]);
       changed = true;
     } else if (cmp > 0) {
-      jc_tracked *t = tracked_new(c, &l->entry[j++]);
+      jc_tracked *t = jc_tracked_new(c, &l->entry[j++]);
       if (!t)
         continue; /* out of memory: picked up by a later walk */
       next[n++] = t;
       changed = true;
     } else {
       jc_tracked *t = c->tracked[i++];
-      found_entry *e = &l->entry[j++];
-      if (t->ino != e->ino) {
+      const jc_found *e = &l->entry[j++];
+      if (t->ino != e->ino) /* another cgroup under the same path */
         jc_oom_lost(c, t, next, n);
-        tracked_restart(c, t, e);
-      }
-      t->ancestors = e->ancestors; /* a walk re-reads the ancestors' limits */
-      t->absent = 0; /* a walk retries files found missing */
-      acquire_dirfd(c, t, e->dev); /* the budget may have room now */
+      jc_tracked_refound(c, t, e);
       next[n++] = t;
     }
   }
   free(c->tracked);
   c->tracked = next;
   c->tracked_count = n;
-  return changed ? resolve_collisions(c) : 0;
+  return changed ? jc_tracked_resolve_collisions(c) : 0;
 }
 
 /* The walk could not see the whole tree: said once per change of how

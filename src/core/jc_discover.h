@@ -8,9 +8,6 @@
 
 #include "jc_internal.h"
 
-/* Path order of a walk: parents first, "/" below every other byte. */
-int jc_path_cmp(const char *a, const char *b);
-
 /* Sets up change notification (inotify); without it, every read walks. */
 int jc_discover_init(jc_collector *c);
 /* Drains the notifications; true when the set of cgroups may have changed. */
@@ -19,7 +16,5 @@ bool jc_discover_changed(jc_collector *c);
 int jc_discover_rescan(jc_collector *c);
 /* Frees the cgroups a read pass found gone (t->gone). */
 void jc_discover_drop_gone(jc_collector *c);
-/* Closes t's descriptors and frees it.  NULL-safe. */
-void jc_tracked_free(jc_collector *c, jc_tracked *t);
 
 #endif

@@ -117,9 +117,8 @@ void jc_energy_begin(jc_collector *c) {
   e->have_last = true;
 }
 
-void jc_energy_note(jc_collector *c, jc_tracked *t) {
+void jc_energy_note(jc_collector *c, jc_tracked *t, const jc_sample *s) {
   struct jc_energy *e = c->energy;
-  const jc_sample *s = &c->sample;
   if (!e || !t->relpath[0]) /* the root's figures are the host's */
     return;
   if (!t->energy) {

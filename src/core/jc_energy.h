@@ -18,7 +18,7 @@
  *
  *   jc_energy_init(c);               at init, when energy lists are chosen
  *   jc_energy_begin(c);              at the start of every read pass
- *   jc_energy_note(c, t);            after each cgroup's sample
+ *   jc_energy_note(c, t, s);         after each cgroup's sample s
  *   jc_energy_end(c, emit, ctx);     after the pass: split, charge, emit
  *   jc_energy_forget(t);             a tracked cgroup freed or re-created
  *   jc_energy_free(c);
@@ -27,12 +27,13 @@
 #define JC_ENERGY_H
 
 #include "jc_internal.h"
+#include "jc_tracked.h"
 
 /* 0; the group is then on (c->energy) or off, said at INFO by jc_rapl.
  * -1 only when out of memory (logged). */
 int jc_energy_init(jc_collector *c);
 void jc_energy_begin(jc_collector *c);
-void jc_energy_note(jc_collector *c, jc_tracked *t);
+void jc_energy_note(jc_collector *c, jc_tracked *t, const jc_sample *s);
 void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx);
 void jc_energy_forget(jc_tracked *t);
 void jc_energy_free(jc_collector *c);

@@ -407,3 +407,16 @@ int jc_hier_signal(int cgfd, int sig) {
   int r = jc_hier_each_pid(cgfd, signal_pid, &sig);
   return r < 0 ? r : 0;
 }
+
+/* Path order of a walk: a parent before its children, and "/" sorting
+ * below every other byte so that "a/b" comes before "a-c". */
+int jc_path_cmp(const char *a, const char *b) {
+  for (;; a++, b++) {
+    int ca = *a == '\0' ? -1 : *a == '/' ? 0 : (unsigned char)*a + 1;
+    int cb = *b == '\0' ? -1 : *b == '/' ? 0 : (unsigned char)*b + 1;
+    if (ca != cb)
+      return ca < cb ? -1 : 1;
+    if (ca == -1)
+      return 0;
+  }
+}

@@ -41,6 +41,10 @@ int jc_hier_cgroup_of(const char *mountinfo, const char *dir, char *ret_path,
 /* Is path (as /proc/PID/cgroup writes it) root itself or below it? */
 bool jc_hier_path_within(const char *path, const char *root);
 
+/* Path order of a walk: a parent before its children, "/" below every
+ * other byte ("a/b" before "a-c"). */
+int jc_path_cmp(const char *a, const char *b);
+
 /* Relative paths below the root ("" is the root itself):
  * "a/b/c" -> "a/b", "a" -> ""; out may be relpath (truncated in place). */
 void jc_hier_parent_of(const char *relpath, char *out, size_t size);

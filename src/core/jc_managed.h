@@ -9,6 +9,24 @@
 #define JC_MANAGED_H
 
 #include "jc_internal.h"
+#include "jc_proc.h"
+
+#include <sys/types.h>
+
+/* A process a <Cgroup> block moved in, and where it was before. */
+typedef struct {
+  pid_t pid;
+  char *origin; /* its cgroup, relative to CgroupRoot ("" for the root) */
+  jc_proc_hold hold; /* from its check to its move (released then) */
+} jc_moved;
+
+/* What one <Cgroup> block made (c->managed[i] for cfg->managed[i]). */
+typedef struct jc_managed_state {
+  size_t created_levels; /* trailing path levels we created at init */
+  uint64_t *ids; /* their cgroup ids, top-down: what is ours to remove */
+  jc_moved *moved; /* where evacuation sends them back to */
+  size_t moved_count;
+} jc_managed_state;
 
 /* 0, or -1 after one ERROR line; jc_managed_release() undoes a half setup. */
 int jc_managed_setup(jc_collector *c);

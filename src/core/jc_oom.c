@@ -4,6 +4,8 @@
 #include "jc_oom.h"
 
 #include "jc_hier.h"
+#include "jc_internal.h"
+#include "jc_tracked.h"
 
 #include <fcntl.h>
 #include <inttypes.h>
@@ -65,8 +67,8 @@ void jc_oom_read_top(jc_collector *c) {
     counted(c, &c->oom_top, kills);
 }
 
-void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_limits *limits) {
-  const jc_sample *s = &c->sample;
+void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_sample *s,
+                 const jc_limits *limits) {
   if (!c->notify_oom || !jc_sample_has(s, JC_FILE_MEMORY_EVENTS) ||
       !(s->events_have & (1u << JC_EVENTS_OOM_KILL)))
     return;
@@ -76,6 +78,8 @@ void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_limits *limits) {
                                                    : JC_VALUE_MAX;
   counted(c, o, s->events[JC_EVENTS_OOM_KILL]);
 }
+
+void jc_oom_forget(jc_tracked *t) { t->oom = (jc_oom_state){0}; }
 
 /* Is a an ancestor of b (relative paths, "" the root)? */
 static bool is_ancestor(const char *a, const char *b) {
@@ -160,7 +164,7 @@ static uint64_t read_memory_peak(const jc_collector *c, const char *relpath) {
                                                                    : JC_VALUE_MAX;
 }
 
-/* The message of SPEC §5 for n kills told by the cgroup at relpath (path
+/* The message (docs/metrics.md, OOM notifications) for n kills told by the cgroup at relpath (path
  * as people read it: "/" for the root). */
 static void describe(const jc_collector *c, jc_oom_state *o,
                      const jc_target *t, int64_t n, char *out, size_t size) {
@@ -213,7 +217,7 @@ void jc_oom_attribute(jc_collector *c) {
     jc_tracked *t = c->tracked[i];
     if (t->gone || !t->oom.seen)
       continue;
-    jc_target target = {t->instance, t->relpath, t->relpath[0] ? t->relpath : "/"};
+    jc_target target = jc_tracked_notify_target(t);
     settle(c, &t->oom, &target);
   }
   jc_target top = {"root", "", "/"};

@@ -1,5 +1,5 @@
 /*
- * jc_oom — OOM kills as notifications (SPEC §5, NotifyOOM).
+ * jc_oom — OOM kills as notifications (NotifyOOM, docs/configuration.md).
  *
  * memory.events' oom_kill is hierarchical: a kill counts in its cgroup and
  * in every ancestor.  After each read pass, every kill is told once, by
@@ -15,13 +15,34 @@
  * between the two reads shows in the child first: the parent's share goes
  * negative for one read and is owed back, never told twice.
  *
- * Used by jc_collector.c and jc_discover.c; nothing here costs anything
+ * Used by jc_collector.c and jc_discover.c (its state lives in each
+ * jc_tracked, reset by jc_tracked.c); nothing here costs anything
  * in a pass unless a kill happened or a tracked cgroup vanished.
  */
 #ifndef JC_OOM_H
 #define JC_OOM_H
 
-#include "jc_internal.h"
+#include "jc_collector.h"
+#include "jc_sample.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+typedef struct jc_tracked jc_tracked;
+
+/* The OOM kills one cgroup (or the top) counted. */
+typedef struct {
+  uint64_t last;       /* hierarchical oom_kill at the last read */
+  bool seen;           /* `last` holds a read: this one counts kills */
+  uint64_t growth;     /* this pass */
+  uint64_t below;      /* this pass: the nearest counting descendants' growth */
+  int64_t owed;        /* kills not told yet; negative: told ahead */
+  bool lost_below;     /* a tracked descendant vanished since the last pass */
+  uint64_t memory_max; /* effective, at the last read (for the message);
+                          read from the files then when limits are not
+                          collected */
+  uint64_t peak;       /* memory.peak at the last read; JC_VALUE_MAX: none */
+} jc_oom_state;
 
 /* At init: chooses the top counter (none on a copy of a tree). */
 void jc_oom_init(jc_collector *c);
@@ -29,8 +50,12 @@ void jc_oom_init(jc_collector *c);
 /* At the start of a read pass: reads the top counter. */
 void jc_oom_read_top(jc_collector *c);
 
-/* After t was read into c->sample; limits: its effective limits. */
-void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_limits *limits);
+/* After t was read into s; limits: its effective limits. */
+void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_sample *s,
+                 const jc_limits *limits);
+
+/* t is another cgroup now (its path re-created): no kills counted yet. */
+void jc_oom_forget(jc_tracked *t);
 
 /*
  * t vanished: what it did not tell, its nearest tracked ancestor (or the

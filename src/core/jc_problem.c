@@ -17,6 +17,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Problem bits: one per file, then one per missing controller. */
+#define JC_PROBLEM_FILE(f) (1u << (f))
+#define JC_PROBLEM_CTRL(bit) ((bit) << 16)
+
 /* A parent whose children lack a controller, and which controllers it was
  * told about: the remedy is one line per parent, not one per child. */
 struct jc_told_parent {
@@ -200,13 +204,13 @@ bool jc_problem_read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
 }
 
 void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
-                             int err) {
+                             const jc_sample *s, int err) {
   char where[PATH_MAX];
   full_path(c, t->relpath, where, sizeof(where));
   complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
            "%s/%s is malformed (%s); %s until it is valid again", where,
            jc_files[f].name, JC_STRERROR(-err),
-           jc_sample_has(&c->sample, f) ? "its malformed lines are skipped"
+           jc_sample_has(s, f) ? "its malformed lines are skipped"
                                         : "its values are skipped");
 }
 
@@ -220,7 +224,7 @@ void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
           jc_files[f].name);
 }
 
-void jc_problem_starved(jc_collector *c, size_t starved) {
+void jc_problem_starved(jc_collector *c, size_t starved, long kept_max) {
   if (starved == c->starved_reported)
     return;
   if (starved) {
@@ -233,7 +237,7 @@ void jc_problem_starved(jc_collector *c, size_t starved) {
             "to spare (the process has a soft RLIMIT_NOFILE of %ld, the "
             "plugin keeps at most %ld of them open, and its other plugins "
             "use the rest)%s",
-            starved, c->tracked_count, soft, c->fd_budget, JC_FD_REMEDY);
+            starved, c->tracked_count, soft, kept_max, JC_FD_REMEDY);
   } else {
     jc_logf(&c->log, JC_LOG_INFO,
             "every cgroup can be read in full again (descriptors to spare)");

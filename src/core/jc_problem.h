@@ -19,17 +19,19 @@
 bool jc_problem_read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
                             int err);
 
-/* File f of t was read but its text is malformed (err from the parser). */
+/* File f of t was read into s but its text is malformed (err from the
+ * parser); s says whether some of its values could be taken. */
 void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
-                             int err);
+                             const jc_sample *s, int err);
 
 /* File f of t was read and parsed: ends a problem logged before. */
 void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f);
 
 /* After a read pass in which `starved` cgroups could not be read in full
- * for want of a descriptor: one WARNING when that number changes (with
- * the remedy), one INFO when it is back to 0. */
-void jc_problem_starved(jc_collector *c, size_t starved);
+ * for want of a descriptor (the plugin keeping at most kept_max): one
+ * WARNING when that number changes (with the remedy), one INFO when it is
+ * back to 0. */
+void jc_problem_starved(jc_collector *c, size_t starved, long kept_max);
 
 /* After a walk: forgets the parents told about that no longer exist, so
  * that the memory of what was said stays as small as the tree. */

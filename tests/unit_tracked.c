@@ -1,0 +1,278 @@
+/* Tests of the modules behind the read pass, each on its own: the walk
+ * (jc_discover), a tracked cgroup's life and the descriptor budget
+ * (jc_tracked), the OOM bookkeeping (jc_oom) and the interval peak's
+ * reset (jc_peak).  They reach into the collector (jc_internal.h), as
+ * only the core's own tests may; unit_collector.c tests the same through
+ * the public API. */
+#include "fixture_util.h"
+#include "jc_collector.h"
+#include "jc_discover.h"
+#include "jc_internal.h"
+#include "jc_oom.h"
+#include "jc_peak.h"
+#include "jc_tracked.h"
+#include "tap.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char last_log[1100];
+static int infos, warnings;
+
+static void log_cb(void *ctx, int level, const char *msg) {
+  (void)ctx;
+  snprintf(last_log, sizeof(last_log), "%s", msg);
+  infos += level == JC_LOG_INFO;
+  warnings += level <= JC_LOG_WARNING;
+}
+
+static jc_collector *start(long max_open_files) {
+  char err[256];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, fx_path(""), err, sizeof(err));
+  jc_config_add_pattern(cfg, false, "**", err, sizeof(err));
+  cfg->max_open_files = max_open_files;
+  jc_config_finish(cfg, err, sizeof(err));
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  if (jc_collector_init(c) < 0) {
+    jc_collector_free(c);
+    return NULL;
+  }
+  return c;
+}
+
+static jc_tracked *find(jc_collector *c, const char *relpath) {
+  for (size_t i = 0; i < c->tracked_count; i++)
+    if (strcmp(c->tracked[i]->relpath, relpath) == 0)
+      return c->tracked[i];
+  return NULL;
+}
+
+/* The tracked set's paths in its order, joined by spaces. */
+static const char *paths(const jc_collector *c) {
+  static char out[512];
+  out[0] = '\0';
+  for (size_t i = 0; i < c->tracked_count; i++)
+    snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
+             i ? " " : "", c->tracked[i]->relpath[0] ? c->tracked[i]->relpath
+                                                     : "/");
+  return out;
+}
+
+/* The descriptors the tracked cgroups hold, counted one by one. */
+static long held(const jc_collector *c, long *ret_peaks) {
+  long n = 0, peaks = 0;
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    const jc_tracked *t = c->tracked[i];
+    n += t->dirfd >= 0;
+    for (int f = 0; f < JC_FILE_COUNT; f++) {
+      n += t->fd[f] >= 0;
+      peaks += f == JC_FILE_MEMORY_PEAK_INTERVAL && t->fd[f] >= 0;
+    }
+  }
+  *ret_peaks = peaks;
+  return n;
+}
+
+static void budget_agrees(const jc_collector *c, const char *when) {
+  long peaks, n = held(c, &peaks);
+  ok(n == c->fds.kept && peaks == c->fds.peaks && n <= c->fds.limit,
+     "%s: the budget counts what the cgroups hold (%ld, %ld peaks; kept %ld, "
+     "limit %ld)",
+     when, n, peaks, c->fds.kept, c->fds.limit);
+}
+
+/* ---- the walk --------------------------------------------------------------- */
+
+static void test_walk(void) {
+  fx_root("cpu memory\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  fx_cgroup("a-c", 1);
+  fx_cgroup("a", 1);
+  fx_cgroup("a/b", 1);
+  fx_cgroup("z", 1);
+  fx_write("not-a-cgroup", "a file\n");
+  fx_symlink("/tmp", "escape");
+  jc_collector *c = start(-1);
+  ok(c != NULL, "init on a tree");
+  if (!c)
+    return;
+  is_str(paths(c), "/ a a/b a-c z",
+         "walk order: parents first, '/' below every other byte; no file, no "
+         "symlink");
+  jc_tracked *z = find(c, "z");
+  ino_t old = z->ino;
+  z->prior.rate.valid = true;
+  fx_remove("z");
+  fx_cgroup("z", 7);
+  jc_discover_rescan(c);
+  ok(find(c, "z") == z && z->ino != old && !z->prior.rate.valid,
+     "a path re-created: the same entry, the new inode, a new baseline");
+  fx_remove("a/b");
+  jc_discover_rescan(c);
+  is_str(paths(c), "/ a a-c z", "a vanished cgroup is dropped by the walk");
+  fx_cgroup("a/b", 1);
+  jc_discover_rescan(c);
+  is_str(paths(c), "/ a a/b a-c z", "and found again, in its place");
+  budget_agrees(c, "after the walks");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
+/* ---- the budget ------------------------------------------------------------- */
+
+static void test_budget(void) {
+  fx_root("cpu memory\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  for (int i = 0; i < 6; i++) {
+    char rel[8];
+    snprintf(rel, sizeof(rel), "c%d", i);
+    fx_cgroup(rel, 1);
+  }
+  jc_collector *c = start(5);
+  ok(c != NULL, "init with MaxOpenFiles 5");
+  if (!c)
+    return;
+  is_int(c->fds.limit, 5, "the budget is MaxOpenFiles");
+  budget_agrees(c, "after the first pass");
+  jc_collector_read(c, NULL, NULL);
+  budget_agrees(c, "after a second pass");
+  jc_tracked_drop_file(c, JC_FILE_CPU_STAT);
+  long peaks, n = held(c, &peaks);
+  bool none = true;
+  for (size_t i = 0; i < c->tracked_count; i++)
+    none &= c->tracked[i]->fd[JC_FILE_CPU_STAT] < 0;
+  ok(none && n == c->fds.kept, "a file dropped everywhere: no cgroup keeps it");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
+/* ---- OOM bookkeeping -------------------------------------------------------- */
+
+static int told;
+static char told_meta[256], told_message[512];
+
+static void notify_cb(void *ctx, const jc_target *t, const jc_notification *n) {
+  (void)ctx;
+  told++;
+  snprintf(told_meta, sizeof(told_meta), "%s", t->meta);
+  snprintf(told_message, sizeof(told_message), "%s", n->message);
+}
+
+/* t read with oom_kill `kills` in its memory.events. */
+static void note_kills(jc_collector *c, jc_tracked *t, uint64_t kills) {
+  jc_sample s;
+  jc_sample_reset(&s);
+  s.have |= 1u << JC_FILE_MEMORY_EVENTS;
+  s.events_have |= 1u << JC_EVENTS_OOM_KILL;
+  s.events[JC_EVENTS_OOM_KILL] = kills;
+  jc_limits limits = JC_LIMITS_NONE;
+  limits.memory_max = 64u << 20;
+  jc_oom_note(c, t, &s, &limits);
+}
+
+static void test_oom(void) {
+  fx_root("cpu memory\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  fx_cgroup("pod", 1);
+  fx_cgroup("pod/c", 1);
+  fx_write("pod/memory.events", "oom_kill 0\n");
+  fx_write("pod/c/memory.events", "oom_kill 0\n");
+  jc_collector *c = start(-1);
+  ok(c != NULL && c->notify_oom, "init with NotifyOOM");
+  if (!c)
+    return;
+  jc_collector_set_notify(c, notify_cb, NULL);
+  jc_tracked *pod = find(c, "pod"), *child = find(c, "pod/c");
+  note_kills(c, pod, 0);
+  note_kills(c, child, 0);
+  jc_oom_attribute(c);
+  is_int(told, 0, "no kill: nothing told");
+
+  note_kills(c, pod, 0); /* the parent read before the kill, */
+  note_kills(c, child, 1); /* the child after it */
+  jc_oom_attribute(c);
+  ok(told == 1 && strcmp(told_meta, "pod/c") == 0,
+     "a kill the child shows first: told once, by the child (%s)", told_meta);
+  note_kills(c, pod, 1);
+  note_kills(c, child, 1);
+  jc_oom_attribute(c);
+  is_int(told, 1, "the parent catching up owes it back: told no more");
+
+  note_kills(c, pod, 3);
+  note_kills(c, child, 2);
+  jc_oom_attribute(c);
+  ok(told == 3 && strcmp(told_meta, "pod") == 0 &&
+         strstr(told_message, "cgroup pod: 1 process killed") != NULL,
+     "one kill each: the child tells its own, the parent the other (%s)",
+     told_message);
+
+  size_t at = 0; /* the cgroups before the child, its ancestors among them */
+  while (c->tracked[at] != child)
+    at++;
+  jc_oom_lost(c, child, c->tracked, at);
+  note_kills(c, pod, 3);
+  jc_oom_attribute(c);
+  is_int(told, 3, "a child lost with nothing owed: nothing told");
+
+  jc_oom_forget(child);
+  ok(!child->oom.seen && child->oom.owed == 0,
+     "a re-created cgroup starts counting again");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
+/* ---- the interval peak's reset ---------------------------------------------- */
+
+static void test_peak(void) {
+  fx_root("cpu memory\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  fx_cgroup("job", 1);
+  fx_write("job/memory.peak", "4096\n");
+  jc_collector *c = start(-1);
+  ok(c != NULL, "init");
+  if (!c)
+    return;
+  jc_tracked *t = find(c, "job");
+  const jc_file_id f = JC_FILE_MEMORY_PEAK_INTERVAL;
+  c->files |= 1u << f;
+  int fd = open(fx_path("job/memory.peak"), O_RDWR | O_CLOEXEC);
+  jc_tracked_fd_done(c, t, f, fd, true);
+  ok(t->fd[f] == fd && c->fds.peaks == 1, "a read peak descriptor is kept");
+  jc_sample s;
+  jc_sample_reset(&s);
+  s.have |= 1u << f;
+  jc_peak_reset(c, t, &s);
+  ok(!(s.have & (1u << f)) && t->peak.armed,
+     "the first read through a descriptor is the lifetime peak: withheld");
+  s.have |= 1u << f;
+  jc_peak_reset(c, t, &s);
+  ok(s.have & (1u << f), "after a reset, the read is the interval's: sent");
+
+  /* A reset the kernel refuses gives the value up everywhere. */
+  jc_tracked_drop_file(c, f);
+  fd = open(fx_path("job/memory.peak"), O_RDONLY | O_CLOEXEC);
+  jc_tracked_fd_done(c, t, f, fd, true);
+  infos = 0;
+  jc_peak_reset(c, t, &s);
+  ok(!(c->files & (1u << f)) && t->fd[f] < 0 && c->fds.peaks == 0 &&
+         infos == 1 && strstr(last_log, "memory-peak_interval is not sent"),
+     "a refused reset: the file is dropped everywhere, one INFO (%s)",
+     last_log);
+  jc_peak_forget(t);
+  ok(!t->peak.armed, "forgotten: the next descriptor starts unarmed");
+  budget_agrees(c, "after the peak");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
+int main(void) {
+  test_walk();
+  test_budget();
+  test_oom();
+  test_peak();
+  return done_testing();
+}
