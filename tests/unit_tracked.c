@@ -269,7 +269,74 @@ static void test_peak(void) {
   fx_cleanup();
 }
 
+/* ---- the end of a cgroup ----------------------------------------------------- */
+
+static int cpu_lists;
+static double last_user;
+static char end_message[512];
+static size_t end_meta;
+
+static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
+  (void)ctx;
+  if (strcmp(t->relpath, "job") == 0 && strcmp(m->type, "ps_cputime") == 0) {
+    cpu_lists++;
+    last_user = (double)m->derive[0];
+  }
+}
+
+static void end_cb(void *ctx, const jc_target *t, const jc_notification *n) {
+  (void)ctx;
+  (void)t;
+  if (strcmp(n->type, "cgroup") == 0) {
+    snprintf(end_message, sizeof(end_message), "%s", n->message);
+    end_meta = n->meta_count;
+  }
+}
+
+static void test_end(void) {
+  fx_root("cpu memory\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  fx_cgroup("job", 1000);
+  fx_write("job/cgroup.events", "populated 1\nfrozen 0\n");
+  fx_cgroup("lost", 1000);
+  fx_write("lost/cgroup.events", "populated 1\nfrozen 0\n");
+  char err[256];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, fx_path(""), err, sizeof(err));
+  jc_config_add_pattern(cfg, false, "*", err, sizeof(err));
+  cfg->notify_end = true;
+  jc_config_finish(cfg, err, sizeof(err));
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  jc_collector_set_notify(c, end_cb, NULL);
+  ok(jc_collector_init(c) == 0 && jc_collector_events_fd(c) >= 0,
+     "init: an events descriptor to wait on");
+  jc_tracked *job = find(c, "job");
+  ok(job && job->end.wd >= 0 && job->end.populated,
+     "a populated cgroup is watched");
+  fx_write("job/cpu.stat", "usage_usec 9000\nuser_usec 6000\nsystem_usec 3000\n");
+  fx_write("job/cgroup.events", "populated 0\nfrozen 0\n");
+  jc_collector_handle_events(c, collect_cb, NULL);
+  ok(cpu_lists == 1 && last_user == 6000,
+     "emptied: its final figures are read at once (user %g µs)", last_user);
+  ok(strncmp(end_message, "cgroup job ended after ", 23) == 0 &&
+         strstr(end_message, ": CPU 0.01 s user, 0.00 s system") && end_meta >= 3,
+     "NotifyEnd: one notification with its totals (%s)", end_message);
+  jc_collector_handle_events(c, collect_cb, NULL);
+  is_int(cpu_lists, 1, "nothing more until it changes again");
+  fx_remove("job");
+  fx_remove("lost");
+  infos = 0;
+  jc_collector_read(c, collect_cb, NULL);
+  ok(find(c, "job") == NULL && find(c, "lost") == NULL && infos >= 1 &&
+         strstr(last_log, "1 cgroup emptied and was removed before its final "
+                          "figures could be read"),
+     "a cgroup removed while populated is counted, said once (%s)", last_log);
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
 int main(void) {
+  test_end();
   test_walk();
   test_budget();
   test_oom();

@@ -18,6 +18,7 @@
 
 #include "jc_clock.h"
 #include "jc_discover.h"
+#include "jc_end.h"
 #include "jc_energy.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
@@ -285,42 +286,57 @@ static void emit_with_target(void *ctx, const jc_metric *m) {
 
 
 
+/* Reads t into s and sends its value lists; false when t has vanished.
+ * ended: t has just emptied, and these are its final figures (jc_end). */
+static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool ended,
+                     jc_collect_fn emit, void *ctx) {
+  if (!sample_cgroup(c, t, s)) {
+    t->gone = true;
+    return false;
+  }
+  jc_tracked_trim(c, t);
+  jc_limits limits = jc_limits_effective(s, &t->ancestors);
+  if (c->notify_oom)
+    jc_oom_note(c, t, s, &limits);
+  jc_target target = jc_tracked_target(c, t);
+  emit_ctx e = {emit, ctx, &target};
+  jc_metrics_emit(s, &t->prior, &limits, &c->metrics,
+                  emit ? emit_with_target : NULL, &e);
+  if (ended && emit)
+    jc_end_notify(c, t, s);
+  return true;
+}
+
 static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
   /* One clock reading per pass: every cgroup is read at the same offset
    * into each pass, so its Δt is the pass's Δt, and a clock_gettime per
    * cgroup would be a system call on hosts without a vDSO clock. */
   c->pass_ns = jc_now_ns();
+  c->end_pending = false; /* every cgroup is read now */
   jc_oom_read_top(c); /* before any cgroup: parents are read first */
   jc_energy_begin(c); /* the zones and the host's CPU time, once */
   size_t starved = 0;
   jc_sample *s = &c->sample;
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
-    if (!sample_cgroup(c, t, s)) {
-      t->gone = true;
+    /* cgroup.events first: figures read after `populated 0` are final. */
+    bool ended = t->end.changed && jc_end_ended(c, t);
+    if (!read_one(c, t, s, ended, emit, ctx))
       continue;
-    }
     starved += t->starved;
-    jc_tracked_trim(c, t);
-    jc_limits limits = jc_limits_effective(s, &t->ancestors);
-    if (c->notify_oom)
-      jc_oom_note(c, t, s, &limits);
     jc_energy_note(c, t, s);
-    jc_target target = jc_tracked_target(c, t);
-    emit_ctx e = {emit, ctx, &target};
-    jc_metrics_emit(s, &t->prior, &limits, &c->metrics,
-                    emit ? emit_with_target : NULL, &e);
   }
   jc_discover_drop_gone(c);
   jc_tracked_budget_end_pass(c);
   jc_oom_attribute(c);
   jc_energy_end(c, emit, ctx); /* after every cgroup: the split needs all */
   jc_problem_starved(c, starved, c->fds.limit);
+  jc_end_report_lost(c);
 }
 
-int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
-  if (c->rootfd < 0)
-    return -1;
+/* Walks the tree when inotify (drained here) says it changed, or when
+ * the last walk could not see all of it, or when RescanInterval passed. */
+static void rescan_if_changed(jc_collector *c) {
   bool changed = jc_discover_changed(c);
   uint64_t now = jc_now_ns();
   if (changed || c->rescan_needed ||
@@ -328,6 +344,33 @@ int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
     jc_discover_rescan(c);
     jc_problem_forget_vanished(c);
   }
+}
+
+int jc_collector_events_fd(const jc_collector *c) { return c->inotify_fd; }
+
+int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
+                               void *ctx) {
+  if (c->rootfd < 0)
+    return -1;
+  rescan_if_changed(c);
+  if (!jc_end_pending(c))
+    return 0;
+  c->end_pending = false;
+  c->pass_ns = jc_now_ns(); /* the time of these reads */
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    jc_tracked *t = c->tracked[i];
+    if (t->end.changed && jc_end_ended(c, t))
+      read_one(c, t, &c->sample, true, emit, ctx);
+  }
+  jc_discover_drop_gone(c);
+  jc_oom_attribute(c); /* a kill that ended it, told by it */
+  return 0;
+}
+
+int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  if (c->rootfd < 0)
+    return -1;
+  rescan_if_changed(c);
   read_all(c, emit, ctx);
   return 0;
 }

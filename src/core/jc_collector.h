@@ -9,6 +9,7 @@
  *   jc_collector_set_notify(c, fn, ctx);   optional: OOM notifications
  *   jc_collector_init(c);                  verify, create/attach, baseline
  *   jc_collector_read(c, emit, ctx);       every interval
+ *   jc_collector_handle_events(c, ...);    optional: when events_fd says
  *   jc_collector_free(c);                  releases managed cgroups, frees
  *
  * Problems are reported through the log callback, once per cgroup and
@@ -44,11 +45,21 @@ typedef enum {
   JC_NOTIF_OKAY = 4
 } jc_severity;
 
+/* A fact of a notification for machines (collectd's notification meta
+ * data): a string, or a number when text is NULL. */
+typedef struct {
+  const char *key;
+  const char *text;
+  double number;
+} jc_note_meta;
+
 typedef struct {
   jc_severity severity;
   const char *type;          /* "memory" */
   const char *type_instance; /* "oom_kill" */
   const char *message;       /* one line a person can act on */
+  const jc_note_meta *meta;  /* besides the `cgroup` the target carries */
+  size_t meta_count;
 } jc_notification;
 
 typedef void (*jc_notify_fn)(void *ctx, const jc_target *t,
@@ -63,6 +74,19 @@ int jc_collector_init(jc_collector *c);
 
 /* One read pass over every tracked cgroup. */
 int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx);
+
+/*
+ * Between reads (docs/metrics.md, final figures): the descriptor to wait
+ * on (poll POLLIN) for cgroups that appear or empty; -1 when there is
+ * none (no inotify).  When it is readable, jc_collector_handle_events
+ * walks the tree if it changed and reads each tracked cgroup that has
+ * just emptied at once, sending its values through emit (and its
+ * NotifyEnd notification).  Not concurrently with jc_collector_read: the
+ * caller serializes the two.
+ */
+int jc_collector_events_fd(const jc_collector *c);
+int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
+                               void *ctx);
 
 /* Where notifications go (OOM kills, NotifyOOM); set before init.  The
  * target and notification are valid during the call only. */

@@ -55,6 +55,7 @@ typedef struct {
   bool path_meta;      /* PathMetaData: the `cgroup` meta data on every list */
   bool per_device;
   bool notify_oom;     /* NotifyOOM: a notification per OOM kill (default) */
+  bool notify_end;     /* NotifyEnd: a notification per cgroup that ends */
   long max_open_files; /* -1: derived from RLIMIT_NOFILE */
   double rescan_interval; /* seconds between safety-net full walks */
   jc_managed *managed;

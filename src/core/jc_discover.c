@@ -132,6 +132,7 @@ static void watch_dir(jc_collector *c, const char *relpath) {
           errno == ENOSPC ? " (raise sysctl fs.inotify.max_user_watches)" : "");
   close(c->inotify_fd);
   c->inotify_fd = -1;
+  jc_end_unwatch_all(c);
 }
 
 static int cmp_names(const void *a, const void *b) {
@@ -316,7 +317,7 @@ static int merge(jc_collector *c, found_list *l) {
     } else if (cmp < 0) {
       jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s vanished", c->tracked[i]->relpath);
       jc_oom_lost(c, c->tracked[i], next, n);
-      jc_tracked_free(c, c->tracked[i++]);
+      jc_tracked_vanished(c, c->tracked[i++]);
       changed = true;
     } else if (cmp > 0) {
       jc_tracked *t = jc_tracked_new(c, &l->entry[j++]);
@@ -414,9 +415,14 @@ bool jc_discover_changed(jc_collector *c) {
     for (char *p = buf; p < buf + len;) {
       const struct inotify_event *ev = (const struct inotify_event *)p;
       /* cgroupfs creates no files at run time; a fixture tree rewritten by
-         a test does, and that is not a change of the cgroup set. */
+         a test does, and that is not a change of the cgroup set.  A
+         cgroup.events that changed (jc_end) is not one either. */
       if (ev->mask & (IN_ISDIR | IN_Q_OVERFLOW | IN_DELETE_SELF | IN_IGNORED))
         changed = true;
+      if (ev->mask & IN_MODIFY)
+        jc_end_event(c, ev->wd);
+      if (ev->mask & IN_Q_OVERFLOW)
+        jc_end_event(c, -1); /* events were lost: look at every cgroup */
       p += sizeof(*ev) + ev->len;
     }
   }
@@ -430,7 +436,7 @@ void jc_discover_drop_gone(jc_collector *c) {
     if (t->gone) {
       jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s vanished", t->relpath);
       jc_oom_lost(c, t, c->tracked, n); /* [0, n): the survivors before it */
-      jc_tracked_free(c, t);
+      jc_tracked_vanished(c, t);
       c->rescan_needed = true;
     } else {
       c->tracked[n++] = t;

@@ -229,6 +229,19 @@ void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   }
 }
 
+bool jc_energy_charged(const jc_collector *c, const jc_tracked *t,
+                       double *ret_uj) {
+  const struct jc_energy *e = c->energy;
+  if (!e || !t->energy)
+    return false;
+  double sum = 0;
+  for (size_t i = 0; i < e->zones; i++)
+    if (jc_rapl_zone_at(e->rapl, i)->kind == JC_RAPL_PACKAGE)
+      sum += t->energy->charged_uj[i];
+  *ret_uj = sum;
+  return true;
+}
+
 void jc_energy_forget(jc_tracked *t) {
   free(t->energy);
   t->energy = NULL;

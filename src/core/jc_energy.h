@@ -36,6 +36,12 @@ void jc_energy_begin(jc_collector *c);
 void jc_energy_note(jc_collector *c, jc_tracked *t, const jc_sample *s);
 void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx);
 void jc_energy_forget(jc_tracked *t);
+
+/* What t was charged so far, in µJ, over the packages (psys and the
+ * subzones are parts of a whole, not added); false when energy is not
+ * collected or t has no part yet. */
+bool jc_energy_charged(const jc_collector *c, const jc_tracked *t,
+                       double *ret_uj);
 void jc_energy_free(jc_collector *c);
 
 #endif

@@ -78,6 +78,10 @@ struct jc_collector {
   jc_oom_state oom_top;
   bool oom_pending; /* a kill or a loss to attribute after this pass */
 
+  bool end_pending;   /* a tracked cgroup's cgroup.events changed (jc_end) */
+  size_t ended_lost;  /* emptied and removed unread since the last pass */
+  bool end_unwatched_told; /* the NOTICE that a watch could not be had */
+
   struct jc_energy *energy; /* Collect "energy": NULL when off (jc_energy) */
 };
 

@@ -199,7 +199,8 @@ static void settle(jc_collector *c, jc_oom_state *o, const jc_target *target) {
   if (o->owed > 0 && c->notify) {
     char message[512];
     describe(c, o, target, o->owed, message, sizeof(message));
-    jc_notification n = {JC_NOTIF_FAILURE, "memory", "oom_kill", message};
+    jc_notification n = {JC_NOTIF_FAILURE, "memory", "oom_kill", message,
+                         NULL, 0};
     c->notify(c->notify_ctx, target, &n);
   }
   if (o->owed > 0)

@@ -3,6 +3,7 @@
  */
 #include "jc_tracked.h"
 
+#include "jc_end.h"
 #include "jc_energy.h"
 #include "jc_hier.h"
 #include "jc_internal.h"
@@ -299,6 +300,7 @@ jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
     jc_name_instance(t->relpath, c->cfg->instance_from, t->name);
   memcpy(t->instance, t->name, sizeof(t->instance));
   note_name_is_path(t);
+  jc_end_watch(c, t);
   return t;
 }
 
@@ -317,6 +319,8 @@ static void restart(jc_collector *c, jc_tracked *t, const jc_found *e) {
   jc_oom_forget(t);
   jc_peak_forget(t);
   jc_energy_forget(t);
+  jc_end_forget(c, t, false);
+  jc_end_watch(c, t);
   t->absent = 0;
   jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s was re-created; new baseline",
           t->relpath[0] ? t->relpath : "/");
@@ -333,11 +337,17 @@ void jc_tracked_refound(jc_collector *c, jc_tracked *t, const jc_found *e) {
 void jc_tracked_free(jc_collector *c, jc_tracked *t) {
   if (!t)
     return;
+  jc_end_forget(c, t, false);
   close_all(c, t);
   jc_io_totals_reset(&t->prior.io);
   jc_energy_forget(t);
   free(t->relpath);
   free(t);
+}
+
+void jc_tracked_vanished(jc_collector *c, jc_tracked *t) {
+  jc_end_forget(c, t, true);
+  jc_tracked_free(c, t);
 }
 
 jc_target jc_tracked_target(const jc_collector *c, const jc_tracked *t) {

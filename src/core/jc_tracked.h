@@ -23,6 +23,7 @@
 #define JC_TRACKED_H
 
 #include "jc_collector.h"
+#include "jc_end.h"
 #include "jc_name.h"
 #include "jc_oom.h"
 #include "jc_peak.h"
@@ -60,6 +61,7 @@ typedef struct jc_tracked {
   jc_limits ancestors; /* the smallest limits above it, as of the last walk */
   jc_oom_state oom;    /* jc_oom */
   jc_peak_state peak;  /* jc_peak */
+  jc_end_state end;    /* jc_end */
   struct jc_energy_share *energy; /* jc_energy: NULL until its first read */
   bool gone; /* vanished during this read pass */
   bool starved; /* this pass: a file could not be opened for want of a
@@ -95,6 +97,10 @@ void jc_tracked_refound(jc_collector *c, jc_tracked *t, const jc_found *e);
 
 /* Closes t's descriptors and frees it.  NULL-safe. */
 void jc_tracked_free(jc_collector *c, jc_tracked *t);
+
+/* The same for a cgroup that vanished from the tree (what it had not
+ * told is counted: jc_end). */
+void jc_tracked_vanished(jc_collector *c, jc_tracked *t);
 
 /* Gives every cgroup whose name another one has "~" and the hash of its
  * path (docs/configuration.md, instance names); logs what changed. */

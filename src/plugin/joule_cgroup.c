@@ -18,6 +18,10 @@
 
 #include "jc_collector.h"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+
 #define PLUGIN_NAME "joule_cgroup"
 
 static jc_config *pending_config;  /* from config until init */
@@ -186,6 +190,8 @@ static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
     return config_bool(&cfg->per_device, ci);
   if (strcasecmp(k, "NotifyOOM") == 0)
     return config_bool(&cfg->notify_oom, ci);
+  if (strcasecmp(k, "NotifyEnd") == 0)
+    return config_bool(&cfg->notify_end, ci);
   if (strcasecmp(k, "MaxOpenFiles") == 0)
     return config_number(cfg, ci, jc_config_set_max_open_files);
   if (strcasecmp(k, "RescanInterval") == 0)
@@ -319,16 +325,82 @@ static void dispatch_notification(void *ctx, const jc_target *t,
   sstrncpy(n.type_instance, jn->type_instance, sizeof(n.type_instance));
   sstrncpy(n.message, jn->message, sizeof(n.message));
   plugin_notification_meta_add_string(&n, "cgroup", t->meta);
+  for (size_t i = 0; i < jn->meta_count; i++) {
+    const jc_note_meta *m = &jn->meta[i];
+    if (m->text)
+      plugin_notification_meta_add_string(&n, m->key, m->text);
+    else
+      plugin_notification_meta_add_double(&n, m->key, m->number);
+  }
   plugin_dispatch_notification(&n);
   plugin_notification_meta_free(n.meta);
 }
 
+/*
+ * Between collectd's reads a thread of the plugin waits on the core's
+ * events descriptor (inotify: a cgroup appeared, or one emptied) and lets
+ * the core read a cgroup that ended at once, while its files still hold
+ * its last figures (docs/metrics.md, final figures).  It sleeps in poll()
+ * otherwise: no cost, no wake-up.  The collector and the batch are used
+ * by one thread at a time: collector_lock.
+ */
+static pthread_mutex_t collector_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t watcher;
+static bool watcher_running;
+static int watcher_stop[2] = {-1, -1}; /* a pipe: written at shutdown */
+
+static void *watch_events(void *arg) {
+  (void)arg;
+  struct pollfd fds[2] = {
+      {.fd = jc_collector_events_fd(collector), .events = POLLIN},
+      {.fd = watcher_stop[0], .events = POLLIN}};
+  for (;;) {
+    if (poll(fds, 2, -1) < 0 && errno != EINTR)
+      break;
+    if (fds[1].revents)
+      break;
+    if (!(fds[0].revents & POLLIN))
+      continue;
+    pthread_mutex_lock(&collector_lock);
+    jc_collector_handle_events(collector, dispatch_metric, NULL);
+    batch_flush();
+    pthread_mutex_unlock(&collector_lock);
+  }
+  return NULL;
+}
+
+static void watcher_start(void) {
+  if (jc_collector_events_fd(collector) < 0 || pipe2(watcher_stop, O_CLOEXEC) < 0)
+    return;
+  if (plugin_thread_create(&watcher, watch_events, NULL, PLUGIN_NAME) == 0) {
+    watcher_running = true;
+    return;
+  }
+  WARNING(PLUGIN_NAME " plugin: cannot start the thread that reads cgroups "
+                      "as they end; they are read at the next read instead");
+  close(watcher_stop[0]);
+  close(watcher_stop[1]);
+  watcher_stop[0] = watcher_stop[1] = -1;
+}
+
+static void watcher_end(void) {
+  if (watcher_running) {
+    (void)!write(watcher_stop[1], "", 1);
+    pthread_join(watcher, NULL);
+    watcher_running = false;
+  }
+  for (int i = 0; i < 2; i++)
+    if (watcher_stop[i] >= 0)
+      close(watcher_stop[i]);
+  watcher_stop[0] = watcher_stop[1] = -1;
+}
+
 static int jc_read_cb(user_data_t *ud) {
   (void)ud;
-  if (!collector)
-    return -1;
-  int r = jc_collector_read(collector, dispatch_metric, NULL);
+  pthread_mutex_lock(&collector_lock);
+  int r = collector ? jc_collector_read(collector, dispatch_metric, NULL) : -1;
   batch_flush();
+  pthread_mutex_unlock(&collector_lock);
   return r;
 }
 
@@ -352,10 +424,12 @@ static int jc_init_cb(void) {
     collector = NULL;
     return -1;
   }
+  watcher_start();
   return plugin_register_complex_read(NULL, PLUGIN_NAME, jc_read_cb, 0, NULL);
 }
 
 static int jc_shutdown_cb(void) {
+  watcher_end();
   jc_collector_free(collector); /* evacuates and removes our cgroups */
   collector = NULL;
   jc_config_free(pending_config);
