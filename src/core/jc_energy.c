@@ -158,11 +158,11 @@ static uint64_t covered_usec(const jc_collector *c) {
 }
 
 static void put_derive(jc_collect_fn emit, void *ctx, const jc_target *t,
-                       const char *ti, double v) {
+                       jc_list_id id, const char *ti, double v) {
   if (!(v >= 0 && v < 9.2e18))
     return;
-  jc_metric m = {.type = "derive", .type_instance = ti, .kind = JC_DERIVE,
-                 .count = 1, .derive = {(int64_t)v}};
+  jc_metric m = {.list = id, .type = jc_lists[id].type, .type_instance = ti,
+                 .kind = JC_DERIVE, .count = 1, .derive = {(int64_t)v}};
   emit(ctx, t, &m);
 }
 
@@ -174,13 +174,15 @@ static void emit_zone(jc_collector *c, size_t i, jc_collect_fn emit,
   if (!z->read)
     return;
   if (chosen(c, JC_LIST_ENERGY))
-    put_derive(emit, ctx, host, e->name[i].energy, (double)z->total_uj);
+    put_derive(emit, ctx, host, JC_LIST_ENERGY, e->name[i].energy,
+               (double)z->total_uj);
   if (chosen(c, JC_LIST_ENERGY_IDLE) && e->have_last)
-    put_derive(emit, ctx, host, e->name[i].idle, e->idle_uj[i]);
+    put_derive(emit, ctx, host, JC_LIST_ENERGY_IDLE, e->name[i].idle,
+               e->idle_uj[i]);
   if (chosen(c, JC_LIST_POWER) && z->fresh) {
-    jc_metric m = {.type = "power", .type_instance = e->name[i].power,
-                   .kind = JC_GAUGE, .count = 1,
-                   .gauge = {jc_rapl_watts(z)}};
+    jc_metric m = {.list = JC_LIST_POWER, .type = jc_lists[JC_LIST_POWER].type,
+                   .type_instance = e->name[i].power, .kind = JC_GAUGE,
+                   .count = 1, .gauge = {jc_rapl_watts(z)}};
     emit(ctx, host, &m);
   }
 }
@@ -225,7 +227,7 @@ void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
     jc_target target = jc_tracked_target(c, t);
     for (size_t i = 0; i < e->zones; i++)
       if (jc_rapl_energy_of(e->rapl, i)->read)
-        put_derive(emit, ctx, &target, e->name[i].energy,
+        put_derive(emit, ctx, &target, JC_LIST_ENERGY, e->name[i].energy,
                    t->energy->charged_uj[i]);
   }
 }
