@@ -102,9 +102,25 @@ static void test_meminfo(void) {
 static const jc_target proc_target = {"run", "joule/run", "joule/run"};
 static const jc_target root_target = {"root", "", "/"};
 
-static void put(jcli_reader *rd, const jc_target *t, const char *type,
-                const char *ti, jc_kind kind, double a, double b) {
-  jc_metric m = {type, ti, kind, b < 0 ? 1 : 2, {a, b}, {(int64_t)a, (int64_t)b}};
+/* The type strings every metric of a reading carries: the core's, or
+ * (renamed) strings the core never sends, to show that the command goes
+ * by the list's identifier alone. */
+static bool renamed;
+
+static void put(jcli_reader *rd, const jc_target *t, jc_list_id id,
+                const char *ti, double a, double b) {
+  jc_kind kind = id == JC_LIST_MEMSTAT_EVENT || id == JC_LIST_PS_CPUTIME ||
+                         id == JC_LIST_CPU_USAGE_USEC ||
+                         id == JC_LIST_DISK_OCTETS || id == JC_LIST_DISK_OPS
+                     ? JC_DERIVE
+                     : JC_GAUGE;
+  if (!ti)
+    ti = id < JC_LIST_COUNT ? jc_lists[id].type_instance : "";
+  jc_metric m = {.list = id, .type = renamed ? "renamed" : jc_list_type(id),
+                 .type_instance = ti, .kind = kind, .count = b < 0 ? 1 : 2,
+                 .gauge = {a, b}, .derive = {(int64_t)a, (int64_t)b}};
+  if (renamed && ti[0] && id != JC_LIST_MEMSTAT && id != JC_LIST_MEMSTAT_EVENT)
+    m.type_instance = "renamed_too"; /* its name, not a key or a device */
   jcli_reader_add(rd, t, &m);
 }
 
@@ -121,27 +137,25 @@ static void make_reading(jcli_reader *rd, jcli_read_kind kind, uint64_t t_ms,
   ret->kind = kind;
   ret->time_ns = t_ms * 1000000ull;
   rd->filling = ret;
-  put(rd, &proc_target, "ps_cputime", "", JC_DERIVE, (double)f->usage * 0.75,
+  put(rd, &proc_target, JC_LIST_PS_CPUTIME, NULL, (double)f->usage * 0.75,
       (double)f->usage * 0.25);
-  put(rd, &proc_target, "derive", "cpu_usage_usec", JC_DERIVE,
-      (double)f->usage, -1);
-  put(rd, &proc_target, "gauge", "cpu_cores", JC_GAUGE, 0.5, -1);
-  put(rd, &proc_target, "memory", "current", JC_GAUGE, f->current, -1);
-  put(rd, &proc_target, "memory", "anon", JC_GAUGE, f->current / 2, -1);
-  put(rd, &proc_target, "memory", "peak", JC_GAUGE, 900e6, -1);
+  put(rd, &proc_target, JC_LIST_CPU_USAGE_USEC, NULL, (double)f->usage, -1);
+  put(rd, &proc_target, JC_LIST_CPU_CORES, NULL, 0.5, -1);
+  put(rd, &proc_target, JC_LIST_MEMORY_CURRENT, NULL, f->current, -1);
+  put(rd, &proc_target, JC_LIST_MEMSTAT, "anon", f->current / 2, -1);
+  put(rd, &proc_target, JC_LIST_MEMORY_PEAK, NULL, 900e6, -1);
   if (f->peak_interval >= 0)
-    put(rd, &proc_target, "memory", "peak_interval", JC_GAUGE,
-        f->peak_interval, -1);
-  put(rd, &proc_target, "derive", "memory_pgfault", JC_DERIVE, 5, -1);
-  put(rd, &proc_target, "memory", "max", JC_GAUGE, 67108864, -1);
-  put(rd, &proc_target, "gauge", "cpu_limit_cores", JC_GAUGE, 0.5, -1);
-  put(rd, &proc_target, "percent", "memory_max", JC_GAUGE, 3.0, -1);
-  put(rd, &proc_target, "disk_octets", "", JC_DERIVE, (double)f->read_bytes,
-      0);
-  put(rd, &proc_target, "disk_ops", "", JC_DERIVE, 3, 4);
-  put(rd, &root_target, "derive", "cpu_usage_usec", JC_DERIVE,
-      (double)f->root_usage, -1);
-  put(rd, &root_target, "memory", "anon", JC_GAUGE, 5e9, -1);
+    put(rd, &proc_target, JC_LIST_MEMORY_PEAK_INTERVAL, NULL, f->peak_interval,
+        -1);
+  put(rd, &proc_target, JC_LIST_MEMSTAT_EVENT, "memory_pgfault", 5, -1);
+  put(rd, &proc_target, JC_LIST_MEMORY_MAX, NULL, 67108864, -1);
+  put(rd, &proc_target, JC_LIST_CPU_LIMIT_CORES, NULL, 0.5, -1);
+  put(rd, &proc_target, JC_LIST_MEMORY_MAX_PERCENT, NULL, 3.0, -1);
+  put(rd, &proc_target, JC_LIST_DISK_OCTETS, NULL, (double)f->read_bytes, 0);
+  put(rd, &proc_target, JC_LIST_DISK_OPS, NULL, 3, 4);
+  put(rd, &root_target, JC_LIST_CPU_USAGE_USEC, NULL, (double)f->root_usage,
+      -1);
+  put(rd, &root_target, JC_LIST_MEMSTAT, "anon", 5e9, -1);
   rd->filling = NULL;
 }
 
@@ -171,6 +185,38 @@ static void test_reading(void) {
   is_int(r.global.counters.usage_usec, 50000, "the root's metrics go to global");
   ok(anon >= 0 && r.global.have_memory[anon] && !r.global.counters.have_io,
      "root: memory.stat values, no io without io.stat");
+}
+
+/* Every figure the command reads, from a reading whose type strings are
+ * the core's and from one whose strings are all renamed: the same, since
+ * the command goes by the lists' identifiers (jc_lists). */
+static void reading_of_all(jcli_reader *rd, jcli_reading *r) {
+  fake f = {1000, 4096, 2e6, 3e6, 50000};
+  make_reading(rd, JCLI_READ_TICK, 5, &f, r);
+  rd->filling = r;
+  put(rd, &proc_target, JC_LIST_MEMORY_SWAP_CURRENT, NULL, 7e6, -1);
+  put(rd, &proc_target, JC_LIST_MEMORY_HIGH, NULL, 5e7, -1);
+  put(rd, &proc_target, JC_LIST_PIDS_MAX, NULL, 64, -1);
+  rd->filling = NULL;
+}
+
+static void test_reading_by_id(void) {
+  jcli_reader rd = {.meminfo_fd = -1}, rd_renamed = {.meminfo_fd = -1};
+  jcli_reading r, r_renamed;
+  reading_of_all(&rd, &r);
+  renamed = true;
+  reading_of_all(&rd_renamed, &r_renamed);
+  renamed = false;
+  int swap = jcli_memory_find(&rd.names, "swap_current");
+  ok(r.proc.counters.have_usage && r.proc.counters.have_times &&
+         r.proc.counters.have_io && r.proc.limits.have_memory_high &&
+         r.proc.limits.have_pids_max && r.proc.limits.pids_max == 64 &&
+         swap >= 0 && r.proc.memory[swap] == 7e6,
+     "every figure the command reads is in the reading");
+  ok(memcmp(&r, &r_renamed, sizeof(r)) == 0 &&
+         memcmp(&rd.names, &rd_renamed.names, sizeof(rd.names)) == 0,
+     "the same reading when every type and type instance is renamed: "
+     "the command reads the lists by their identifiers");
 }
 
 /* ---- a run with phases ------------------------------------------------------ */
@@ -633,6 +679,7 @@ int main(void) {
   test_markers();
   test_meminfo();
   test_reading();
+  test_reading_by_id();
   test_phases();
   test_repeated_marker();
   test_documents();

@@ -2,7 +2,9 @@
  * that splits a zone's energy by it (jc_share): figures by hand, the
  * shares of cgroups that cover all busy time adding up exactly to the
  * measured energy with the idle part, and never more than it when the
- * host's tick-counted time falls short of the cgroups' exact time. */
+ * host's tick-counted time falls short of the cgroups' exact time; the
+ * one rule for a stretch too short for /proc/stat (jc_share's, the plugin's
+ * and the command's). */
 #include "jc_procstat.h"
 #include "jc_share.h"
 #include "tap.h"
@@ -146,10 +148,87 @@ static void test_share(void) {
   is_near(jc_share_charge(&s, u), (double)want, 1.0, "within 1 uJ of E x u / T");
 }
 
+/* ---- stretches: the one rule for a stretch too short for /proc/stat ---- */
+
+static jc_share_host host_side;
+static jc_share_usage cgroup_a;
+static jc_share_zone zone_side;
+static jc_rapl_energy zone_now = {.read = true};
+
+/* A reading: the host's CPU time (total_us 0: unknown), cgroup a's usage,
+ * the zone's total; the rule, and a's part and the idle part (-1: no
+ * share) of the stretch it ends. */
+static jc_share_rule reading(uint64_t total_us, uint64_t idle_us,
+                             uint64_t usage_us, uint64_t zone_uj, bool final,
+                             double *ret_a, double *ret_idle) {
+  jc_cputimes now = {total_us, idle_us};
+  zone_now.total_uj = zone_uj;
+  jc_share_rule rule =
+      jc_share_host_end(&host_side, total_us > 0, &now, final);
+  jc_share_usage_end(&cgroup_a, rule, true, usage_us);
+  jc_share_split split;
+  *ret_a = *ret_idle = -1;
+  if (jc_share_zone_split(&zone_side, &host_side, &zone_now,
+                          cgroup_a.last_usec, &split) == 0) {
+    *ret_idle = split.idle_uj;
+    *ret_a = cgroup_a.charged ? jc_share_charge(&split, cgroup_a.last_usec) : -1;
+  }
+  return rule;
+}
+
+static void test_stretches(void) {
+  double a, idle;
+  ok(reading(1000000, 0, 0, 5000000, false, &a, &idle) == JC_SHARE_NONE &&
+         a < 0 && idle < 0,
+     "the first reading: no stretch before it to split");
+  ok(reading(1000000, 0, 300000, 6000000, false, &a, &idle) == JC_SHARE_WAIT &&
+         a < 0 && idle < 0,
+     "/proc/stat did not move, no stretch split before: it waits");
+  ok(reading(3000000, 500000, 1000000, 7000000, false, &a, &idle) ==
+             JC_SHARE_OWN &&
+         a == 1000000 && idle == 500000,
+     "... and is split with the next: 2 J x 1 s / 2 s, idle 2 J x 0.5 / 2");
+  ok(reading(3000000, 500000, 1000500, 7100000, false, &a, &idle) ==
+             JC_SHARE_PREVIOUS,
+     "too short again, a stretch before it: its proportions");
+  is_near(a, 50000, 1e-9, "... 0.1 J x 1 s / 2 s (the stretch before's CPU time)");
+  is_near(idle, 25000, 1e-9, "... idle 0.1 J x 0.5 / 2");
+  ok(reading(3000000, 500000, 1000500, 7200000, true, &a, &idle) ==
+             JC_SHARE_PREVIOUS && a == 50000,
+     "at a last reading too: the stretch before's proportions");
+  jc_cputimes now = {3000000, 500000};
+  jc_share_host_start(&host_side, true, &now);
+  jc_share_usage_start(&cgroup_a, true, 1000500);
+  jc_share_zone_start(&zone_side, &zone_now);
+  ok(reading(3000000, 500000, 1000600, 7300000, true, &a, &idle) ==
+             JC_SHARE_NONE && a < 0 && idle < 0,
+     "a start, then a last reading too soon: nothing to split by, no share");
+  ok(reading(5000000, 500000, 2000600, 9300000, false, &a, &idle) ==
+         JC_SHARE_OWN && a == 1000000 && idle == 0,
+     "a busy stretch: 2 J x 1 s / 2 s, nothing idle");
+  zone_now.gaps++;
+  ok(reading(7000000, 500000, 3000600, 9400000, false, &a, &idle) ==
+             JC_SHARE_OWN && idle < 0,
+     "an interval of the zone given up (jc_rapl): no share of it");
+  zone_now.gaps++;
+  ok(reading(0, 0, 3000600, 9500000, false, &a, &idle) == JC_SHARE_NONE &&
+         reading(8000000, 500000, 3500600, 9600000, false, &a, &idle) ==
+             JC_SHARE_NONE &&
+         idle < 0,
+     "/proc/stat unreadable: no share, and none of the stretch after it");
+  ok(reading(9000000, 500000, 4500600, 10600000, false, &a, &idle) ==
+             JC_SHARE_OWN && a == 1000000,
+     "then split again");
+  jc_share_usage_end(&cgroup_a, JC_SHARE_OWN, true, 100);
+  ok(!cgroup_a.charged && cgroup_a.base_usec == 100,
+     "a usage that went back (a re-created cgroup): no part, a new start");
+}
+
 int main(void) {
   test_parse();
   test_delta();
   test_file();
   test_share();
+  test_stretches();
   return done_testing();
 }

@@ -13,6 +13,7 @@ static struct {
   double v[3];
   size_t count;
   jc_kind kind;
+  jc_list_id list;
 } seen[MAX_SEEN];
 static size_t seen_count;
 
@@ -27,6 +28,7 @@ static void record(void *ctx, const jc_metric *m) {
         m->kind == JC_GAUGE ? m->gauge[i] : (double)m->derive[i];
   seen[seen_count].count = m->count;
   seen[seen_count].kind = m->kind;
+  seen[seen_count].list = m->list;
   seen_count++;
 }
 
@@ -57,6 +59,52 @@ static jc_memstat_keys keys(void) {
   }
   k.count = 4;
   return k;
+}
+
+/* Every list's name once in the table, so that a list has one
+ * identifier and an identifier one list. */
+static void test_list_ids(void) {
+  char a[160], b[160];
+  int same = 0;
+  for (int i = 0; i < JC_LIST_COUNT; i++)
+    for (int j = i + 1; j < JC_LIST_COUNT; j++) {
+      jc_list_name(jc_lists[i].type, jc_lists[i].type_instance, a, sizeof(a));
+      jc_list_name(jc_lists[j].type, jc_lists[j].type_instance, b, sizeof(b));
+      same += strcmp(a, b) == 0;
+    }
+  is_int(same, 0, "the %d lists of the table have distinct names, one id each",
+         JC_LIST_COUNT);
+  ok(strcmp(jc_list_type(JC_LIST_MEMSTAT), "memory") == 0 &&
+         strcmp(jc_list_type(JC_LIST_MEMSTAT_EVENT), "derive") == 0 &&
+         strcmp(jc_list_type(JC_LIST_DISK_OPS), "disk_ops") == 0,
+     "the MemoryStat lists' ids are beside the table's, with their types");
+}
+
+/* Each metric just seen carries the id of the list it is: the table's
+ * name (a device's series: the list's type), or a MemoryStat key's. */
+static void expect_ids(const char *what) {
+  size_t wrong = 0;
+  for (size_t i = 0; i < seen_count; i++) {
+    jc_list_id id = seen[i].list;
+    char want[160];
+    if (id < JC_LIST_COUNT)
+      jc_list_name(jc_lists[id].type, jc_lists[id].type_instance, want,
+                   sizeof(want));
+    bool device = (id == JC_LIST_DISK_OCTETS || id == JC_LIST_DISK_OPS) &&
+                  strncmp(seen[i].name, want, strlen(want)) == 0 &&
+                  seen[i].name[strlen(want)] == '-';
+    bool memstat =
+        (id == JC_LIST_MEMSTAT && strncmp(seen[i].name, "memory-", 7) == 0) ||
+        (id == JC_LIST_MEMSTAT_EVENT &&
+         strncmp(seen[i].name, "derive-memory_", 14) == 0);
+    if (!(id < JC_LIST_COUNT ? strcmp(seen[i].name, want) == 0 || device
+                             : memstat)) {
+      printf("# %s: list id %d\n", seen[i].name, (int)id);
+      wrong++;
+    }
+  }
+  ok(seen_count > 0 && wrong == 0, "%s: each of the %zu metrics names its list "
+     "by id (%zu wrong)", what, seen_count, wrong);
 }
 
 /* The selection of Collect groups `collect` with Values patterns. */
@@ -118,6 +166,7 @@ static void test_ranges_and_io(jc_memstat_keys *k) {
   seen_count = 0;
   jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
   expect_value("gauge-memory_max_percent", 0, 150);
+  expect_ids("limits");
   /* A limit beyond what the memory type holds (256 TiB) is no limit. */
   jc_sample_reset(&s);
   PARSE(&s, JC_FILE_MEMORY_CURRENT, "3072\n", k);
@@ -281,6 +330,7 @@ static void test_default_selection(jc_memstat_keys *k) {
 
 int main(void) {
   jc_memstat_keys k = keys();
+  test_list_ids();
   jc_io_device dev[4];
   jc_sample s = {.io_device = dev, .io_device_capacity = 4};
   jc_selection every = choose(&k, ALL_GROUPS, "*");
@@ -360,6 +410,7 @@ int main(void) {
   ok(find("derive-memory_events_oom_group_kill") < 0,
      "memory.events key missing on older kernels is not sent");
   expect_value("count-pids", 0, 7);
+  expect_ids("a first sample of every file");
   ok(seen[find("ps_cputime")].kind == JC_DERIVE &&
          seen[find("memory-current")].kind == JC_GAUGE,
      "kinds: DERIVE counters, GAUGE levels");
@@ -373,6 +424,7 @@ int main(void) {
   jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   expect_value("gauge-cpu_cores", 0, 0.75);
   expect_value("percent-cpu", 0, 18.75);
+  expect_ids("the rates");
 
   /* The cgroup was re-created: its counter went back. No negative rate. */
   jc_sample_reset(&s);
@@ -402,6 +454,7 @@ int main(void) {
   expect_value("disk_octets-sda", 1, 200);
   expect_value("disk_ops-253:1", 0, 10);
   ok(find("disk_octets") < 0, "PerDevice: no summed series");
+  expect_ids("PerDevice");
 
   /* Broken files: what is valid still goes out. */
   jc_sample_reset(&s);

@@ -74,67 +74,38 @@ void jcli_energy_print_notes(const jcli_energy_meter *m) {
     jcli_error("energy: %s", m->note[i]);
 }
 
-/* ---- the split ----------------------------------------------------------- */
+/* ---- the split: jc_share's ------------------------------------------------ */
 
-static void set_base(jcli_energy_meter *m, const jc_cputimes *cpu,
-                     int64_t usage) {
-  m->have_base = true;
-  m->base_cpu = *cpu;
-  m->base_usage = usage;
-  for (size_t i = 0; i < m->zones.count; i++) {
-    m->base_uj[i] = m->now.zone[i].host_uj;
-    m->base_gaps[i] = m->now.zone[i].gaps;
-  }
-}
-
-/* No base to split from: every zone's stretch stays unshared. */
-static void lose_stretch(jcli_energy_meter *m) {
+/* A run starts: no stretch before it counts. */
+static void start_run(jcli_energy_meter *m, bool have, const jc_cputimes *cpu,
+                      uint64_t usage) {
+  jc_share_host_start(&m->host, have, cpu);
+  jc_share_usage_start(&m->usage, have, usage);
   for (size_t i = 0; i < m->zones.count; i++)
-    m->now.zone[i].unshared++;
-  m->have_base = false;
+    jc_share_zone_start(&m->zone[i], jc_rapl_energy_of(m->rapl, i));
 }
 
-/* Splits each zone's energy since the base by (host, du). */
-static void split_since_base(jcli_energy_meter *m, const jc_cputimes *host,
-                             uint64_t du) {
+/* The stretch since the last reading, split into the counters; one that
+ * waits for the next reading (jc_share) leaves them as they are. */
+static void end_stretch(jcli_energy_meter *m, bool final, bool have,
+                        const jc_cputimes *cpu, uint64_t usage) {
+  jc_share_rule rule = jc_share_host_end(&m->host, have, cpu, final);
+  jc_share_usage_end(&m->usage, rule, have, usage);
   for (size_t i = 0; i < m->zones.count; i++) {
     jcli_zone_counter *c = &m->now.zone[i];
     jc_share_split s;
-    if (!c->read || c->gaps != m->base_gaps[i] ||
-        jc_share_split_energy(c->host_uj - m->base_uj[i], host, du, &s) < 0) {
+    int r = jc_share_zone_split(&m->zone[i], &m->host,
+                                jc_rapl_energy_of(m->rapl, i),
+                                m->usage.last_usec, &s);
+    if (rule == JC_SHARE_WAIT)
+      continue;
+    if (r < 0 || !m->usage.charged) {
       c->unshared++;
       continue;
     }
-    c->proc_uj += jc_share_charge(&s, du);
+    c->proc_uj += jc_share_charge(&s, m->usage.last_usec);
     c->idle_uj += s.idle_uj;
   }
-}
-
-/* The stretch from the base to this reading, split where it can be;
- * false when it is left for the next reading (too short). */
-static bool split_stretch(jcli_energy_meter *m, jcli_energy_edge edge,
-                          const jc_cputimes *cpu, int64_t usage) {
-  jc_cputimes d;
-  if (usage < m->base_usage || jc_cputimes_delta(&m->base_cpu, cpu, &d) < 0) {
-    lose_stretch(m);
-    return true;
-  }
-  uint64_t du = (uint64_t)(usage - m->base_usage);
-  if (d.total_usec > 0) {
-    split_since_base(m, &d, du);
-    m->have_last = true;
-    m->last_cpu = d;
-    m->last_usage = du;
-  } else if (m->have_last) {
-    /* Shorter than /proc/stat's resolution: in the proportions of the
-     * stretch before it. */
-    split_since_base(m, &m->last_cpu, m->last_usage);
-  } else if (edge != JCLI_ENERGY_END) {
-    return false; /* the first stretch, that short: wait for /proc/stat */
-  } else {
-    lose_stretch(m); /* a whole run that short: no share is known */
-  }
-  return true;
 }
 
 void jcli_energy_take(jcli_energy_meter *m, jcli_energy_edge edge,
@@ -152,16 +123,13 @@ void jcli_energy_take(jcli_energy_meter *m, jcli_energy_edge edge,
     c->host_uj = e->total_uj;
   }
   jc_cputimes cpu;
-  bool have_cpu = m->stat.fd >= 0 && jc_procstat_read(&m->stat, &cpu) == 0;
-  bool rebase = true;
-  if (!have_cpu || !have_usage)
-    lose_stretch(m);
-  else if (edge != JCLI_ENERGY_START && m->have_base)
-    rebase = split_stretch(m, edge, &cpu, usage_usec);
+  bool have = m->stat.fd >= 0 && jc_procstat_read(&m->stat, &cpu) == 0 &&
+              have_usage && usage_usec >= 0;
+  uint64_t usage = have ? (uint64_t)usage_usec : 0;
   if (edge == JCLI_ENERGY_START)
-    m->have_last = false; /* a new run: nothing before it counts */
-  if (rebase && have_cpu && have_usage)
-    set_base(m, &cpu, usage_usec);
+    start_run(m, have, &cpu, usage);
+  else
+    end_stretch(m, edge == JCLI_ENERGY_END, have, &cpu, usage);
   *ret = m->now;
 }
 

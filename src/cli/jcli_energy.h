@@ -13,20 +13,23 @@
  *   jcli_energy_print_notes(&m);      why figures are missing, once
  *   jcli_energy_close(&m);            NULL-safe, idempotent
  *
- * The split is made per stretch between readings, with the command's
- * cgroup usage_usec and the host's CPU time over that stretch: the
- * command is charged E × Δusage / Δtotal, the idle part is E × Δidle /
- * Δtotal.  A stretch in which /proc/stat did not move (shorter than its
- * resolution, 1/100 s of CPU time) is split in the proportions of the
- * stretch before it; the first stretch after START, when it is that
- * short, is added to the next one (and a whole run that short has no
- * share: its figures are null).
+ * The split is the core's, the plugin's own (jc_share: the model and
+ * its one rule for a stretch too short for /proc/stat), made per stretch
+ * between readings with the command's cgroup usage_usec and the host's
+ * CPU time over that stretch: the command is charged E × Δusage /
+ * Δtotal, the idle part is E × Δidle / Δtotal.  A stretch in which
+ * /proc/stat did not move is split in the proportions of the stretch
+ * before it; the first stretch after START, when it is that short, is
+ * added to the next one (and a whole run that short has no share: its
+ * figures are null).  What is the command's alone: the counters since
+ * the meter opened, which make a span's figures from its two edges.
  */
 #ifndef JCLI_ENERGY_H
 #define JCLI_ENERGY_H
 
 #include "jc_procstat.h"
 #include "jc_rapl.h"
+#include "jc_share.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -72,17 +75,11 @@ typedef struct {
   /* what the modules said (INFO and above), printed with the report */
   char note[JCLI_ENERGY_NOTES][1024]; /* as long as a jc_log line */
   size_t notes;
-  /* the stretch being split: since base, the last reading at which the
-   * host's CPU time moved (or the run started) */
-  bool have_base;
-  jc_cputimes base_cpu;
-  int64_t base_usage;
-  uint64_t base_uj[JC_RAPL_ZONES_MAX];
-  uint32_t base_gaps[JC_RAPL_ZONES_MAX];
-  /* the last stretch split, for a stretch at END too short to split */
-  bool have_last;
-  jc_cputimes last_cpu;
-  uint64_t last_usage;
+  /* the stretch being split (jc_share): the host's CPU time, the
+   * command's usage_usec, each zone's counter where it began */
+  jc_share_host host;
+  jc_share_usage usage;
+  jc_share_zone zone[JC_RAPL_ZONES_MAX];
   jcli_energy_counters now;
 } jcli_energy_meter;
 

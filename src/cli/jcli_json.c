@@ -176,13 +176,15 @@ void jcli_json_null(jcli_json *j) { check(j, yajl_gen_null(j->gen)); }
 
 /* Data source names of the types with several values, as in collectd's
  * types.db. */
-static void ds_names(const char *type, const char *ret[JC_METRIC_VALUES]) {
+static void ds_names(jc_list_id list, const char *ret[JC_METRIC_VALUES]) {
   static const char *const cputime[] = {"user", "syst", ""};
   static const char *const load[] = {"shortterm", "midterm", "longterm"};
   static const char *const disk[] = {"read", "write", ""};
-  const char *const *names = strcmp(type, "ps_cputime") == 0 ? cputime
-                             : strcmp(type, "load") == 0     ? load
-                                                             : disk;
+  bool is_load = list >= JC_LIST_PSI_LOAD &&
+                 list < JC_LIST_PSI_LOAD + JC_PSI_LINES;
+  const char *const *names = list == JC_LIST_PS_CPUTIME ? cputime
+                             : is_load                  ? load
+                                                        : disk;
   for (int i = 0; i < JC_METRIC_VALUES; i++)
     ret[i] = names[i];
 }
@@ -204,7 +206,7 @@ void jcli_json_metric(jcli_json *j, const jc_metric *m) {
     return;
   }
   const char *ds[JC_METRIC_VALUES];
-  ds_names(m->type, ds);
+  ds_names(m->list, ds);
   jcli_json_map_open(j);
   for (size_t i = 0; i < m->count && i < JC_METRIC_VALUES; i++) {
     jcli_json_key(j, ds[i]);

@@ -1,8 +1,9 @@
 /*
  * jcli_reading — see jcli_reading.h.
  *
- * The metrics arrive by their SPEC §3 names (the plugin's own); this is
- * where they become the few figures a report is made of.
+ * The metrics arrive with the core's identifier of their value list
+ * (jc_metric.list); this is where they become the few figures a report
+ * is made of.
  */
 #include "jcli_reading.h"
 
@@ -52,57 +53,81 @@ static void set_memory(jcli_reader *rd, jcli_figures *f, const char *name,
   f->memory[i] = v;
 }
 
-/* A memory-<type_instance> gauge: the two peaks are kept apart, since
- * they are maxima already, and so are the limits (memory-max and
- * memory-high); the others are values at the read. */
-static void add_memory(jcli_reader *rd, jcli_figures *f, const jc_metric *m) {
-  if (strcmp(m->type_instance, "max") == 0) {
-    f->limits.have_memory_max = true;
-    f->limits.memory_max = m->gauge[0];
-  } else if (strcmp(m->type_instance, "high") == 0) {
-    f->limits.have_memory_high = true;
-    f->limits.memory_high = m->gauge[0];
-  } else if (strcmp(m->type_instance, "peak") == 0) {
-    f->have_peak = true;
-    f->peak = m->gauge[0];
-  } else if (strcmp(m->type_instance, "peak_interval") == 0) {
-    f->have_peak_interval = true;
-    f->peak_interval = m->gauge[0];
-  } else {
-    set_memory(rd, f, m->type_instance, m->gauge[0]);
+/* A figure that is there or not. */
+static void set_figure(bool *have, double *figure, double v) {
+  *have = true;
+  *figure = v;
+}
+
+/* The figures a metric makes, by the core's identifier of its list
+ * (jc_lists), never by its collectd type strings.  The two peaks are kept
+ * apart, since they are maxima already, and so are the limits; the other
+ * memory values (current, swap, the MemoryStat gauges, whose type
+ * instance is the memory.stat key) are values at the read, by name.
+ * Lists not named here are not the command's. */
+static void add_figure(jcli_reader *rd, jcli_figures *f, const jc_metric *m) {
+  jcli_counters *c = &f->counters;
+  jcli_limits *l = &f->limits;
+  double v = m->gauge[0];
+  switch (m->list) {
+  case JC_LIST_PS_CPUTIME:
+    c->have_times = true;
+    c->user_usec = m->derive[0];
+    c->system_usec = m->derive[1];
+    break;
+  case JC_LIST_CPU_USAGE_USEC:
+    c->have_usage = true;
+    c->usage_usec = m->derive[0];
+    break;
+  case JC_LIST_DISK_OCTETS:
+    c->have_io = true;
+    c->read_bytes = m->derive[0];
+    c->write_bytes = m->derive[1];
+    break;
+  case JC_LIST_DISK_OPS:
+    c->read_ops = m->derive[0];
+    c->write_ops = m->derive[1];
+    break;
+  case JC_LIST_MEMORY_CURRENT:
+    set_memory(rd, f, "current", v);
+    break;
+  case JC_LIST_MEMORY_SWAP_CURRENT:
+    set_memory(rd, f, "swap_current", v);
+    break;
+  case JC_LIST_MEMSTAT:
+    set_memory(rd, f, m->type_instance, v);
+    break;
+  case JC_LIST_MEMORY_PEAK:
+    set_figure(&f->have_peak, &f->peak, v);
+    break;
+  case JC_LIST_MEMORY_PEAK_INTERVAL:
+    set_figure(&f->have_peak_interval, &f->peak_interval, v);
+    break;
+  case JC_LIST_MEMORY_MAX:
+    set_figure(&l->have_memory_max, &l->memory_max, v);
+    break;
+  case JC_LIST_MEMORY_HIGH:
+    set_figure(&l->have_memory_high, &l->memory_high, v);
+    break;
+  case JC_LIST_CPU_LIMIT_CORES:
+    set_figure(&l->have_cpu_cores, &l->cpu_cores, v);
+    break;
+  case JC_LIST_PIDS_MAX:
+    set_figure(&l->have_pids_max, &l->pids_max, v);
+    break;
+  default:
+    break;
   }
 }
 
 void jcli_reader_add(void *ctx, const jc_target *t, const jc_metric *m) {
   jcli_reader *rd = ctx;
-  jcli_figures *f = t->relpath[0] ? &rd->filling->proc : &rd->filling->global;
-  jcli_counters *c = &f->counters;
-  if (strcmp(m->type, "ps_cputime") == 0) {
-    c->have_times = true;
-    c->user_usec = m->derive[0];
-    c->system_usec = m->derive[1];
-  } else if (strcmp(m->type, "derive") == 0 &&
-             strcmp(m->type_instance, "cpu_usage_usec") == 0) {
-    c->have_usage = true;
-    c->usage_usec = m->derive[0];
-  } else if (strcmp(m->type, "memory") == 0) {
-    add_memory(rd, f, m);
-  } else if (strcmp(m->type, "gauge") == 0 &&
-             strcmp(m->type_instance, "cpu_limit_cores") == 0) {
-    f->limits.have_cpu_cores = true;
-    f->limits.cpu_cores = m->gauge[0];
-  } else if (strcmp(m->type, "count") == 0 &&
-             strcmp(m->type_instance, "pids_max") == 0) {
-    f->limits.have_pids_max = true;
-    f->limits.pids_max = m->gauge[0];
-  } else if (strcmp(m->type, "disk_octets") == 0 && !m->type_instance[0]) {
-    c->have_io = true;
-    c->read_bytes = m->derive[0];
-    c->write_bytes = m->derive[1];
-  } else if (strcmp(m->type, "disk_ops") == 0 && !m->type_instance[0]) {
-    c->read_ops = m->derive[0];
-    c->write_ops = m->derive[1];
-  }
+  /* PerDevice lists carry the device: the command takes the sums alone. */
+  if ((m->list == JC_LIST_DISK_OCTETS || m->list == JC_LIST_DISK_OPS) &&
+      m->type_instance[0])
+    return;
+  add_figure(rd, t->relpath[0] ? &rd->filling->proc : &rd->filling->global,
+             m);
 }
 
 /* The value of a "Key:   123 kB" line of /proc/meminfo, in bytes. */

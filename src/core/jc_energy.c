@@ -1,15 +1,16 @@
 /*
  * jc_energy — see jc_energy.h.
  *
- * A pass: the zones and /proc/stat are read first (begin), then every
- * cgroup's CPU time since its previous read is noted as its sample comes
- * in (note), and after the pass each zone's energy of the interval is
- * split (jc_share) between the idle part and the noted CPU time, and
- * every counter advances and goes out (end).  The split needs the CPU
- * time of all the cgroups first (`covered`: the cgroups not inside
- * another tracked one, so that a parent and its child are not counted
- * twice), which is why the lists go out after the pass and not with the
- * cgroup's other lists.
+ * A pass is a stretch of jc_share's, which holds the accounting and its
+ * rule for a pass too short for /proc/stat: the zones and /proc/stat are
+ * read first (begin: the stretch's rule), then every cgroup's CPU time
+ * over the stretch is noted as its sample comes in (note), and after the
+ * pass each zone's energy of the stretch is split between the idle part
+ * and the noted CPU time, and every counter advances and goes out (end).
+ * The split needs the CPU time of all the cgroups first (`covered`: the
+ * cgroups not inside another tracked one, so that a parent and its child
+ * are not counted twice), which is why the lists go out after the pass
+ * and not with the cgroup's other lists.
  */
 #include "jc_energy.h"
 
@@ -33,21 +34,15 @@ struct jc_energy {
   jc_rapl *rapl;
   size_t zones;
   zone_names name[JC_RAPL_ZONES_MAX];
+  jc_share_zone zone[JC_RAPL_ZONES_MAX];
   double idle_uj[JC_RAPL_ZONES_MAX]; /* the idle parts, summed */
   jc_procstat stat;
-  jc_cputimes last;     /* the host's CPU time at the previous pass */
-  bool have_last;
-  jc_cputimes interval; /* this pass's, valid when have_interval */
-  bool have_interval;
+  jc_share_host host; /* the host's CPU time, this pass's rule */
 };
 
-/* A cgroup's part: what it was charged, and its CPU time since the pass
- * before. */
+/* A cgroup's part: what it was charged, and its CPU time. */
 struct jc_energy_share {
-  uint64_t last_usage; /* usage_usec at its previous read */
-  bool have_last;
-  uint64_t usage;      /* this pass: its CPU time since then */
-  bool noted;
+  jc_share_usage usage;
   double charged_uj[];
 };
 
@@ -106,15 +101,8 @@ void jc_energy_begin(jc_collector *c) {
     return;
   jc_rapl_read(e->rapl, c->pass_ns);
   jc_cputimes now;
-  e->have_interval = false;
-  if (e->stat.fd < 0 || jc_procstat_read(&e->stat, &now) < 0) {
-    e->have_last = false;
-    return;
-  }
-  e->have_interval = e->have_last &&
-                     jc_cputimes_delta(&e->last, &now, &e->interval) == 0;
-  e->last = now;
-  e->have_last = true;
+  bool have = e->stat.fd >= 0 && jc_procstat_read(&e->stat, &now) == 0;
+  jc_share_host_end(&e->host, have, &now, false);
 }
 
 void jc_energy_note(jc_collector *c, jc_tracked *t, const jc_sample *s) {
@@ -126,14 +114,10 @@ void jc_energy_note(jc_collector *c, jc_tracked *t, const jc_sample *s) {
     if (!t->energy)
       return; /* out of memory: tried again at its next read */
   }
-  struct jc_energy_share *sh = t->energy;
   bool have = jc_sample_has(s, JC_FILE_CPU_STAT) &&
               (s->cpu_have & (1u << JC_CPU_USAGE_USEC));
-  uint64_t usage = s->cpu[JC_CPU_USAGE_USEC];
-  sh->noted = have && sh->have_last && usage >= sh->last_usage;
-  sh->usage = sh->noted ? usage - sh->last_usage : 0;
-  sh->have_last = have;
-  sh->last_usage = usage;
+  jc_share_usage_end(&t->energy->usage, e->host.rule, have,
+                     s->cpu[JC_CPU_USAGE_USEC]);
 }
 
 /* The CPU time of the noted cgroups not inside another noted one. */
@@ -143,7 +127,7 @@ static uint64_t covered_usec(const jc_collector *c) {
   size_t top_len = 0;
   for (size_t i = 0; i < c->tracked_count; i++) {
     const jc_tracked *t = c->tracked[i];
-    if (!t->energy || !t->energy->noted)
+    if (!t->energy || !t->energy->usage.charged)
       continue;
     /* Walk order puts a cgroup's descendants right after it. */
     if (top && strncmp(t->relpath, top, top_len) == 0 &&
@@ -151,17 +135,17 @@ static uint64_t covered_usec(const jc_collector *c) {
       continue;
     top = t->relpath;
     top_len = strlen(top);
-    covered += t->energy->usage;
+    covered += t->energy->usage.last_usec;
   }
   return covered;
 }
 
 static void put_derive(jc_collect_fn emit, void *ctx, const jc_target *t,
-                       const char *ti, double v) {
+                       jc_list_id id, const char *ti, double v) {
   if (!(v >= 0 && v < 9.2e18))
     return;
-  jc_metric m = {.type = "derive", .type_instance = ti, .kind = JC_DERIVE,
-                 .count = 1, .derive = {(int64_t)v}};
+  jc_metric m = {.list = id, .type = jc_lists[id].type, .type_instance = ti,
+                 .kind = JC_DERIVE, .count = 1, .derive = {(int64_t)v}};
   emit(ctx, t, &m);
 }
 
@@ -173,34 +157,34 @@ static void emit_zone(jc_collector *c, size_t i, jc_collect_fn emit,
   if (!z->read)
     return;
   if (chosen(c, JC_LIST_ENERGY))
-    put_derive(emit, ctx, host, e->name[i].energy, (double)z->total_uj);
-  if (chosen(c, JC_LIST_ENERGY_IDLE) && e->have_last)
-    put_derive(emit, ctx, host, e->name[i].idle, e->idle_uj[i]);
+    put_derive(emit, ctx, host, JC_LIST_ENERGY, e->name[i].energy,
+               (double)z->total_uj);
+  if (chosen(c, JC_LIST_ENERGY_IDLE) && e->host.have_base)
+    put_derive(emit, ctx, host, JC_LIST_ENERGY_IDLE, e->name[i].idle,
+               e->idle_uj[i]);
   if (chosen(c, JC_LIST_POWER) && z->fresh) {
-    jc_metric m = {.type = "power", .type_instance = e->name[i].power,
-                   .kind = JC_GAUGE, .count = 1,
-                   .gauge = {jc_rapl_watts(z)}};
+    jc_metric m = {.list = JC_LIST_POWER, .type = jc_lists[JC_LIST_POWER].type,
+                   .type_instance = e->name[i].power, .kind = JC_GAUGE,
+                   .count = 1, .gauge = {jc_rapl_watts(z)}};
     emit(ctx, host, &m);
   }
 }
 
-/* Splits each zone's energy of the interval and charges the cgroups. */
+/* Splits each zone's energy of the stretch and charges the cgroups. */
 static void charge(jc_collector *c) {
   struct jc_energy *e = c->energy;
-  if (!e->have_interval)
-    return;
   uint64_t covered = covered_usec(c);
   for (size_t i = 0; i < e->zones; i++) {
-    const jc_rapl_energy *z = jc_rapl_energy_of(e->rapl, i);
     jc_share_split split;
-    if (!z->fresh ||
-        jc_share_split_energy(z->energy_uj, &e->interval, covered, &split) < 0)
-      continue; /* no interval of this zone, or no CPU time to split by */
+    if (jc_share_zone_split(&e->zone[i], &e->host,
+                            jc_rapl_energy_of(e->rapl, i), covered,
+                            &split) < 0)
+      continue; /* no share of this zone's stretch (jc_share) */
     e->idle_uj[i] += split.idle_uj;
     for (size_t k = 0; k < c->tracked_count; k++) {
       struct jc_energy_share *sh = c->tracked[k]->energy;
-      if (sh && sh->noted)
-        sh->charged_uj[i] += jc_share_charge(&split, sh->usage);
+      if (sh && sh->usage.charged)
+        sh->charged_uj[i] += jc_share_charge(&split, sh->usage.last_usec);
     }
   }
 }
@@ -224,7 +208,7 @@ void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
     jc_target target = jc_tracked_target(c, t);
     for (size_t i = 0; i < e->zones; i++)
       if (jc_rapl_energy_of(e->rapl, i)->read)
-        put_derive(emit, ctx, &target, e->name[i].energy,
+        put_derive(emit, ctx, &target, JC_LIST_ENERGY, e->name[i].energy,
                    t->energy->charged_uj[i]);
   }
 }

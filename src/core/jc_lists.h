@@ -21,6 +21,11 @@
  * The energy lists exist once per RAPL zone, which only init knows: they
  * are named, and chosen for every zone at once, with "<zone>" in place
  * of the zone ("power-<zone>"; "power-*" matches it).
+ *
+ * Each list has its identifier, jc_list_id, and every value list the core
+ * makes carries it (jc_metric.list): whoever reads the core's metrics
+ * (the command) tells them apart by it, never by the type strings, which
+ * are collectd's names and may change with this table alone.
  */
 #ifndef JC_LISTS_H
 #define JC_LISTS_H
@@ -64,7 +69,13 @@ typedef enum {
   JC_LIST_ENERGY,      /* derive-energy_<zone>_uj: host measured, cgroup charged */
   JC_LIST_ENERGY_IDLE, /* derive-energy_<zone>_idle_uj: the host's idle part */
   JC_LIST_POWER,       /* power-<zone>: the host's mean power */
-  JC_LIST_COUNT
+  JC_LIST_COUNT,
+  /* Outside the table and the selection (jc_memstat_keys has those): a
+   * MemoryStat key's list, its type instance the key itself
+   * ("memory-anon") or, for an event counter, "memory_<key>"
+   * ("derive-memory_pgfault"). */
+  JC_LIST_MEMSTAT = JC_LIST_COUNT,
+  JC_LIST_MEMSTAT_EVENT,
 } jc_list_id;
 
 typedef struct {
@@ -85,6 +96,10 @@ enum { JC_SEL_OFF, JC_SEL_DEFAULT, JC_SEL_ASKED };
 typedef struct {
   uint8_t list[JC_LIST_COUNT];
 } jc_selection;
+
+/* The type of list id, the MemoryStat lists' included ("memory",
+ * "derive"). */
+const char *jc_list_type(jc_list_id id);
 
 /* "gauge-cpu_cores", "ps_cputime": the name Values patterns match. */
 void jc_list_name(const char *type, const char *type_instance, char *out,

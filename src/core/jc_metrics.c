@@ -20,10 +20,10 @@ static bool chosen(const sink *k, jc_list_id id) {
   return k->emit && k->sel->list[id] != JC_SEL_OFF;
 }
 
-static void put_gauges(const sink *k, const char *type, const char *ti,
+static void put_gauges(const sink *k, jc_list_id id, const char *ti,
                        size_t count, const double *v) {
-  jc_metric m = {.type = type, .type_instance = ti, .kind = JC_GAUGE,
-                 .count = count};
+  jc_metric m = {.list = id, .type = jc_list_type(id), .type_instance = ti,
+                 .kind = JC_GAUGE, .count = count};
   for (size_t i = 0; i < count; i++)
     m.gauge[i] = v[i];
   k->emit(k->ctx, &m);
@@ -32,22 +32,23 @@ static void put_gauges(const sink *k, const char *type, const char *ti,
 /* The list id with one gauge value. */
 static void put_gauge(const sink *k, jc_list_id id, double v) {
   if (chosen(k, id))
-    put_gauges(k, jc_lists[id].type, jc_lists[id].type_instance, 1, &v);
+    put_gauges(k, id, jc_lists[id].type_instance, 1, &v);
 }
 
 /* collectd's derive_t is signed: a counter past INT64_MAX is not sent. */
-static void put_derives(const sink *k, const char *type, const char *ti,
+static void put_derives(const sink *k, jc_list_id id, const char *ti,
                         size_t count, uint64_t a, uint64_t b) {
   if (a > INT64_MAX || b > INT64_MAX)
     return;
-  jc_metric m = {.type = type, .type_instance = ti, .kind = JC_DERIVE,
-                 .count = count, .derive = {(int64_t)a, (int64_t)b}};
+  jc_metric m = {.list = id, .type = jc_list_type(id), .type_instance = ti,
+                 .kind = JC_DERIVE, .count = count,
+                 .derive = {(int64_t)a, (int64_t)b}};
   k->emit(k->ctx, &m);
 }
 
 static void put_derive(const sink *k, jc_list_id id, uint64_t v) {
   if (chosen(k, id))
-    put_derives(k, jc_lists[id].type, jc_lists[id].type_instance, 1, v, 0);
+    put_derives(k, id, jc_lists[id].type_instance, 1, v, 0);
 }
 
 static bool has_cpu(const jc_sample *s, int key) {
@@ -148,7 +149,7 @@ static void emit_cpu(const sink *k, const jc_sample *s, jc_rate_state *rate,
                      unsigned online_cpus, double limit_cores) {
   if (chosen(k, JC_LIST_PS_CPUTIME) && has_cpu(s, JC_CPU_USER_USEC) &&
       has_cpu(s, JC_CPU_SYSTEM_USEC))
-    put_derives(k, "ps_cputime", "", 2, s->cpu[JC_CPU_USER_USEC],
+    put_derives(k, JC_LIST_PS_CPUTIME, "", 2, s->cpu[JC_CPU_USER_USEC],
                 s->cpu[JC_CPU_SYSTEM_USEC]);
   if (k->emit)
     emit_cpu_counters(k, s);
@@ -172,9 +173,11 @@ static void emit_memory(const sink *k, const jc_sample *s,
     if (keys->sel[i] == JC_SEL_OFF || !(s->memstat_have & (1ull << i)))
       continue;
     if (keys->is_event[i])
-      put_derives(k, "derive", keys->derive_instance[i], 1, s->memstat[i], 0);
+      put_derives(k, JC_LIST_MEMSTAT_EVENT, keys->derive_instance[i], 1,
+                  s->memstat[i], 0);
     else
-      put_gauges(k, "memory", keys->key[i], 1, &(double){(double)s->memstat[i]});
+      put_gauges(k, JC_LIST_MEMSTAT, keys->key[i], 1,
+                 &(double){(double)s->memstat[i]});
   }
 }
 
@@ -259,9 +262,9 @@ static void emit_io(const sink *k, const jc_sample *s, jc_io_totals *io,
     if (jc_io_totals_advance(io, s) < 0 || !k->emit)
       return;
     if (chosen(k, JC_LIST_DISK_OCTETS))
-      put_derives(k, "disk_octets", "", 2, io->total[0], io->total[1]);
+      put_derives(k, JC_LIST_DISK_OCTETS, "", 2, io->total[0], io->total[1]);
     if (chosen(k, JC_LIST_DISK_OPS))
-      put_derives(k, "disk_ops", "", 2, io->total[2], io->total[3]);
+      put_derives(k, JC_LIST_DISK_OPS, "", 2, io->total[2], io->total[3]);
     return;
   }
   for (size_t i = 0; k->emit && i < s->io_device_count; i++) {
@@ -270,9 +273,9 @@ static void emit_io(const sink *k, const jc_sample *s, jc_io_totals *io,
                                   : o->device_name(o->device_ctx, d->major,
                                                    d->minor);
     if (chosen(k, JC_LIST_DISK_OCTETS))
-      put_derives(k, "disk_octets", name, 2, d->rbytes, d->wbytes);
+      put_derives(k, JC_LIST_DISK_OCTETS, name, 2, d->rbytes, d->wbytes);
     if (chosen(k, JC_LIST_DISK_OPS))
-      put_derives(k, "disk_ops", name, 2, d->rios, d->wios);
+      put_derives(k, JC_LIST_DISK_OPS, name, 2, d->rios, d->wios);
   }
 }
 
@@ -283,7 +286,7 @@ static void emit_psi_line(const sink *k, const jc_psi_line *l, int line) {
   double avg[JC_PSI_WINDOWS] = {l->avg10, l->avg60, l->avg300};
   jc_list_id load = (jc_list_id)(JC_LIST_PSI_LOAD + line);
   if (chosen(k, load))
-    put_gauges(k, "load", jc_lists[load].type_instance, JC_PSI_WINDOWS, avg);
+    put_gauges(k, load, jc_lists[load].type_instance, JC_PSI_WINDOWS, avg);
   for (int w = 0; w < JC_PSI_WINDOWS; w++)
     put_gauge(k, (jc_list_id)(JC_LIST_PSI_AVG + line * JC_PSI_WINDOWS + w),
               avg[w]);

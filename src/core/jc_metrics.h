@@ -21,6 +21,7 @@ typedef enum { JC_GAUGE, JC_DERIVE } jc_kind;
 #define JC_METRIC_VALUES 3
 
 typedef struct {
+  jc_list_id list;           /* which list it is: what readers go by */
   const char *type;          /* a type of collectd's standard types.db */
   const char *type_instance; /* "" when none */
   jc_kind kind;

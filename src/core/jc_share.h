@@ -1,35 +1,62 @@
 /*
- * jc_share — the energy model: how the energy a RAPL zone measured over an
- * interval is split between cgroups, by CPU time.  Pure arithmetic, no
- * state, no I/O.
+ * jc_share — the energy model: how the energy a RAPL zone measured over a
+ * stretch of time is split between cgroups by CPU time, and the one rule
+ * for a stretch too short to split.  The plugin (jc_energy: a stretch per
+ * read pass, many cgroups) and the command (jcli_energy: a stretch
+ * between two readings, one cgroup) both account through it.  No I/O:
+ * the caller reads the zones (jc_rapl) and /proc/stat (jc_procstat) and
+ * keeps the state below.
  *
- * Over an interval the host spent T µs of CPU time (all CPUs, busy and
+ * Over a stretch the host spent T µs of CPU time (all CPUs, busy and
  * idle: jc_procstat), I of it idle, and the zone measured E µJ:
  *
  *   idle part        E × I / T
  *   a cgroup's part  E × u / T      u: its cpu.stat usage_usec over the
- *                                   interval (a parent's includes its
+ *                                   stretch (a parent's includes its
  *                                   children's, as cpu.stat does)
  *
  * so the parts of cgroups that together cover all the busy time B = T - I
  * (the top-level cgroups, and the root cgroup's own processes) add up with
  * the idle part to E.  The host counts its CPU time in scheduler ticks,
- * a cgroup exactly, so over short intervals the cgroups' time (`covered`:
+ * a cgroup exactly, so over short stretches the cgroups' time (`covered`:
  * the sum over the cgroups to be charged that are not inside one another)
- * can exceed B; then each is
- * charged E × (B / T) × u / covered instead, and they share the busy part
- * and no more.  Memory and I/O energy are not modelled: a zone's whole
- * energy, a dram zone's included, is split by CPU time (see the docs).
+ * can exceed B; then each is charged E × (B / T) × u / covered instead,
+ * and they share the busy part and no more.  Memory and I/O energy are
+ * not modelled: a zone's whole energy, a dram zone's included, is split
+ * by CPU time (docs/metrics.md, "The model").
  *
- *   jc_share_split s;
- *   jc_share_split_energy(E, &host_delta, covered_usec, &s);
- *   charged = jc_share_charge(&s, usage_usec);    per cgroup
+ * A stretch in which /proc/stat did not move (T = 0: shorter than its
+ * resolution, 1/100 s of CPU time over all CPUs) cannot be split by its
+ * own times.  The rule (jc_share_rule): it is split as the stretch before
+ * it was, the idle part and each cgroup's part in the same proportions
+ * (JC_SHARE_PREVIOUS); with no stretch before it (the first after a
+ * start) it waits and is split with the next (JC_SHARE_WAIT); where no
+ * next one comes (the command's last reading) it has no share.  Why not
+ * drop it: its energy would be missing from the parts for good, which
+ * then no longer add up to what the zone measured.  Why not always wait:
+ * a span that ends inside the stretch (a phase of the command) would
+ * have no part of its energy and the next span more parts than its zone
+ * measured; the proportions of the stretch before keep the parts of
+ * every span within what was measured, at the cost of an error bounded
+ * by the energy of a stretch shorter than /proc/stat's resolution.
+ *
+ * One stretch after another, at each reading:
+ *
+ *   jc_share_host_end(&host, have, &cpu_now, final);  decides the rule
+ *   jc_share_usage_end(&cgroup, host.rule, have, usage);  per cgroup
+ *   jc_share_zone_split(&zone, &host, &rapl_now, covered, &split);  per zone
+ *   jc_share_charge(&split, cgroup.last_usec);  per cgroup charged
+ *
+ * and jc_share_host_start(), jc_share_usage_start(), jc_share_zone_start()
+ * where the stretches before are not to count (the command's START).
  */
 #ifndef JC_SHARE_H
 #define JC_SHARE_H
 
 #include "jc_procstat.h"
+#include "jc_rapl.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct {
@@ -39,19 +66,84 @@ typedef struct {
 } jc_share_split;
 
 /*
- * Splits energy_uj over an interval in which the host spent *host (a
+ * Splits energy_uj over a stretch in which the host spent *host (a
  * jc_cputimes_delta) and the cgroups to be charged covered_usec in all.
- * -EDOM when the host's CPU time did not move (T = 0: an interval shorter
- * than /proc/stat's resolution) or its idle time exceeds its total;
- * nothing is written then.
+ * -EDOM when the host's CPU time did not move (T = 0) or its idle time
+ * exceeds its total; nothing is written then.
  */
 int jc_share_split_energy(uint64_t energy_uj, const jc_cputimes *host,
                           uint64_t covered_usec, jc_share_split *ret);
 
-/* The part of a cgroup that used usage_usec of CPU time in the interval. */
+/* The part of a cgroup that used usage_usec of CPU time in the stretch. */
 static inline double jc_share_charge(const jc_share_split *s,
                                      uint64_t usage_usec) {
   return s->uj_per_usec * (double)usage_usec;
 }
+
+/* ---- stretches ------------------------------------------------------------ */
+
+/* How the stretch just ended is split (the rule above). */
+typedef enum {
+  JC_SHARE_OWN,      /* by its own CPU times */
+  JC_SHARE_PREVIOUS, /* T = 0: as the stretch before it */
+  JC_SHARE_WAIT,     /* T = 0, none before: with the next stretch */
+  JC_SHARE_NONE,     /* not at all: the host's CPU time unknown, a first
+                      * reading, or T = 0 with neither before nor after */
+} jc_share_rule;
+
+/* The host's side.  Zeroed: no stretch begun. */
+typedef struct {
+  bool have_base;
+  jc_cputimes base;   /* its CPU time where the stretch began */
+  bool have_last;
+  jc_cputimes last;   /* over the last stretch split by its own times: what
+                       * OWN and PREVIOUS split by */
+  jc_share_rule rule; /* of the stretch just ended */
+} jc_share_host;
+
+/* A stretch begins at now (have false: unknown); none before it counts. */
+void jc_share_host_start(jc_share_host *h, bool have, const jc_cputimes *now);
+
+/* Ends the stretch at a reading of the host's CPU time now (have false:
+ * unknown) and returns its rule, also kept in h->rule.  final: no reading
+ * follows, so the stretch cannot wait. */
+jc_share_rule jc_share_host_end(jc_share_host *h, bool have,
+                                const jc_cputimes *now, bool final);
+
+/* A cgroup's side.  Zeroed: no stretch begun. */
+typedef struct {
+  bool have_base;
+  uint64_t base_usec; /* usage_usec where the stretch began */
+  bool have_last;
+  uint64_t last_usec; /* over the last stretch split by its own times */
+  bool charged; /* it has a part in the stretch just ended: last_usec's */
+} jc_share_usage;
+
+void jc_share_usage_start(jc_share_usage *u, bool have, uint64_t usage_usec);
+
+/* Ends the cgroup's stretch under the host's rule, at its usage_usec
+ * (have false: unknown; a counter that went back, a re-created cgroup,
+ * is a new start). */
+void jc_share_usage_end(jc_share_usage *u, jc_share_rule rule, bool have,
+                        uint64_t usage_usec);
+
+/* A zone's side: its counter where the stretch began.  Zeroed: none. */
+typedef struct {
+  bool have_base;
+  uint64_t base_uj, base_gaps; /* jc_rapl_energy's total_uj and gaps */
+} jc_share_zone;
+
+void jc_share_zone_start(jc_share_zone *z, const jc_rapl_energy *now);
+
+/*
+ * Ends the zone's stretch at its reading now, under h->rule, and splits
+ * the zone's energy over it among cgroups that used covered_usec: 0 and
+ * *ret, or -1 when the stretch has no share (the zone not read at both
+ * ends, an interval of it given up between: jc_rapl; the rule WAIT or
+ * NONE; idle time above the total).
+ */
+int jc_share_zone_split(jc_share_zone *z, const jc_share_host *h,
+                        const jc_rapl_energy *now, uint64_t covered_usec,
+                        jc_share_split *ret);
 
 #endif

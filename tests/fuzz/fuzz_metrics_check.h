@@ -5,7 +5,8 @@
  * The memory.stat keys are the 64 (JC_MEMSTAT_MAX) of a 6.8 kernel and a
  * few more, flagged as collectd's configuration code flags them.  Every
  * metric jc_metrics_emit() produces goes through fuzz_check_metric():
- * a known kind, one or two values, non-empty type, derives never negative
+ * a known kind, the id of its list agreeing with its type, one or two
+ * values, non-empty type, derives never negative
  * (collectd's derive_t is signed) and gauges finite and never negative
  * (every gauge here is a size, a count, a percentage or a rate of a
  * counter that only grows).
@@ -84,6 +85,9 @@ static void fuzz_check_metric(void *ctx, const jc_metric *m) {
   (void)ctx;
   fuzz_metric_count++;
   FUZZ_CHECK(m->type && m->type[0] != '\0' && m->type_instance);
+  /* Its list's id, which readers go by, agrees with its type. */
+  FUZZ_CHECK(m->list <= JC_LIST_MEMSTAT_EVENT &&
+             strcmp(jc_list_type(m->list), m->type) == 0);
   FUZZ_CHECK(strlen(m->type_instance) < 128);
   FUZZ_CHECK(m->count >= 1 && m->count <= JC_METRIC_VALUES);
   FUZZ_CHECK(m->kind == JC_GAUGE || m->kind == JC_DERIVE);
