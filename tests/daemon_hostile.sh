@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Hostile files through the real collectd: empty files, no trailing
-# newline, binary junk, 2^64-1 and beyond, negative numbers, a 1 MiB line,
+# newline, binary junk, 2^64-1 and beyond, a slab and counters beyond
+# 2^63, negative numbers, a 1 MiB line,
 # partial io.stat lines, two paths with one instance, every io.stat form
 # real kernels write, limit files that are no limits.  collectd keeps
 # running, every valid figure goes out exactly, nothing invalid does, and
@@ -17,7 +18,7 @@ E="$T/fixtures/expected/hostile.txt"
 dir="$T/hostile"
 JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$T/fixtures/hostile\"
   Select \"*\"
-  Collect \"cpu\" \"memory\" \"io\" \"pressure\" \"pids\"
+  Collect \"cpu\" \"memory\" \"io\" \"pressure\" \"events\" \"pids\"
   Values \"*\""
 run_collectd "$dir" 6
 reads=$(grep -c '"plugin_instance":"no-newline","type":"derive","type_instance":"cpu_usage_usec"' "$dir/collectd.log")
@@ -47,6 +48,21 @@ check_values longline longline cpu,io,pressure,pids
 check_values io-forms io-forms cpu,memory,io,pressure,pids
 check_values io-keyless io-keyless cpu,memory,io,pressure,pids
 check_values io-malformed io-malformed cpu,memory,io,pressure,pids
+# Every u64 the kernel prints (%llu) is a value: memory.stat's slab
+# 14914318128160131214 goes out as memory-slab, without a word; a counter
+# beyond 2^63 - 1 is no collectd DERIVE: its list is not sent, its file is
+# said once, and the rest of the file goes out (docs/metrics.md).
+check_values u64-slab u64-slab cpu,memory,io,pressure,events,pids
+check_values u64-counters u64-counters cpu,memory,io,pressure,events,pids
+slab=$(cat "$dir"/csv/testhost/joule_cgroup-u64-slab/memory-slab-[0-9]* 2>/dev/null | tail -n 1 | cut -d, -f2)
+python3 -c 'import sys; sys.exit(float(sys.argv[1]) != float(14914318128160131214))' "${slab:-0}"
+ok $? "u64-slab: memory-slab is the kernel's 14914318128160131214 (the nearest double: ${slab:-not sent})"
+! grep -E '^\[(warning|error|notice)\] joule_cgroup plugin: .*/hostile/u64-slab/' "$dir/collectd.log"
+ok $? "u64-slab: its memory.stat is no problem"
+said=$(grep -E '^\[warning\] joule_cgroup plugin: .*/hostile/u64-counters/' "$dir/collectd.log" |
+  sed -E 's|.*/u64-counters/([a-z.]+) is malformed \(Value too large for defined data type\).*|\1|' | sort | tr '\n' ' ')
+[ "$said" = "cpu.pressure cpu.stat io.stat memory.events " ]
+ok $? "u64-counters: each file with a counter beyond DERIVE said once, as too large (${said:-nothing})"
 [ "$(csv_last "$dir" longline memory-current)" = 4608000 ] &&
   ! ls "$dir/csv/testhost/joule_cgroup-longline/memory-anon-"* >/dev/null 2>&1
 ok $? "longline: memory.current goes out, the oversized memory.stat does not"
@@ -55,7 +71,7 @@ ok $? "longline: memory.current goes out, the oversized memory.stat does not"
 dups=$(grep -E '^\[(warning|error|notice)\] joule_cgroup plugin:' "$dir/collectd.log" | sort | uniq -d | wc -l)
 [ "$dups" -eq 0 ]
 ok $? "no problem logged twice in $reads reads"
-for cg in empty garbage huge longline; do
+for cg in empty garbage huge longline u64-counters; do
   n=$(grep -cE "^\[warning\] joule_cgroup plugin: .*/hostile/$cg/" "$dir/collectd.log")
   [ "$n" -ge 1 ]
   ok $? "$cg: its problems are logged ($n lines)"

@@ -237,6 +237,82 @@ static void test_ranges_and_io(jc_memstat_keys *k) {
   jc_io_totals_reset(&prior.io);
 }
 
+/* Every u64 the kernel prints is a value (docs/metrics.md): a gauge takes
+ * any, a counter beyond 2^63 - 1 is no collectd DERIVE.  Its list is not
+ * sent, the parse says -EOVERFLOW (the file said once) and keeps the file:
+ * every other list of it goes out, exact. */
+static void test_beyond_derive(jc_memstat_keys *k) {
+  jc_io_device dev[4];
+  jc_sample s = {.io_device = dev, .io_device_capacity = 4};
+  jc_selection every = choose(k, ALL_GROUPS, "*");
+  jc_metrics_opts o = {&every, k, 2, false, devname, NULL};
+  jc_prior prior = {0};
+
+  jc_sample_reset(&s);
+  is_int(PARSE(&s, JC_FILE_MEMORY_CURRENT, "18446744073709551615\n", k), 0,
+         "memory.current 2^64-1: a value");
+  is_int(PARSE(&s, JC_FILE_MEMORY_STAT,
+               "anon 14914318128160131214\nfile 4096\n", k),
+         0, "memory.stat anon 14914318128160131214: a value, not malformed");
+  is_int(PARSE(&s, JC_FILE_CPU_STAT,
+               "usage_usec 2000\nuser_usec 1200\nsystem_usec 800\n"
+               "nr_periods 41\nnr_throttled 2\n"
+               "throttled_usec 9223372036854775808\n", k),
+         -EOVERFLOW, "cpu.stat throttled_usec 2^63: beyond DERIVE, said");
+  ok(jc_sample_has(&s, JC_FILE_CPU_STAT), "and the file is kept");
+  is_int(PARSE(&s, JC_FILE_MEMORY_EVENTS,
+               "low 0\nhigh 9223372036854775808\nmax 0\noom 0\n"
+               "oom_kill 1\noom_group_kill 0\n", k),
+         -EOVERFLOW, "memory.events high 2^63: beyond DERIVE");
+  is_int(PARSE(&s, JC_FILE_CPU_PRESSURE,
+               "some avg10=1.50 avg60=0.50 avg300=0.10 "
+               "total=18446744073709551615\n"
+               "full avg10=0.00 avg60=0.00 avg300=0.00 total=9\n", k),
+         -EOVERFLOW, "cpu.pressure some total 2^64-1: beyond DERIVE");
+  ok(jc_sample_has(&s, JC_FILE_CPU_PRESSURE), "and its averages are kept");
+  is_int(PARSE(&s, JC_FILE_IO_STAT,
+               "8:0 rbytes=10 wbytes=18446744073709551615 rios=1 wios=2\n"
+               "253:1 rbytes=20 wbytes=8192 rios=3 wios=4\n", k),
+         -EOVERFLOW, "io.stat whose wbytes add up beyond 2^64: beyond DERIVE");
+  ok(jc_sample_has(&s, JC_FILE_IO_STAT) && s.io_wbytes == UINT64_MAX &&
+         s.io_rbytes == 30,
+     "io.stat kept, its sum saturated, never wrapped (%llu)",
+     (unsigned long long)s.io_wbytes);
+  seen_count = 0;
+  jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
+  expect_value("memory-current", 0, 18446744073709551615.0);
+  expect_value("memory-anon", 0, 14914318128160131214.0);
+  expect_value("derive-cpu_nr_periods", 0, 41);
+  expect_value("ps_cputime", 0, 1200);
+  ok(find("derive-cpu_throttled_usec") < 0, "throttled_usec is not sent");
+  expect_value("derive-memory_events_oom_kill", 0, 1);
+  ok(find("derive-memory_events_high") < 0, "memory.events high is not sent");
+  expect_value("load-cpu_some", 0, 1.5);
+  expect_value("derive-cpu_full_stall_usec", 0, 9);
+  ok(find("derive-cpu_some_stall_usec") < 0, "the some total is not sent");
+  expect_value("disk_ops", 1, 6);
+  ok(find("disk_octets") < 0, "disk_octets is not sent");
+
+  /* The next read: the totals stay beyond (they never run backwards), and
+   * never come back as a small number. */
+  jc_sample_reset(&s);
+  PARSE(&s, JC_FILE_IO_STAT,
+        "8:0 rbytes=10 wbytes=18446744073709551615 rios=1 wios=2\n"
+        "253:1 rbytes=25 wbytes=16384 rios=4 wios=5\n", k);
+  seen_count = 0;
+  jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
+  expect_value("disk_ops", 1, 7);
+  ok(find("disk_octets") < 0, "disk_octets still not sent, never wrapped");
+  is_int(PARSE(&s, JC_FILE_MEMORY_STAT, "anon 1\npgfault 18446744073709551615\n",
+               k),
+         -EOVERFLOW, "memory.stat pgfault 2^64-1: an event beyond DERIVE");
+  seen_count = 0;
+  jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
+  expect_value("memory-anon", 0, 1);
+  ok(find("derive-memory_pgfault") < 0, "pgfault is not sent");
+  jc_io_totals_reset(&prior.io);
+}
+
 /* The default set: each fact once. */
 static void test_default_selection(jc_memstat_keys *k) {
   jc_io_device dev[4];
@@ -483,6 +559,7 @@ int main(void) {
      "a counter past INT64_MAX is not sent as a negative derive");
   jc_io_totals_reset(&rate.io);
   test_ranges_and_io(&k);
+  test_beyond_derive(&k);
   test_default_selection(&k);
   return done_testing();
 }

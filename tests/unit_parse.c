@@ -1,5 +1,5 @@
-/* Unit tests of jc_parse: single values, flat-keyed files, io.stat,
- * pressure and mountinfo lines, valid and broken. */
+/* Unit tests of jc_parse: single values, flat-keyed files, every u64,
+ * io.stat, pressure and mountinfo lines, valid and broken. */
 #include "jc_parse.h"
 #include "tap.h"
 
@@ -52,6 +52,39 @@ static void test_flat(void) {
   is_int(jc_flat_next(&c, &k, &v), 0, "flat: empty buffer");
   jc_cursor_init(&c, S("key\n"));
   is_int(jc_flat_next(&c, &k, &v), -EINVAL, "flat: key without value");
+}
+
+/* Every u64 the kernel's %llu prints is read as it is, 2^63 and above too
+ * (memory.stat's slab 14914318128160131214 in below's test data); only
+ * 2^64 and above is out of range.  What each value is then worth is
+ * jc_sample's and jc_metrics' (docs/metrics.md). */
+static void test_u64(void) {
+  const char text[] = "slab 14914318128160131214\npgfault 9223372036854775808\n"
+                      "pgmajfault 18446744073709551615\nanon 18446744073709551616\n";
+  jc_cursor c;
+  jc_cursor_init(&c, text, sizeof(text) - 1);
+  jc_token k;
+  uint64_t v = 0;
+  is_int(jc_flat_next(&c, &k, &v), 1, "u64: slab 14914318128160131214");
+  ok(jc_token_eq(k, "slab") && v == 14914318128160131214ull, "u64: its value");
+  is_int(jc_flat_next(&c, &k, &v), 1, "u64: 2^63");
+  ok(v == 9223372036854775808ull, "u64: 2^63 value");
+  is_int(jc_flat_next(&c, &k, &v), 1, "u64: 2^64-1");
+  ok(v == UINT64_MAX, "u64: 2^64-1 value");
+  is_int(jc_flat_next(&c, &k, &v), -ERANGE, "u64: 2^64 is out of range");
+  is_int(jc_flat_next(&c, &k, &v), 0, "u64: end");
+
+  jc_io_line l;
+  jc_cursor_init(&c, S("8:0 rbytes=18446744073709551615 wbytes=9223372036854775808\n"));
+  is_int(jc_io_next(&c, &l), 1, "u64: io.stat 2^64-1 and 2^63");
+  ok(l.rbytes == UINT64_MAX && l.wbytes == 9223372036854775808ull,
+     "u64: io.stat values");
+  jc_psi p;
+  is_int(jc_parse_pressure(
+             S("some avg10=0.00 avg60=0.00 avg300=0.00 total=18446744073709551615\n"),
+             &p),
+         0, "u64: pressure total 2^64-1");
+  is_u64(p.some.total_usec, UINT64_MAX, "u64: pressure total value");
 }
 
 static void test_io(void) {
@@ -179,6 +212,7 @@ static void test_mountinfo(void) {
 int main(void) {
   test_single();
   test_flat();
+  test_u64();
   test_io();
   test_cpu_max();
   test_pressure();

@@ -1,8 +1,10 @@
 /* Unit tests of reading files to their end (jc_hier): a kernel seq_file
  * of many records gives about a page per read(), and jc_read_file_at
  * still returns all of it; a file larger than the buffer is -EFBIG, never
- * its first part; cgroup.procs of any length is read whole. */
+ * its first part; cgroup.procs of any length is read whole; a kept
+ * memory.stat with a slab beyond 2^63 is read, parsed and sent whole. */
 #include "jc_hier.h"
+#include "jc_metrics.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -137,6 +139,50 @@ static void test_long_procs(void) {
   close(cgfd);
 }
 
+static double slab_sent = -1;
+
+static void note_slab(void *ctx, const jc_metric *m) {
+  (void)ctx;
+  if (m->kind == JC_GAUGE && strcmp(m->type, "memory") == 0 &&
+      strcmp(m->type_instance, "slab") == 0)
+    slab_sent = m->gauge[0];
+}
+
+/* tests/fixtures/hostile/u64-slab/memory.stat: a 6.8 kernel's keys with
+ * slab 14914318128160131214, the value of below's test data that the
+ * kernel's %llu can print.  Every u64 is a gauge's value
+ * (docs/metrics.md): the file is no problem and memory-slab is sent. */
+static void test_u64_memory_stat(void) {
+  const char *srcdir = getenv("top_srcdir");
+  char path[PATH_MAX];
+  snprintf(path, sizeof(path), "%s/tests/fixtures/hostile/u64-slab/memory.stat",
+           srcdir ? srcdir : "..");
+  ssize_t len = jc_read_file_at(AT_FDCWD, path, ours, sizeof(ours));
+  must(len > 0 ? 0 : -1, path);
+  jc_memstat_keys k = {.count = 2, .key = {"anon", "slab"}, .key_len = {4, 4}};
+  jc_sample s = {0};
+  jc_sample_reset(&s);
+  is_int(jc_sample_parse(&s, JC_FILE_MEMORY_STAT, ours, (size_t)len, &k), 0,
+         "u64-slab/memory.stat (%zd bytes) parses whole, not malformed", len);
+  ok((s.memstat_have & 3) == 3 && s.memstat[0] == 9732096 &&
+         s.memstat[1] == 14914318128160131214ull,
+     "anon 9732096 and slab %llu, as the kernel printed them",
+     (unsigned long long)s.memstat[1]);
+  jc_selection sel;
+  char *all[] = {"*"};
+  size_t failed;
+  char err[256];
+  must(jc_selection_make(&sel, &k, true, JC_COLLECT_MEMORY, all, 1, &failed,
+                         err, sizeof(err)),
+       err);
+  jc_metrics_opts o = {&sel, &k, 1, false, NULL, NULL};
+  jc_prior prior = {0};
+  jc_metrics_emit(&s, &prior, NULL, &o, note_slab, NULL);
+  ok(slab_sent == (double)14914318128160131214ull,
+     "memory-slab sent: %.0f", slab_sent);
+  jc_io_totals_reset(&prior.io);
+}
+
 int main(void) {
   snprintf(dir, sizeof(dir), "/tmp/jc-unit-read.XXXXXX");
   if (!mkdtemp(dir))
@@ -144,6 +190,7 @@ int main(void) {
   test_seq_file();
   test_bounds();
   test_long_procs();
+  test_u64_memory_stat();
   char cmd[PATH_MAX + 16];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
   if (system(cmd) != 0)

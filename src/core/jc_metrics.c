@@ -35,7 +35,9 @@ static void put_gauge(const sink *k, jc_list_id id, double v) {
     put_gauges(k, id, jc_lists[id].type_instance, 1, &v);
 }
 
-/* collectd's derive_t is signed: a counter past INT64_MAX is not sent. */
+/* collectd's derive_t is signed: a counter past INT64_MAX is not sent,
+ * never wrapped to a negative number or clamped (docs/metrics.md; the
+ * parse of its file says so, jc_sample_parse's -EOVERFLOW). */
 static void put_derives(const sink *k, jc_list_id id, const char *ti,
                         size_t count, uint64_t a, uint64_t b) {
   if (a > INT64_MAX || b > INT64_MAX)
@@ -219,7 +221,7 @@ int jc_io_totals_advance(jc_io_totals *io, const jc_sample *s) {
       *e = (jc_io_seen){d->major, d->minor, d->unknown, {0}};
     }
     for (int v = 0; v < 4; v++)
-      e->last[v] += now[v];
+      e->last[v] = jc_sample_sum(e->last[v], now[v]);
   }
   /* ... and each adds its growth since then: a device seen before its
    * difference, a new one (or one whose counters fell: a device made again
@@ -232,7 +234,7 @@ int jc_io_totals_advance(jc_io_totals *io, const jc_sample *s) {
     for (int v = 0; v < 4; v++) {
       uint64_t base =
           before && now->last[v] >= before->last[v] ? before->last[v] : 0;
-      io->total[v] += now->last[v] - base;
+      io->total[v] = jc_sample_sum(io->total[v], now->last[v] - base);
     }
   }
   /* A malformed file hides the devices of its bad lines: they stay

@@ -143,11 +143,10 @@ static int parse_io(jc_sample *s, const char *buf, size_t len) {
       s->io_malformed = true;
       continue;
     }
-    if (__builtin_add_overflow(s->io_rbytes, line.rbytes, &s->io_rbytes) |
-        __builtin_add_overflow(s->io_wbytes, line.wbytes, &s->io_wbytes) |
-        __builtin_add_overflow(s->io_rios, line.rios, &s->io_rios) |
-        __builtin_add_overflow(s->io_wios, line.wios, &s->io_wios))
-      return -EOVERFLOW; /* no device does 2^64 bytes: the file lies */
+    s->io_rbytes = jc_sample_sum(s->io_rbytes, line.rbytes);
+    s->io_wbytes = jc_sample_sum(s->io_wbytes, line.wbytes);
+    s->io_rios = jc_sample_sum(s->io_rios, line.rios);
+    s->io_wios = jc_sample_sum(s->io_wios, line.wios);
     if (s->io_device_count == s->io_device_capacity) {
       s->io_devices_truncated = true;
       continue;
@@ -159,28 +158,57 @@ static int parse_io(jc_sample *s, const char *buf, size_t len) {
   return result;
 }
 
-/* A size in bytes: what collectd's memory type holds (no machine has
- * 256 TiB; a file that says so is not believed). */
-static int parse_bytes(const char *buf, size_t len, uint64_t *ret) {
-  uint64_t v;
-  int r = jc_parse_single(buf, len, &v);
-  if (r == 0 && v >= JC_MEMORY_TYPE_MAX)
-    return -ERANGE;
-  if (r == 0)
-    *ret = v;
-  return r;
+/* A collectd DERIVE is a signed 64-bit integer: a counter beyond it is
+ * not sent, and its file is said once (docs/metrics.md, "A counter beyond
+ * 2^63 - 1"). */
+static bool beyond_derive(uint64_t v) { return v > INT64_MAX; }
+
+/* Any of values[0..n) whose bit is in have (and, with events, in events)? */
+static bool any_beyond_derive(const uint64_t *values, uint64_t have,
+                              uint64_t events, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if ((have & events & (1ull << i)) && beyond_derive(values[i]))
+      return true;
+  return false;
 }
 
-/* memory.stat sizes past the memory type's range are dropped. */
-static int drop_impossible_sizes(jc_sample *s, const jc_memstat_keys *keys) {
-  int r = 0;
-  for (size_t i = 0; i < keys->count; i++)
-    if ((s->memstat_have & (1ull << i)) && !keys->is_event[i] &&
-        s->memstat[i] >= JC_MEMORY_TYPE_MAX) {
-      s->memstat_have &= ~(1ull << i);
-      r = -ERANGE;
-    }
-  return r;
+static bool psi_beyond_derive(const jc_psi *p) {
+  return (p->has_some && beyond_derive(p->some.total_usec)) ||
+         (p->has_full && beyond_derive(p->full.total_usec));
+}
+
+/* The memory.stat keys that count events (the others are sizes: gauges). */
+static uint64_t memstat_events(const jc_memstat_keys *keys) {
+  uint64_t events = 0;
+  for (size_t i = 0; keys && i < keys->count; i++)
+    if (keys->is_event[i])
+      events |= 1ull << i;
+  return events;
+}
+
+/* Is a counter that file f gave s beyond what a DERIVE holds?  The io.stat
+ * sums bound every device's figure. */
+static bool counter_beyond_derive(const jc_sample *s, jc_file_id f,
+                                  const jc_memstat_keys *keys) {
+  switch (f) {
+  case JC_FILE_CPU_STAT:
+    return any_beyond_derive(s->cpu, s->cpu_have, UINT64_MAX, JC_CPU_KEY_COUNT);
+  case JC_FILE_MEMORY_EVENTS:
+    return any_beyond_derive(s->events, s->events_have, UINT64_MAX,
+                             JC_EVENTS_KEY_COUNT);
+  case JC_FILE_MEMORY_STAT:
+    return any_beyond_derive(s->memstat, s->memstat_have, memstat_events(keys),
+                             keys ? keys->count : 0);
+  case JC_FILE_IO_STAT:
+    return beyond_derive(s->io_rbytes) || beyond_derive(s->io_wbytes) ||
+           beyond_derive(s->io_rios) || beyond_derive(s->io_wios);
+  case JC_FILE_CPU_PRESSURE:
+  case JC_FILE_MEMORY_PRESSURE:
+  case JC_FILE_IO_PRESSURE:
+    return psi_beyond_derive(&s->psi[f - JC_FILE_CPU_PRESSURE]);
+  default:
+    return false;
+  }
 }
 
 int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
@@ -196,13 +224,13 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
       r = -EINVAL; /* every kernel prints usage_usec */
     break;
   case JC_FILE_MEMORY_CURRENT:
-    r = parse_bytes(buf, len, &s->memory_current);
+    r = jc_parse_single(buf, len, &s->memory_current);
     break;
   case JC_FILE_MEMORY_PEAK:
-    r = parse_bytes(buf, len, &s->memory_peak);
+    r = jc_parse_single(buf, len, &s->memory_peak);
     break;
   case JC_FILE_MEMORY_PEAK_INTERVAL:
-    r = parse_bytes(buf, len, &s->memory_peak_interval);
+    r = jc_parse_single(buf, len, &s->memory_peak_interval);
     break;
   case JC_FILE_CPU_MAX:
     r = jc_parse_cpu_max(buf, len, &s->cpu_max_quota, &s->cpu_max_period);
@@ -217,7 +245,7 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = jc_parse_single(buf, len, &s->pids_max);
     break;
   case JC_FILE_MEMORY_SWAP_CURRENT:
-    r = parse_bytes(buf, len, &s->memory_swap_current);
+    r = jc_parse_single(buf, len, &s->memory_swap_current);
     break;
   case JC_FILE_PIDS_CURRENT:
     r = jc_parse_single(buf, len, &s->pids_current);
@@ -225,8 +253,6 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
   case JC_FILE_MEMORY_STAT:
     r = parse_flat(buf, len, (const char *const *)keys->key, keys->key_len,
                    keys->count, s->memstat, &s->memstat_have);
-    if (drop_impossible_sizes(s, keys) < 0)
-      r = -ERANGE;
     break;
   case JC_FILE_MEMORY_EVENTS:
     r = parse_flat(buf, len, jc_events_keys, events_key_lens,
@@ -244,12 +270,14 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
   default:
     return -EINVAL;
   }
-  /* A flat file with one bad line still yields its good keys; sums that
-     overflowed are not sums. */
-  bool partial_ok = f == JC_FILE_CPU_STAT ? (s->cpu_have != 0)
-                    : f == JC_FILE_IO_STAT
-                        ? r != -EOVERFLOW
-                        : f == JC_FILE_MEMORY_STAT || f == JC_FILE_MEMORY_EVENTS;
+  /* A flat file with one bad line still yields its good keys.  A counter
+     beyond DERIVE is a valid value: the file is whole, and said once. */
+  if (r == 0 && counter_beyond_derive(s, f, keys))
+    r = -EOVERFLOW;
+  bool partial_ok = r == -EOVERFLOW || f == JC_FILE_IO_STAT ||
+                    (f == JC_FILE_CPU_STAT ? s->cpu_have != 0
+                                           : f == JC_FILE_MEMORY_STAT ||
+                                                 f == JC_FILE_MEMORY_EVENTS);
   if (r == 0 || partial_ok)
     s->have |= 1u << f;
   return r;

@@ -17,9 +17,16 @@
 #include <stdint.h>
 
 /* The largest value collectd's `memory` type holds (types.db: 0 to 2^48,
- * 256 TiB).  A size at or above it is not a size of any machine: a
- * memory.current that says so is malformed, a limit that high is none. */
+ * 256 TiB).  A limit at or above it limits no machine: it is none.  A size
+ * that high is still sent as the kernel printed it (docs/metrics.md). */
 #define JC_MEMORY_TYPE_MAX 281474976710656ull
+
+/* a + b for sums of counters: at most UINT64_MAX, beyond any DERIVE, so
+ * that a sum too large is never sent instead of wrapping to a small one. */
+static inline uint64_t jc_sample_sum(uint64_t a, uint64_t b) {
+  uint64_t sum;
+  return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
+}
 
 /* Collect groups (SPEC §2 "Collect"). */
 enum {
@@ -145,7 +152,8 @@ typedef struct {
   uint64_t memstat[JC_MEMSTAT_MAX];
   uint64_t memstat_have;
 
-  uint64_t io_rbytes, io_wbytes, io_rios, io_wios; /* over all devices */
+  /* Over all devices; UINT64_MAX when the sum is more (jc_sample_sum). */
+  uint64_t io_rbytes, io_wbytes, io_rios, io_wios;
   jc_io_device *io_device; /* caller's storage */
   size_t io_device_count, io_device_capacity;
   bool io_devices_truncated; /* more devices than capacity (sums still right) */
@@ -169,7 +177,10 @@ static inline bool jc_sample_has(const jc_sample *s, jc_file_id f) {
 /*
  * Parses the text of file f into sample.  Returns 0, or a negative errno
  * when the text is malformed; values parsed before a malformed line of a
- * flat-keyed file are kept.
+ * flat-keyed file are kept.  Every u64 is a value: -EOVERFLOW says that a
+ * counter is beyond what a collectd DERIVE holds (2^63 - 1), and then the
+ * whole file is in the sample (jc_metrics sends every list but that
+ * counter's).
  */
 int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
                     const jc_memstat_keys *keys);

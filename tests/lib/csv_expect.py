@@ -95,7 +95,7 @@ def limits(values, groups, out):
         out.append(("memory-max", 0, limit, "limit:memory_max"))
         current = number(values, "memory.current")
         share = None
-        if limit and current is not None and current < MEMORY_TYPE_MAX and "memory" in groups:
+        if limit and current is not None and "memory" in groups:
             share = 100 * current / limit
         out.append(("gauge-memory_max_percent", 0, share,
                     "memory.current %s / limit:memory_max" % values.get("memory.current")))
@@ -131,14 +131,14 @@ def expectations(values, groups, memstat, mode="all"):
             return
         value = values[key]
         # "(absent)", "(empty)", "(malformed)", "(invalid)": nothing is sent.
-        # A counter past INT64_MAX cannot be a collectd DERIVE: not sent; a
-        # size past what collectd's memory type holds is not believed.
+        # A counter past INT64_MAX cannot be a collectd DERIVE: not sent.
+        # Every u64 is a gauge's value, sizes past types.db's memory range
+        # too (docs/metrics.md).
         derive = series.startswith(("derive-", "ps_cputime", "disk_"))
-        size = series.startswith("memory-")
         number = None if value.startswith("(") else (
             int(value) if value.isdigit() else float(value))
         if not chosen(series) or number is None or (derive and number > 2**63 - 1) \
-                or number > 2**64 - 1 or (size and number >= MEMORY_TYPE_MAX):
+                or number > 2**64 - 1:
             if series not in ("ps_cputime", "disk_octets", "disk_ops") or \
                     not value.startswith("("):
                 out.append((series, idx, None, key))  # must not be sent
