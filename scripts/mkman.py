@@ -133,6 +133,7 @@ def convert(text, pages, title):
             for r in body:
                 out.append('.TP 4')
                 out.append(inline(r[0], pages))
+                out.append('.br')           # the row's cells below its tag
                 first = True
                 for h, c in zip(head[1:], r[1:]):
                     if not c:
