@@ -48,4 +48,31 @@ PY
   [ -z "$missing" ]
   ok $? "the rendered page names every key of the code" || echo "$missing" | diag
 fi
+
+# Every example of a key entry, in a <Plugin joule_cgroup> block of its
+# own (on the 6.12 fixture tree, unless it sets CgroupRoot), passes the
+# plugin's configuration code in the real collectd: no ERROR line naming
+# the key.
+if [ -x "$COLLECTD_BIN" ] && [ -f "$PLUGIN_BUILDDIR/joule_cgroup.so" ]; then
+  python3 -B - "$top_srcdir/docs/configuration.md" >"$T/examples" <<'PY'
+import re, sys
+text = re.sub(r'\s+', ' ', open(sys.argv[1], encoding='utf-8').read())
+for ex in re.findall(r'Example: `([A-Z][^`]+)`', text):
+    print(ex)
+PY
+  n=0
+  while IFS= read -r example; do
+    n=$((n + 1))
+    dir=$T/example$n key=${example%% *}
+    root="  CgroupRoot \"$FIXTURES/k6.12-debian\""
+    [ "$key" = CgroupRoot ] && root=
+    write_conf "$dir" "$root
+  $example"
+    timeout 20 "${COLLECTD_ENV[@]}" "$COLLECTD_BIN" -T -C "$dir/collectd.conf" >"$dir/out" 2>&1
+    ! grep -E "^\[error\] joule_cgroup plugin: ($key|only one)" "$dir/collectd.log" "$dir/out"
+    ok $? "the example $example passes the plugin's configuration"
+  done <"$T/examples"
+  [ "$n" -ge 15 ]
+  ok $? "docs/configuration.md has an example for each key ($n)"
+fi
 tap_done
