@@ -5,7 +5,7 @@
 #   (build only; everything; build + VM; what make bench needs)
 set -euo pipefail
 
-build_pkgs="gcc make autoconf automake libtool pkg-config collectd-core collectd-dev libyajl-dev"
+build_pkgs="gcc make autoconf automake libtool pkg-config python3 collectd-core collectd-dev libyajl-dev"
 test_pkgs="valgrind clang libclang-rt-14-dev strace curl python3 rrdtool librrd8 libgcrypt20 libyajl2 fonts-dejavu-core influxdb graphite-carbon python3-whisper"
 # write_prometheus.so's libraries (collectd-core only suggests them) and the
 # Prometheus server; the Debian package's build and its test.

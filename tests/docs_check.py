@@ -12,7 +12,11 @@ as a reader would follow them, and prints TAP:
     exists, and every `make TARGET` is a target of the Makefiles;
   * the README is at most 250 lines, starts with the two commands, and
     its default configuration is conf/joule_cgroup.conf without comments;
-  * joule_cgroup(5) names the same keys as docs/configuration.md.
+  * the counts the tree changes: fuzz targets and seed corpus
+    (reliability.md), the host kernel tests that also run in the VMs and
+    the suites per kernel (development.md), against tests/.
+
+joule_cgroup(5) against the code: tests/reference_check.sh.
 
     python3 tests/docs_check.py TOP_SRCDIR
 """
@@ -182,22 +186,55 @@ def check_readme():
        ['README: %r' % (shown[0][2] if shown else None), 'conf:   %r' % active])
 
 
-def check_man_keys():
-    ref = open(os.path.join(TOP, 'docs/configuration.md'), encoding='utf-8').read()
-    keys = set(re.findall(r'^### (\w+)$', ref, re.M))
-    man = open(os.path.join(TOP, 'man/joule_cgroup.5'), encoding='utf-8').read()
-    man_keys = set(k for k in re.findall(r'^\.BR? <?(\w+)', man, re.M))
-    missing = sorted(k for k in keys if k not in man_keys)
-    ok(not missing and len(keys) >= 15,
-       'joule_cgroup(5) names every key of docs/configuration.md (%d)' % len(keys),
-       ['missing in the man page: %s' % ' '.join(missing)] if missing else None)
+def make_list(name):
+    """The words of a variable of tests/Makefile.inc (continuation lines)."""
+    text = open(os.path.join(TOP, 'tests/Makefile.inc'), encoding='utf-8').read()
+    m = re.search(r'^%s = ((?:.*\\\n)*.*)$' % re.escape(name), text, re.M)
+    return [os.path.basename(w) for w in m.group(1).replace('\\\n', ' ').split()] if m else []
+
+
+def check_counts():
+    """The counts the pages give that the tree changes: checked here, so
+    they are corrected when the tree grows."""
+    rel = open(os.path.join(TOP, 'docs/reliability.md'), encoding='utf-8').read()
+    fuzz = os.path.join(TOP, 'tests/fuzz')
+    targets = sorted(f[:-2] for f in os.listdir(fuzz) if re.match(r'^fuzz_\w+\.c$', f))
+    corpus = sum(len(files) for _, _, files in os.walk(os.path.join(fuzz, 'corpus')))
+    m = re.search(r'(\d+) libFuzzer targets', rel)
+    ok(m and int(m.group(1)) == len(targets),
+       'docs/reliability.md: %s libFuzzer targets; tests/fuzz has %d' % (m and m.group(1), len(targets)))
+    m = re.search(r'seed corpus \((\d[\d,]*)\s+files', rel)
+    ok(m and int(m.group(1).replace(',', '')) == corpus,
+       'docs/reliability.md: a seed corpus of %s files; tests/fuzz/corpus has %d' % (m and m.group(1), corpus))
+    readme = open(os.path.join(fuzz, 'README.md'), encoding='utf-8').read()
+    listed = sorted(re.findall(r'^\| `(fuzz_\w+)` \|', readme, re.M))
+    ok(listed == targets, 'tests/fuzz/README.md: one row per target',
+       ['rows: %s' % ' '.join(listed), 'targets: %s' % ' '.join(targets)])
+
+    dev = open(os.path.join(TOP, 'docs/development.md'), encoding='utf-8').read()
+    vm = make_list('vm_tests')
+    kernel = make_list('kernel_tests')
+    both = sorted(t for t in kernel if t in vm)
+    m = re.search(r'; ((?:`\w+\.sh`(?:, | and ))*`\w+\.sh`) also under two real kernels', dev)
+    said = sorted(re.findall(r'`(\w+\.sh)`', m.group(1))) if m else []
+    ok(len(vm) >= 10 and said == both,
+       'docs/development.md: the host kernel tests that also run in the VMs are those of vm_tests',
+       ['the page: %s' % ' '.join(said), 'tests/Makefile.inc: %s' % ' '.join(both)])
+    m = re.search(r'\((\d+) suites under each\s+kernel', dev)
+    ok(m and int(m.group(1)) == len(vm),
+       'docs/development.md: %s suites under each kernel; vm_tests has %d' % (m and m.group(1), len(vm)))
+    host_rows = [l for l in dev.split('\n') if l.startswith('| `kernel_')]
+    said = sorted(re.findall(r'`(\w+\.sh)`', host_rows[-1].split('|')[1])) if host_rows else []
+    ok(said == sorted(t for t in vm if not t.startswith('vm_')),
+       "docs/development.md: the VM table's row of the host's tests is vm_tests less the vm_ suites",
+       ['the page: %s' % ' '.join(said)])
 
 
 def main():
     for page in pages():
         check_page(page)
     check_readme()
-    check_man_keys()
+    check_counts()
     print('1..%d' % N)
     return 1 if FAILED else 0
 

@@ -57,20 +57,31 @@ const char *const jc_events_keys[JC_EVENTS_KEY_COUNT] = {EVENTS_KEYS(KEY_NAME)};
 static const uint8_t events_key_lens[JC_EVENTS_KEY_COUNT] = {
     EVENTS_KEYS(KEY_LEN)};
 
+/* The Collect words, in the order of their bits. */
+static const struct {
+  const char *word;
+  unsigned bit;
+} collect_groups[] = {
+    {"cpu", JC_COLLECT_CPU},           {"memory", JC_COLLECT_MEMORY},
+    {"io", JC_COLLECT_IO},             {"pressure", JC_COLLECT_PRESSURE},
+    {"events", JC_COLLECT_EVENTS},     {"pids", JC_COLLECT_PIDS},
+    {"limits", JC_COLLECT_LIMITS},     {"energy", JC_COLLECT_ENERGY},
+};
+
 unsigned jc_collect_bit(const char *word) {
-  static const struct {
-    const char *word;
-    unsigned bit;
-  } groups[] = {
-      {"cpu", JC_COLLECT_CPU},           {"memory", JC_COLLECT_MEMORY},
-      {"io", JC_COLLECT_IO},             {"pressure", JC_COLLECT_PRESSURE},
-      {"events", JC_COLLECT_EVENTS},     {"pids", JC_COLLECT_PIDS},
-      {"limits", JC_COLLECT_LIMITS},     {"energy", JC_COLLECT_ENERGY},
-  };
-  for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-    if (strcasecmp(word, groups[i].word) == 0)
-      return groups[i].bit;
+  for (size_t i = 0; i < sizeof(collect_groups) / sizeof(collect_groups[0]);
+       i++)
+    if (strcasecmp(word, collect_groups[i].word) == 0)
+      return collect_groups[i].bit;
   return 0;
+}
+
+const char *jc_collect_word(size_t i, unsigned *ret_bit) {
+  if (i >= sizeof(collect_groups) / sizeof(collect_groups[0]))
+    return NULL;
+  if (ret_bit)
+    *ret_bit = collect_groups[i].bit;
+  return collect_groups[i].word;
 }
 
 bool jc_memstat_key_is_event(const char *key) {

@@ -44,6 +44,9 @@ enum {
 
 /* Maps a Collect word ("cpu", "memory", ...) to its bit; 0 if unknown. */
 unsigned jc_collect_bit(const char *word);
+/* The i-th Collect word and its bit; NULL past the last.  For listings of
+ * the groups (tests/reference_lists, the reference of joule_cgroup(5)). */
+const char *jc_collect_word(size_t i, unsigned *ret_bit);
 
 typedef enum {
   JC_FILE_CPU_STAT,
