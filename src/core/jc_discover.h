@@ -17,6 +17,9 @@ int jc_discover_init(jc_collector *c);
 bool jc_discover_changed(jc_collector *c);
 /* Walks the tree and merges what it finds into c->tracked. */
 int jc_discover_rescan(jc_collector *c);
+/* InstanceFrom "container": asks the runtime again for the names it had
+ * not written yet (once per read; nothing to do in steady state). */
+void jc_discover_retry_names(jc_collector *c);
 /* Frees the cgroups a read pass found gone (t->gone). */
 void jc_discover_drop_gone(jc_collector *c);
 /* Closes t's descriptors and frees it.  NULL-safe. */

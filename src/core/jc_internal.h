@@ -58,6 +58,8 @@ typedef struct {
                    descriptor (EMFILE, ENFILE) */
   struct jc_energy_share *energy; /* its part of the zones' energy, NULL
                                      until its first read (jc_energy) */
+  uint8_t name_tries; /* InstanceFrom "container": lookups that found the
+                         runtime's files not written yet; 0: none pending */
 } jc_tracked;
 
 /* What to do when the process runs out of descriptors, for messages. */
@@ -144,6 +146,9 @@ struct jc_collector {
   bool oom_pending; /* a kill or a loss to attribute after this pass */
 
   struct jc_energy *energy; /* Collect "energy": NULL when off (jc_energy) */
+
+  struct jc_runtime *runtime; /* InstanceFrom "container": NULL when off */
+  bool names_pending; /* a tracked cgroup's name_tries is set */
 };
 
 /* Where file `name` of t is for openat(): its kept directory, or else
