@@ -50,7 +50,7 @@ static int open_walk(int rootfd, const char *rel, int flags) {
     char level[256];
     if (len == 0 || len >= sizeof(level) || (len == 2 && !strncmp(p, "..", 2))) {
       close(dir);
-      return len == 0 ? -ENOENT : -EXDEV;
+      return len == 0 ? -ENOENT : len >= sizeof(level) ? -ENAMETOOLONG : -EXDEV;
     }
     memcpy(level, p, len);
     level[len] = '\0';
@@ -70,6 +70,8 @@ static int open_walk(int rootfd, const char *rel, int flags) {
 }
 
 static int open_below(int rootfd, const char *rel, int flags) {
+  /* Cleared once, when the kernel (or a seccomp filter) refuses openat2;
+   * two collectors racing on it both end up walking, which is safe. */
   static int have_openat2 = 1;
   if (have_openat2) {
     int fd = openat2_in_root(rootfd, rel, flags);
