@@ -53,7 +53,7 @@ fails 2 '--ignore "/system.slice": is absolute' "an absolute pattern" -- \
   list --ignore /system.slice
 fails 2 '--collect "cpus": unknown group' "an unknown Collect group" -- \
   sample --collect cpus
-fails 2 '--instance-from "name": must be "path" or "basename"' "a bad --instance-from" -- \
+fails 2 '--instance-from "name": must be "path", "basename" or "container"' "a bad --instance-from" -- \
   list --instance-from name
 
 # Roots that are not cgroup v2.

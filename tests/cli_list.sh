@@ -133,4 +133,37 @@ if [ -n "$mnt" ]; then
   python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["root"] == sys.argv[2]' "$T/out" "$mnt"
   ok $? "list without --root: the cgroup2 mount $mnt"
 fi
+# --instance-from container --runtime-root: the names Docker gave, as
+# docs/containers.md lists them; without the runtime's files, path names.
+cp -a "$FIXTURES/hosts/docker" "$T/docker-host"
+"$JC" list --root "$T/docker-host/sys/fs/cgroup" --runtime-root "$T/docker-host" \
+  --instance-from container --select 'system.slice/docker-*.scope' >"$T/rt.json" 2>"$T/rt.err"
+ok $? "list --instance-from container --runtime-root: exit 0"
+got=$(python3 -c 'import json,sys; print(" ".join(c["instance"] for c in json.load(open(sys.argv[1]))["cgroups"]))' "$T/rt.json")
+[ "$got" = "root registry shop_db" ] && [ ! -s "$T/rt.err" ]
+ok $? "  the runtime's names: $got; nothing on stderr"
+"$JC" sample --root "$T/docker-host/sys/fs/cgroup" --runtime-root "$T/docker-host" \
+  --instance-from container --select 'system.slice/docker-*.scope' --count 1 --interval 0.1 >"$T/rt.sample" 2>/dev/null
+grep -q '"instance":"shop_db"\|"instance": "shop_db"' "$T/rt.sample"
+ok $? "sample --instance-from container: the values of shop_db"
+"$JC" list --root "$T/docker-host/sys/fs/cgroup" --runtime-root "$T/docker-host" >/dev/null 2>"$T/rt.err"
+[ $? -ne 0 ] && grep -q 'is used by InstanceFrom "container" only' "$T/rt.err"
+ok $? "--runtime-root without --instance-from container: refused, with the reason"
+# A runtime directory that links out of RuntimeRoot (absolute, as a
+# runtime's own links are): nothing out there is opened, the name it holds
+# is not used (strace: every open the command makes).
+if command -v strace >/dev/null; then
+  mkdir -p "$T/outside"
+  echo '{"Name":"/escaped"}' >"$T/outside/config.v2.json"
+  id=6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d912fc28b899
+  rm -rf "$T/docker-host/var/lib/docker/containers/$id"
+  ln -s "$T/outside" "$T/docker-host/var/lib/docker/containers/$id"
+  strace -f -qq -e trace=open,openat,openat2 -o "$T/strace" "$JC" list \
+    --root "$T/docker-host/sys/fs/cgroup" --runtime-root "$T/docker-host" \
+    --instance-from container --select 'system.slice/docker-*.scope' >"$T/rt.json" 2>/dev/null
+  ! grep -q escaped "$T/rt.json" && ! grep "outside" "$T/strace" | grep -qv '= -1 ' &&
+    ! grep "$id/config.v2.json" "$T/strace" | grep -qv '= -1 '
+  ok $? "a link out of RuntimeRoot: nothing outside is opened, its name is not used"
+  grep -e outside -e "$id/config" "$T/strace" | head -3 | diag
+fi
 tap_done

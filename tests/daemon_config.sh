@@ -34,7 +34,11 @@ done <<'TABLE'
   Ignore "/[unclosed/"	Ignore "/\[unclosed/": invalid regular expression
   Select 42	Select 42: expects a string
   Collect "cpu" "gpu"	Collect "cpu" "gpu": unknown group
-  InstanceFrom "name"	InstanceFrom "name": must be "path" or "basename"
+  InstanceFrom "name"	InstanceFrom "name": must be "path", "basename" or "container"
+  RuntimeRoot "srv"	RuntimeRoot "srv": must be an absolute path
+  RuntimeRoot "/srv/host"	RuntimeRoot "/srv/host": is used by InstanceFrom "container" only
+  InstanceFrom "container"\n  RuntimeDir "rkt" "/var/lib/rkt"	RuntimeDir "rkt" "/var/lib/rkt": unknown runtime "rkt"; known: containerd, crio, docker, podman, kubelet
+  RuntimeDir "containerd"	RuntimeDir "containerd": expects two strings
   Instance "x"	Instance "x": Instance belongs inside a <Cgroup> block
   MemoryStat "a b"	MemoryStat "a b": is not a memory.stat key
   MaxOpenFiles "many"	MaxOpenFiles "many": expects a number

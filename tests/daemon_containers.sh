@@ -64,6 +64,16 @@ run_snippet() {
   [ "$COLLECT_READS" -ge 2 ]
 }
 
+# names_are DIR WANT WHAT: the names collectd wrote in DIR are WANT's.
+names_are() {
+  local got
+  got=$(names "$1")
+  [ "$got" = "$(printf '%s\n' "$2" | LC_ALL=C sort)" ]
+  ok $? "$3 ($(echo "$got" | wc -l))" && return 0
+  diff <(printf '%s\n' "$2" | LC_ALL=C sort) <(echo "$got") | diag
+  return 1
+}
+
 for tree in $trees; do
   plugin=$(fence "$tree" plugin) && want=$(fence "$tree" names) &&
     chain=$(fence "$tree" chain) && short=$(fence "$tree" short-names)
@@ -73,24 +83,38 @@ for tree in $trees; do
 
   run_snippet "$T/$tree" "$tree" "$plugin"
   ok $? "$tree: collectd ran the page's plugin block for two reads"
-  got=$(names "$T/$tree")
-  [ "$got" = "$(printf '%s\n' "$want" | LC_ALL=C sort)" ]
-  ok $? "$tree: the names are the page's ($(echo "$got" | wc -l))"
-  [ "$got" = "$(printf '%s\n' "$want" | LC_ALL=C sort)" ] ||
-    diff <(printf '%s\n' "$want" | LC_ALL=C sort) <(echo "$got") | diag
+  names_are "$T/$tree" "$want" "$tree: the names are the page's"
   [ "$(loud_lines "$T/$tree")" -eq 0 ]
   ok $? "$tree: no WARNING or ERROR from the plugin"
 
   run_snippet "$T/$tree-chain" "$tree" "$plugin
 $chain"
   ok $? "$tree: collectd ran the plugin block with the page's filter chain"
-  got=$(names "$T/$tree-chain")
-  [ "$got" = "$(printf '%s\n' "$short" | LC_ALL=C sort)" ]
-  ok $? "$tree: the filter chain gives the page's short names"
-  [ "$got" = "$(printf '%s\n' "$short" | LC_ALL=C sort)" ] ||
-    diff <(printf '%s\n' "$short" | LC_ALL=C sort) <(echo "$got") | diag
+  names_are "$T/$tree-chain" "$short" "$tree: the filter chain gives the page's short names"
   ! grep -q '^\[error\]' "$T/$tree-chain/collectd.log"
   ok $? "$tree: collectd logged no error with the chain"
+done
+
+# Names from the container runtime: every host the page has a snippet for.
+hosts=$(sed -n 's/^<!-- containers: \([^ ]*\) runtime-plugin -->$/\1/p' "$page")
+[ "$(echo "$hosts" | wc -w)" -ge 7 ]
+ok $? "docs/containers.md has a runtime-named snippet for each host layout: $(echo $hosts)"
+cp -a "$FIXTURES/hosts" "$T/hosts" && python3 "$FIXTURES/make-runtimes.py" --special "$T/hosts"
+ok $? "a copy of tests/fixtures/hosts, with the FIFOs and sockets runtimes leave"
+for host in $hosts; do
+  plugin=$(fence "$host" runtime-plugin) && want=$(fence "$host" runtime-names)
+  ok $? "$host: the page has its plugin block and names" || continue
+  dir="$T/rt-$host"
+  mkdir -p "$dir/csv"
+  text=$(printf '%s\n' "$plugin" | sed "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$T/hosts/$host/sys/fs/cgroup\"\n  RuntimeRoot \"$T/hosts/$host\"|")
+  { COLLECTD_PLUGINDIR="$T/plugins" conf_head "$dir"; printf '%s\n' "$text"; } >"$dir/collectd.conf"
+  run_collectd "$dir" 2
+  [ "$COLLECT_READS" -ge 2 ]
+  ok $? "$host: collectd ran the page's plugin block for two reads"
+  names_are "$dir" "$want" "$host: the names are the page's"
+  [ "$(loud_lines "$dir")" -eq 0 ]
+  ok $? "$host: no WARNING or ERROR from the plugin"
+  [ "$(loud_lines "$dir")" -eq 0 ] || grep 'joule_cgroup' "$dir/collectd.log" | head -5 | diag
 done
 
 # The version: one source (configure.ac), the same in the plugin's INFO

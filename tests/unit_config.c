@@ -25,6 +25,32 @@ int main(void) {
   is_str(c->memstat.key[3], "kernel_stack", "default MemoryStat order");
   jc_config_free(c);
 
+  /* InstanceFrom "container", RuntimeRoot, RuntimeDir (docs/containers.md) */
+  c = jc_config_new();
+  refused(jc_config_set_runtime_root(c, "srv/host", err, sizeof(err)),
+          "relative RuntimeRoot", "absolute");
+  refused(jc_config_set_runtime_root(c, "/srv/../etc", err, sizeof(err)),
+          "RuntimeRoot with ..", "contains \"..\"");
+  is_int(jc_config_set_runtime_root(c, "/srv/host", err, sizeof(err)), 0,
+         "RuntimeRoot /srv/host");
+  refused(jc_config_finish(c, err, sizeof(err)), "RuntimeRoot without InstanceFrom \"container\"",
+          "is used by InstanceFrom \"container\" only");
+  jc_config_free(c);
+  c = jc_config_new();
+  refused(jc_config_set_runtime_dir(c, "rkt", "/var/lib/rkt", err, sizeof(err)),
+          "RuntimeDir rkt", "unknown runtime \"rkt\"; known: containerd");
+  refused(jc_config_set_runtime_dir(c, "containerd", "run/k3s", err, sizeof(err)),
+          "RuntimeDir with a relative path", "absolute");
+  is_int(jc_config_set_runtime_dir(c, "Containerd", "/run/k3s/containerd", err,
+                                   sizeof(err)), 0, "RuntimeDir containerd (any case)");
+  is_str(c->runtime_dir[JC_RUNTIME_CONTAINERD], "/run/k3s/containerd", "  kept");
+  refused(jc_config_finish(c, err, sizeof(err)), "RuntimeDir without InstanceFrom \"container\"",
+          "RuntimeDir \"containerd\" \"/run/k3s/containerd\": is used by");
+  is_int(jc_config_set_instance_from(c, "container", err, sizeof(err)), 0,
+         "InstanceFrom container");
+  is_int(jc_config_finish(c, err, sizeof(err)), 0, "  then RuntimeDir is accepted");
+  jc_config_free(c);
+
   c = jc_config_new();
   is_int(jc_config_add_collect(c, "pressure", err, sizeof(err)), 0,
          "Collect pressure");
@@ -35,7 +61,7 @@ int main(void) {
   refused(jc_config_add_collect(c, "gpu", err, sizeof(err)), "Collect gpu",
           "unknown group");
   refused(jc_config_set_instance_from(c, "name", err, sizeof(err)),
-          "InstanceFrom name", "\"path\" or \"basename\"");
+          "InstanceFrom name", "\"path\", \"basename\" or \"container\"");
   is_int(jc_config_set_instance_from(c, "basename", err, sizeof(err)), 0,
          "InstanceFrom basename");
   refused(jc_config_set_root(c, "sys/fs/cgroup", err, sizeof(err)),

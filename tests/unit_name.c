@@ -3,6 +3,8 @@
 #include "jc_name.h"
 #include "tap.h"
 
+#include <errno.h>
+
 int main(void) {
   char name[JC_INSTANCE_SIZE];
   is_u64(jc_fnv1a32(""), 0x811c9dc5u, "fnv1a32 of \"\" is the offset basis");
@@ -59,5 +61,26 @@ int main(void) {
   jc_name_instance(k8s, JC_INSTANCE_FROM_PATH, name);
   jc_name_disambiguate(name, k8s);
   ok(strlen(name) <= JC_INSTANCE_MAX, "disambiguated long name still fits");
+
+  /* Names chosen by whoever started a container (jc_name_label). */
+  is_int(jc_name_label("shop_web-7d9f8_nginx", "a/b", name), 0, "label: a name");
+  is_str(name, "shop_web-7d9f8_nginx", "label: as it is");
+  jc_name_label("shop/web", "a/b", name);
+  is_str(name, "shop_web", "label: '/' becomes '_' as in paths");
+  jc_name_label("caf\xc3\xa9", "a/b", name);
+  is_str(name, "caf\xc3\xa9", "label: UTF-8 is kept");
+  strcpy(name, "untouched");
+  const char *bad[] = {"", "we b", "tab\there", "quo\"te", "back\\slash",
+                       "nl\n", "del\x7f", "\xff\xfe", "\xc0\xaf", "cut\xc3"};
+  for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
+    ok(jc_name_label(bad[i], "a/b", name) == -EILSEQ && !strcmp(name, "untouched"),
+       "label refused: bad[%zu]", i);
+  char label[300];
+  memset(label, 'x', 299);
+  label[299] = '\0';
+  is_int(jc_name_label(label, "a/b", name), 0, "label: 299 bytes");
+  snprintf(prefix, sizeof(prefix), "%08x~", jc_fnv1a32("a/b"));
+  ok(strlen(name) == JC_INSTANCE_MAX && !strncmp(name, prefix, 9),
+     "label: cut to 127 bytes behind the path's hash");
   return done_testing();
 }

@@ -12,9 +12,11 @@
 void jcli_usage(FILE *out) {
   fputs(
       "usage: joule-cgroup list   [--root DIR] [--select PAT]... [--ignore PAT]...\n"
-      "                           [--instance-from path|basename]\n"
+      "                           [--instance-from path|basename|container]\n"
+      "                           [--runtime-root DIR]\n"
       "       joule-cgroup sample [--root DIR] [--select PAT]... [--ignore PAT]...\n"
-      "                           [--instance-from path|basename] [--collect GROUP]...\n"
+      "                           [--instance-from path|basename|container]\n"
+      "                           [--runtime-root DIR] [--collect GROUP]...\n"
       "                           [--interval SEC] [--count N]\n"
       "       joule-cgroup run    [--root DIR] [--interval SEC] [--keep]\n"
       "                           [--phases [--token-pattern RE]]\n"
@@ -56,6 +58,7 @@ enum {
   KEY_FORMAT,
   KEY_POWERCAP_ROOT,
   KEY_PROC_STAT,
+  KEY_RUNTIME_ROOT,
 };
 
 static const struct option long_options[] = {
@@ -74,6 +77,7 @@ static const struct option long_options[] = {
     {"format", required_argument, NULL, KEY_FORMAT},
     {"powercap-root", required_argument, NULL, KEY_POWERCAP_ROOT},
     {"proc-stat", required_argument, NULL, KEY_PROC_STAT},
+    {"runtime-root", required_argument, NULL, KEY_RUNTIME_ROOT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -84,7 +88,8 @@ static unsigned bit_of(int key) {
   case KEY_ROOT: return JCLI_OPT_ROOT;
   case KEY_SELECT:
   case KEY_IGNORE: return JCLI_OPT_SELECT;
-  case KEY_INSTANCE_FROM: return JCLI_OPT_INSTANCE_FROM;
+  case KEY_INSTANCE_FROM:
+  case KEY_RUNTIME_ROOT: return JCLI_OPT_INSTANCE_FROM;
   case KEY_COLLECT: return JCLI_OPT_COLLECT;
   case KEY_INTERVAL: return JCLI_OPT_INTERVAL;
   case KEY_COUNT: return JCLI_OPT_COUNT;
@@ -132,6 +137,9 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
   case KEY_IGNORE: r = jc_config_add_pattern(o->cfg, true, v, err, sizeof(err)); break;
   case KEY_INSTANCE_FROM:
     r = jc_config_set_instance_from(o->cfg, v, err, sizeof(err));
+    break;
+  case KEY_RUNTIME_ROOT:
+    r = jc_config_set_runtime_root(o->cfg, v, err, sizeof(err));
     break;
   case KEY_COLLECT: r = jc_config_add_collect(o->cfg, v, err, sizeof(err)); break;
   case KEY_INTERVAL:

@@ -6,7 +6,7 @@
  * validation), the others into plain fields.  The options are the
  * configuration keys of the plugin where there is one: --root is
  * CgroupRoot, --select Select, --ignore Ignore, --collect Collect,
- * --instance-from InstanceFrom.
+ * --instance-from InstanceFrom, --runtime-root RuntimeRoot.
  *
  *   jcli_opts o;
  *   r = jcli_opts_parse(&o, "sample", JCLI_OPT_ROOT | ..., argc, argv);
@@ -24,7 +24,8 @@
 enum {
   JCLI_OPT_ROOT = 1u << 0,          /* --root DIR */
   JCLI_OPT_SELECT = 1u << 1,        /* --select PAT, --ignore PAT */
-  JCLI_OPT_INSTANCE_FROM = 1u << 2, /* --instance-from path|basename */
+  JCLI_OPT_INSTANCE_FROM = 1u << 2, /* --instance-from path|basename|container,
+                                       --runtime-root DIR */
   JCLI_OPT_COLLECT = 1u << 3,       /* --collect GROUP */
   JCLI_OPT_INTERVAL = 1u << 4,      /* --interval SEC */
   JCLI_OPT_COUNT = 1u << 5,         /* --count N */

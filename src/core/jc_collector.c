@@ -25,6 +25,7 @@
 #include "jc_oom.h"
 #include "jc_peak.h"
 #include "jc_problem.h"
+#include "jc_runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -190,10 +191,27 @@ static int parse_file(jc_collector *c, jc_sample *s, jc_file_id f,
 
 static const char *device_name(void *ctx, unsigned major, unsigned minor);
 
+/* InstanceFrom "container": the runtimes' state, read below RuntimeRoot. */
+static int open_runtime(jc_collector *c) {
+  const jc_config *cfg = c->cfg;
+  if (cfg->instance_from != JC_INSTANCE_FROM_CONTAINER)
+    return 0;
+  c->runtime = jc_runtime_new(cfg->runtime_root,
+                              (const char *const *)cfg->runtime_dir, &c->log);
+  if (c->runtime)
+    return 0;
+  jc_logf(&c->log, JC_LOG_ERR,
+          "RuntimeRoot \"%s\": %s; InstanceFrom \"container\" reads the "
+          "container runtimes' state below it",
+          cfg->runtime_root ? cfg->runtime_root : "/", JC_STRERROR(errno));
+  return -1;
+}
+
 static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx);
 
 int jc_collector_init(jc_collector *c) {
-  if (resolve_root(c) < 0 || open_root(c) < 0 || alloc_buffers(c) < 0)
+  if (resolve_root(c) < 0 || open_root(c) < 0 || alloc_buffers(c) < 0 ||
+      open_runtime(c) < 0)
     return -1;
   choose_files(c);
   jc_tracked_budget_init(c);
@@ -371,6 +389,7 @@ int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
   if (c->rootfd < 0)
     return -1;
   rescan_if_changed(c);
+  jc_tracked_retry_names(c);
   read_all(c, emit, ctx);
   return 0;
 }
@@ -416,6 +435,7 @@ void jc_collector_free(jc_collector *c) {
   jc_managed_release(c);
   jc_problem_release(c);
   jc_energy_free(c);
+  jc_runtime_free(c->runtime);
   for (size_t i = 0; i < c->tracked_count; i++)
     jc_tracked_free(c, c->tracked[i]);
   free(c->tracked);

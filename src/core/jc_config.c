@@ -59,6 +59,9 @@ void jc_config_free(jc_config *cfg) {
   free(cfg->root);
   free(cfg->powercap_root);
   free(cfg->proc_stat);
+  free(cfg->runtime_root);
+  for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
+    free(cfg->runtime_dir[k]);
   patterns_free(cfg->select, cfg->select_count);
   patterns_free(cfg->ignore, cfg->ignore_count);
   for (size_t i = 0; i < cfg->values_count; i++)
@@ -137,9 +140,41 @@ int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,
     cfg->instance_from = JC_INSTANCE_FROM_PATH;
   else if (strcasecmp(word, "basename") == 0)
     cfg->instance_from = JC_INSTANCE_FROM_BASENAME;
+  else if (strcasecmp(word, "container") == 0)
+    cfg->instance_from = JC_INSTANCE_FROM_CONTAINER;
   else
-    return ERR("must be \"path\" or \"basename\"");
+    return ERR("must be \"path\", \"basename\" or \"container\"");
   return 0;
+}
+
+/* An absolute path with no "." or ".." level (the runtime's files are
+ * looked up below RuntimeRoot, never above it). */
+static int set_runtime_path(char **slot, const char *path, char *err,
+                            size_t n) {
+  if (path[0] != '/')
+    return ERR("must be an absolute path");
+  for (const char *p = path; *p;) {
+    p += strspn(p, "/");
+    size_t len = strcspn(p, "/");
+    if ((len == 1 && p[0] == '.') || (len == 2 && strncmp(p, "..", 2) == 0))
+      return ERR("contains \"%.*s\"; give the directory itself", (int)len, p);
+    p += len;
+  }
+  return set_path(slot, path, err, n);
+}
+
+int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *err,
+                               size_t n) {
+  return set_runtime_path(&cfg->runtime_root, path, err, n);
+}
+
+int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
+                              const char *path, char *err, size_t n) {
+  for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
+    if (strcasecmp(kind, jc_runtime_dir_kinds[k]) == 0)
+      return set_runtime_path(&cfg->runtime_dir[k], path, err, n);
+  return ERR("unknown runtime \"%s\"; known: containerd, crio, docker, "
+             "podman, kubelet", kind);
 }
 
 int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
@@ -344,6 +379,22 @@ static int check_instances(const jc_config *cfg, char *err, size_t n) {
   return 0;
 }
 
+/* RuntimeRoot and RuntimeDir name where InstanceFrom "container" looks:
+ * without it they would silently do nothing. */
+static int check_runtime(const jc_config *cfg, char *err, size_t n) {
+  if (cfg->instance_from == JC_INSTANCE_FROM_CONTAINER)
+    return 0;
+  if (cfg->runtime_root)
+    return ERR("RuntimeRoot \"%s\": is used by InstanceFrom \"container\" "
+               "only; add it, or remove RuntimeRoot", cfg->runtime_root);
+  for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
+    if (cfg->runtime_dir[k])
+      return ERR("RuntimeDir \"%s\" \"%s\": is used by InstanceFrom "
+                 "\"container\" only; add it, or remove RuntimeDir",
+                 jc_runtime_dir_kinds[k], cfg->runtime_dir[k]);
+  return 0;
+}
+
 int jc_config_finish(jc_config *cfg, char *err, size_t n) {
   if (!cfg->memstat_given && cfg->memstat.count == 0)
     for (size_t i = 0; i < sizeof(default_memstat) / sizeof(*default_memstat);
@@ -353,7 +404,8 @@ int jc_config_finish(jc_config *cfg, char *err, size_t n) {
   if (cfg->select_count == 0 && cfg->managed_count == 0 &&
       jc_config_add_pattern(cfg, false, "*", err, n) < 0)
     return -1;
-  if (make_selection(cfg, err, n) < 0 || check_instances(cfg, err, n) < 0)
+  if (make_selection(cfg, err, n) < 0 || check_instances(cfg, err, n) < 0 ||
+      check_runtime(cfg, err, n) < 0)
     return -1;
   return check_managed_paths(cfg, err, n);
 }

@@ -13,6 +13,7 @@
 #include "jc_lists.h"
 #include "jc_name.h"
 #include "jc_pattern.h"
+#include "jc_runtime.h"
 #include "jc_sample.h"
 
 #include <stdbool.h>
@@ -45,6 +46,8 @@ typedef struct {
   jc_pattern **ignore;
   size_t ignore_count;
   jc_instance_from instance_from;
+  char *runtime_root; /* InstanceFrom "container": NULL for "/" */
+  char *runtime_dir[JC_RUNTIME_DIR_COUNT]; /* RuntimeDir: NULL, the default */
   unsigned collect;    /* JC_COLLECT_* */
   bool collect_given;  /* "Collect" was in the config (not the default) */
   jc_memstat_keys memstat;
@@ -75,6 +78,12 @@ int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
                           char *err, size_t n);
 int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,
                                 size_t n);
+/* RuntimeRoot DIR and RuntimeDir KIND DIR (InstanceFrom "container"):
+ * absolute, without "." or ".." levels; KIND one of jc_runtime_dir_kinds. */
+int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *err,
+                               size_t n);
+int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
+                              const char *path, char *err, size_t n);
 /* The first call replaces the default set; later calls add to it. */
 int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
                           size_t n);

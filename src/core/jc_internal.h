@@ -83,6 +83,9 @@ struct jc_collector {
   bool end_unwatched_told; /* the NOTICE that a watch could not be had */
 
   struct jc_energy *energy; /* Collect "energy": NULL when off (jc_energy) */
+
+  struct jc_runtime *runtime; /* InstanceFrom "container": NULL when off */
+  bool names_pending; /* a tracked cgroup's name_tries is set */
 };
 
 #endif

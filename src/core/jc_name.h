@@ -19,7 +19,13 @@
 #define JC_INSTANCE_MAX 127
 #define JC_INSTANCE_SIZE (JC_INSTANCE_MAX + 1)
 
-typedef enum { JC_INSTANCE_FROM_PATH, JC_INSTANCE_FROM_BASENAME } jc_instance_from;
+/* CONTAINER: the name the container runtime gave (jc_runtime), else the
+ * path's, as PATH makes it. */
+typedef enum {
+  JC_INSTANCE_FROM_PATH,
+  JC_INSTANCE_FROM_BASENAME,
+  JC_INSTANCE_FROM_CONTAINER
+} jc_instance_from;
 
 /* 32-bit FNV-1a of a NUL-terminated string. */
 uint32_t jc_fnv1a32(const char *s);
@@ -27,6 +33,17 @@ uint32_t jc_fnv1a32(const char *s);
 /* The instance of relpath; ret_name receives at most JC_INSTANCE_MAX bytes. */
 void jc_name_instance(const char *relpath, jc_instance_from from,
                       char ret_name[JC_INSTANCE_SIZE]);
+
+/*
+ * The instance of a name chosen by someone else (a container's name or
+ * labels, docs/containers.md): '/' becomes '_' as in paths, and longer
+ * than JC_INSTANCE_MAX it keeps its tail behind the hash of relpath, as
+ * above.  A name that is empty, holds a control character, a space, a
+ * quote or a backslash (collectd's text protocol and its writers cannot
+ * carry them), or is not UTF-8, is refused: -EILSEQ, ret_name untouched.
+ */
+int jc_name_label(const char *label, const char *relpath,
+                  char ret_name[JC_INSTANCE_SIZE]);
 
 /*
  * Makes name distinct after a collision: appends "~" and the hash of

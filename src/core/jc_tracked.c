@@ -8,6 +8,7 @@
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_managed.h"
+#include "jc_runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -280,6 +281,31 @@ static void place(jc_collector *c, jc_tracked *t, const jc_found *e) {
   t->on_cgroupfs = c->root_on_cgroupfs && e->dev == c->root_dev;
 }
 
+/*
+ * InstanceFrom "container": the name the runtime gave t, when its files
+ * say it.  While they are not written yet (a cgroup appears before its
+ * bundle is complete), t keeps its path name and is asked again at the
+ * next reads (jc_tracked_retry_names), JC_RUNTIME_TRIES times at most.
+ * True when t->name is the runtime's.
+ */
+static bool runtime_name(jc_collector *c, jc_tracked *t) {
+  int r = jc_runtime_name(c->runtime, t->relpath, t->name);
+  if (r != -EAGAIN) {
+    t->name_tries = 0;
+    return r == 0;
+  }
+  if (++t->name_tries <= JC_RUNTIME_TRIES) {
+    c->names_pending = true;
+    return false;
+  }
+  t->name_tries = 0;
+  jc_logf(&c->log, JC_LOG_INFO,
+          "cgroup \"%s\" keeps its path name: its container runtime had not "
+          "written its name after %d reads (docs/containers.md)",
+          t->relpath, JC_RUNTIME_TRIES + 1);
+  return false;
+}
+
 jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
   jc_tracked *t = calloc(1, sizeof(*t));
   if (!t)
@@ -298,6 +324,8 @@ jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
     snprintf(t->name, sizeof(t->name), "%s", instance);
   else
     jc_name_instance(t->relpath, c->cfg->instance_from, t->name);
+  if (c->runtime && !t->explicit_name)
+    (void)runtime_name(c, t);
   memcpy(t->instance, t->name, sizeof(t->instance));
   note_name_is_path(t);
   jc_end_watch(c, t);
@@ -433,4 +461,21 @@ int jc_tracked_resolve_collisions(jc_collector *c) {
   }
   free(by_name);
   return 0;
+}
+
+void jc_tracked_retry_names(jc_collector *c) {
+  if (!c->names_pending)
+    return;
+  c->names_pending = false;
+  bool renamed = false;
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    jc_tracked *t = c->tracked[i];
+    if (!t->name_tries || !runtime_name(c, t))
+      continue;
+    memcpy(t->instance, t->name, sizeof(t->instance));
+    note_name_is_path(t);
+    renamed = true;
+  }
+  if (renamed)
+    (void)jc_tracked_resolve_collisions(c); /* out of memory: at the next change */
 }

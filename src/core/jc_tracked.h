@@ -63,6 +63,8 @@ typedef struct jc_tracked {
   jc_peak_state peak;  /* jc_peak */
   jc_end_state end;    /* jc_end */
   struct jc_energy_share *energy; /* jc_energy: NULL until its first read */
+  uint8_t name_tries; /* InstanceFrom "container": lookups that found the
+                         runtime's files not written yet; 0: none pending */
   bool gone; /* vanished during this read pass */
   bool starved; /* this pass: a file could not be opened for want of a
                    descriptor (EMFILE, ENFILE) */
@@ -105,6 +107,11 @@ void jc_tracked_vanished(jc_collector *c, jc_tracked *t);
 /* Gives every cgroup whose name another one has "~" and the hash of its
  * path (docs/configuration.md, instance names); logs what changed. */
 int jc_tracked_resolve_collisions(jc_collector *c);
+
+/* InstanceFrom "container": asks the runtime again for the names it had
+ * not written yet (jc_runtime), at most JC_RUNTIME_TRIES times a cgroup;
+ * nothing to do (one flag test) when none is pending. */
+void jc_tracked_retry_names(jc_collector *c);
 
 /* A descriptor of file f of t to read: the kept one, or one opened now.
  * -ENOBUFS when f is the interval peak and the budget has no room for it

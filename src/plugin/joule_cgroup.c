@@ -162,6 +162,20 @@ static int set_rescan_interval(jc_config *cfg, double v, char *err, size_t n) {
   return 0;
 }
 
+/* RuntimeDir "KIND" "DIR": two strings. */
+static int config_runtime_dir(jc_config *cfg, const oconfig_item_t *ci) {
+  char err[512];
+  if (ci->values_num != 2 || ci->values[0].type != OCONFIG_TYPE_STRING ||
+      ci->values[1].type != OCONFIG_TYPE_STRING)
+    return config_error(ci, "expects two strings: the runtime (containerd, "
+                            "crio, docker, podman, kubelet) and its directory");
+  if (jc_config_set_runtime_dir(cfg, ci->values[0].value.string,
+                                ci->values[1].value.string, err,
+                                sizeof(err)) < 0)
+    return config_error(ci, err);
+  return 0;
+}
+
 static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
   const char *k = ci->key;
   if (strcasecmp(k, "CgroupRoot") == 0)
@@ -178,6 +192,10 @@ static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
     return each_string(cfg, ci, add_ignore, true);
   if (strcasecmp(k, "InstanceFrom") == 0)
     return each_string(cfg, ci, jc_config_set_instance_from, false);
+  if (strcasecmp(k, "RuntimeRoot") == 0)
+    return each_string(cfg, ci, jc_config_set_runtime_root, false);
+  if (strcasecmp(k, "RuntimeDir") == 0)
+    return config_runtime_dir(cfg, ci);
   if (strcasecmp(k, "Collect") == 0)
     return each_string(cfg, ci, jc_config_add_collect, true);
   if (strcasecmp(k, "MemoryStat") == 0)

@@ -9,7 +9,9 @@
  * name of at most 127 bytes is kept as it is, a longer one becomes
  * "<fnv1a32 of relpath in 8 hex digits>~<tail>" where the tail is the end
  * of the flattened name and does not start inside a UTF-8 sequence; and
- * a disambiguated name differs from the one it came from.
+ * a disambiguated name differs from the one it came from.  The input as
+ * a label (jc_name_label): refused, or at most 127 bytes with no '/', no
+ * byte below 0x21, no DEL, quote or backslash.
  */
 // fuzz-sources: jc_name.c
 #include "fuzz_util.h"
@@ -95,12 +97,28 @@ static void check_instance(const char *relpath, jc_instance_from from) {
   free(name);
 }
 
+static void check_label(const char *label) {
+  char *name = malloc(JC_INSTANCE_SIZE);
+  if (!name)
+    abort();
+  memset(name, 0x7f, JC_INSTANCE_SIZE);
+  if (jc_name_label(label, "a/b", name) == 0) {
+    size_t len = name_len(name);
+    FUZZ_CHECK(len > 0);
+    for (size_t i = 0; i < len; i++)
+      FUZZ_CHECK((uint8_t)name[i] > 0x20 && name[i] != 0x7f && name[i] != '/' &&
+                 name[i] != '"' && name[i] != '\\' && name[i] != '\'');
+  }
+  free(name);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const uint8_t *nul = memchr(data, '\0', size);
   size_t n = nul ? (size_t)(nul - data) : size;
   char *relpath = fuzz_strndup(data, n);
   check_instance(relpath, JC_INSTANCE_FROM_PATH);
   check_instance(relpath, JC_INSTANCE_FROM_BASENAME);
+  check_label(relpath);
   if (n > 0 && n <= 16) {
     char *longer = malloc(LONG_PATH + 1);
     if (!longer)

@@ -1,0 +1,262 @@
+/*
+ * jc_rtread — see jc_rtread.h.
+ *
+ * openat2(RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS) resolves every path as
+ * if rootfd were "/": an absolute link, or one climbing with "..", stays
+ * in the tree (docs/containers.md#runtime-files).  Without openat2 (before
+ * Linux 5.6, or a seccomp filter refusing it), the path is walked a level
+ * at a time with O_NOFOLLOW, which refuses every link.  Either way a file
+ * is opened O_NOFOLLOW | O_NONBLOCK and checked with fstat before a byte
+ * is read, so a FIFO or a device is never waited on.
+ */
+#include "jc_rtread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <yajl/yajl_parse.h>
+#ifdef SYS_openat2
+#include <linux/openat2.h>
+#endif
+
+#define CHUNK 16384
+#define KEY_MAX 128
+
+#define WHY(...) (snprintf(why, n, __VA_ARGS__))
+
+static int openat2_in_root(int rootfd, const char *rel, int flags) {
+#ifdef SYS_openat2
+  struct open_how how = {.flags = (unsigned)flags,
+                         .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS};
+  long fd = syscall(SYS_openat2, rootfd, rel, &how, sizeof(how));
+  return fd < 0 ? -errno : (int)fd;
+#else
+  (void)rootfd, (void)rel, (void)flags;
+  return -ENOSYS;
+#endif
+}
+
+/* The walk without openat2: every level a directory, no link anywhere. */
+static int open_walk(int rootfd, const char *rel, int flags) {
+  int dir = fcntl(rootfd, F_DUPFD_CLOEXEC, 0);
+  if (dir < 0)
+    return -errno;
+  for (const char *p = rel;;) {
+    size_t len = strcspn(p, "/");
+    char level[256];
+    if (len == 0 || len >= sizeof(level) || (len == 2 && !strncmp(p, "..", 2))) {
+      close(dir);
+      return len == 0 ? -ENOENT : len >= sizeof(level) ? -ENAMETOOLONG : -EXDEV;
+    }
+    memcpy(level, p, len);
+    level[len] = '\0';
+    bool last = p[len] == '\0';
+    int fd = openat(dir, level,
+                    last ? flags | O_NOFOLLOW
+                         : O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    int e = errno;
+    close(dir);
+    if (fd < 0)
+      return -e;
+    if (last)
+      return fd;
+    dir = fd;
+    p += len + 1;
+  }
+}
+
+static int open_below(int rootfd, const char *rel, int flags) {
+  /* Cleared once, when the kernel (or a seccomp filter) refuses openat2;
+   * two collectors racing on it both end up walking, which is safe. */
+  static int have_openat2 = 1;
+  if (have_openat2) {
+    int fd = openat2_in_root(rootfd, rel, flags);
+    if (fd != -ENOSYS && fd != -EPERM)
+      return fd;
+    have_openat2 = 0;
+  }
+  return open_walk(rootfd, rel, flags);
+}
+
+/* A phrase for a refused open. */
+static int refused(int e, char *why, size_t n) {
+  if (e == -ELOOP)
+    WHY("is a symbolic link; runtime files are read only as regular files "
+        "below RuntimeRoot");
+  else if (e == -EXDEV)
+    WHY("leads out of RuntimeRoot");
+  else if (e != -ENOENT)
+    WHY("cannot be opened (%s)", strerror(-e));
+  return e;
+}
+
+int jc_rtread_open_dir(int rootfd, const char *rel, char *why, size_t n) {
+  int fd = open_below(rootfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd == -ENOTDIR)
+    fd = -ENOENT; /* not the runtime's directory: not there */
+  return fd < 0 ? refused(fd, why, n) : fd;
+}
+
+static const char *file_kind(mode_t m) {
+  return S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket"
+       : S_ISDIR(m)  ? "a directory" : S_ISCHR(m) || S_ISBLK(m) ? "a device"
+                     : "not a regular file";
+}
+
+static int open_file(int rootfd, const char *rel, char *why, size_t n) {
+  int fd = open_below(rootfd, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+                                       O_CLOEXEC | O_NOCTTY);
+  if (fd < 0)
+    return refused(fd, why, n);
+  struct stat st;
+  if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+    WHY("is %s, not a regular file", file_kind(st.st_mode));
+    close(fd);
+    return -EINVAL;
+  }
+  return fd;
+}
+
+long jc_rtread_text(int rootfd, const char *rel, char *buf, size_t size,
+                    char *why, size_t n) {
+  int fd = open_file(rootfd, rel, why, n);
+  if (fd < 0)
+    return fd;
+  size_t len = 0;
+  ssize_t r;
+  while (len + 1 < size && (r = read(fd, buf + len, size - 1 - len)) > 0)
+    len += (size_t)r;
+  close(fd);
+  buf[len] = '\0';
+  return (long)len;
+}
+
+/* ---- JSON, streamed ------------------------------------------------------ */
+
+typedef struct {
+  const jc_rtread_json *h;
+  void *ctx;
+  int depth; /* objects and arrays open */
+  char key[JC_RTREAD_DEPTH][KEY_MAX]; /* per level: its current key */
+  const char *path[JC_RTREAD_DEPTH];
+  bool array[JC_RTREAD_DEPTH];
+} walk_state;
+
+static int on_start(walk_state *w, bool array) {
+  int d = w->depth++;
+  if (d < JC_RTREAD_DEPTH) {
+    w->array[d] = array;
+    strcpy(w->key[d], array ? "[]" : "");
+  }
+  return 1;
+}
+
+static int on_start_map(void *ctx) { return on_start(ctx, false); }
+static int on_start_array(void *ctx) { return on_start(ctx, true); }
+
+static int on_end_map(void *ctx) {
+  walk_state *w = ctx;
+  w->depth--;
+  return !w->h->end_map || w->h->end_map(w->ctx, w->depth);
+}
+
+static int on_end_array(void *ctx) {
+  ((walk_state *)ctx)->depth--;
+  return 1;
+}
+
+static int on_key(void *ctx, const unsigned char *key, size_t len) {
+  walk_state *w = ctx;
+  int d = w->depth - 1;
+  if (d < 0 || d >= JC_RTREAD_DEPTH)
+    return 1;
+  if (len >= KEY_MAX)
+    strcpy(w->key[d], "\x01"); /* matches no key a handler asks for */
+  else {
+    memcpy(w->key[d], key, len);
+    w->key[d][len] = '\0';
+  }
+  return 1;
+}
+
+static int on_string(void *ctx, const unsigned char *s, size_t len) {
+  walk_state *w = ctx;
+  if (w->depth < 1 || w->depth > JC_RTREAD_DEPTH)
+    return 1;
+  for (int i = 0; i < w->depth; i++)
+    w->path[i] = w->key[i];
+  return w->h->string(w->ctx, w->path, w->depth, (const char *)s, len);
+}
+
+static const yajl_callbacks callbacks = {
+    .yajl_string = on_string,
+    .yajl_start_map = on_start_map,
+    .yajl_map_key = on_key,
+    .yajl_end_map = on_end_map,
+    .yajl_start_array = on_start_array,
+    .yajl_end_array = on_end_array,
+};
+
+/* yajl's own words for what is wrong, on one line. */
+static void parse_error(yajl_handle y, const unsigned char *text, size_t len,
+                        char *why, size_t n) {
+  unsigned char *msg = yajl_get_error(y, 0, text, len);
+  size_t l = strcspn((const char *)msg, "\n");
+  WHY("is not valid JSON (%.*s)", (int)l, (const char *)msg);
+  yajl_free_error(y, msg);
+}
+
+/* Feeds the file to y, chunk by chunk, up to max bytes. */
+static int feed(int fd, yajl_handle y, size_t max, char *why, size_t n) {
+  unsigned char chunk[CHUNK];
+  size_t total = 0;
+  yajl_status s = yajl_status_ok;
+  ssize_t len = 0;
+  while (total < max) {
+    size_t want = max - total < sizeof(chunk) ? max - total : sizeof(chunk);
+    len = read(fd, chunk, want);
+    if (len < 0) {
+      int e = errno;
+      WHY("cannot be read (%s)", strerror(e));
+      return -e;
+    }
+    if (len == 0)
+      break;
+    total += (size_t)len;
+    s = yajl_parse(y, chunk, (size_t)len);
+    if (s != yajl_status_ok)
+      break;
+  }
+  bool syntax = s == yajl_status_error;
+  if (s == yajl_status_ok)
+    s = yajl_complete_parse(y);
+  if (s == yajl_status_client_canceled || s == yajl_status_ok)
+    return 0;
+  if (!syntax && total >= max) {
+    WHY("is longer than %zu KiB, and its first %zu KiB do not end the "
+        "document nor name the container (not read further)",
+        max / 1024, max / 1024);
+    return -EFBIG;
+  }
+  parse_error(y, chunk, len > 0 ? (size_t)len : 0, why, n);
+  return -EBADMSG;
+}
+
+int jc_rtread_json_file(int rootfd, const char *rel, size_t max,
+                        const jc_rtread_json *h, void *ctx, char *why,
+                        size_t n) {
+  int fd = open_file(rootfd, rel, why, n);
+  if (fd < 0)
+    return fd;
+  walk_state w = {.h = h, .ctx = ctx};
+  yajl_handle y = yajl_alloc(&callbacks, NULL, &w);
+  int r = y ? feed(fd, y, max, why, n) : -ENOMEM;
+  if (y)
+    yajl_free(y);
+  close(fd);
+  return r;
+}

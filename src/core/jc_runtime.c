@@ -1,0 +1,562 @@
+/*
+ * jc_runtime — see jc_runtime.h; the layouts are docs/containers.md's.
+ *
+ * The last level of the cgroup's path says whose it is:
+ *   cri-containerd-<id>.scope       containerd's bundle of <id>
+ *   crio-<id>.scope, crio-<id>      CRI-O's userdata of <id>
+ *   docker-<id>.scope, docker/<id>  Docker's config.v2.json of <id>
+ *   libpod-<id>.scope, libpod-<id>  Podman's containers.json (rootless in
+ *                                   the home of user@<uid>.service's uid)
+ *   <id> below a pod's cgroup       containerd's bundle, then Docker's
+ *   kubepods-…pod<uid>.slice, pod<uid>   the kubelet's /var/log/pods
+ * (<id>: 64 hex digits; conmon's cgroups are no container's).  A
+ * Kubernetes container whose runtime files are not found is looked up in
+ * the kubelet's /var/log/containers.  Kubernetes names win over Docker's
+ * own (cri-dockerd's containers carry both).
+ */
+#include "jc_runtime.h"
+
+#include "jc_rtread.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT] = {
+    "containerd", "crio", "docker", "podman", "kubelet"};
+const char *const jc_runtime_dir_defaults[JC_RUNTIME_DIR_COUNT] = {
+    "/run/containerd", "/run/containers/storage", "/var/lib/docker",
+    "/var/lib/containers/storage", "/var/log"};
+
+#define ID_LEN 64
+#define FIELD_SIZE 256 /* Kubernetes names are at most 253 bytes */
+#define PASSWD_MAX (256 * 1024)
+
+struct jc_runtime {
+  int rootfd;
+  char root[PATH_MAX];
+  char dir[JC_RUNTIME_DIR_COUNT][PATH_MAX]; /* relative to rootfd */
+  const jc_log *log;
+};
+
+jc_runtime *jc_runtime_new(const char *root,
+                           const char *const dirs[JC_RUNTIME_DIR_COUNT],
+                           const jc_log *log) {
+  jc_runtime *rt = calloc(1, sizeof(*rt));
+  if (!rt)
+    return NULL;
+  snprintf(rt->root, sizeof(rt->root), "%s", root ? root : "/");
+  rt->log = log;
+  for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++) {
+    const char *d = dirs && dirs[k] ? dirs[k] : jc_runtime_dir_defaults[k];
+    snprintf(rt->dir[k], sizeof(rt->dir[k]), "%s", d + strspn(d, "/"));
+  }
+  rt->rootfd = open(rt->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (rt->rootfd < 0) {
+    int e = errno;
+    free(rt);
+    errno = e;
+    return NULL;
+  }
+  return rt;
+}
+
+void jc_runtime_free(jc_runtime *rt) {
+  if (!rt)
+    return;
+  close(rt->rootfd);
+  free(rt);
+}
+
+/* ---- what a runtime's file says ------------------------------------------ */
+
+typedef struct {
+  char ns[FIELD_SIZE], pod[FIELD_SIZE], ctr[FIELD_SIZE]; /* Kubernetes */
+  bool sandbox;                                          /* pause container */
+  char name[FIELD_SIZE];                                 /* Docker, Podman */
+  char project[FIELD_SIZE], service[FIELD_SIZE];         /* compose */
+  const char *id; /* Podman: the entry wanted */
+  bool in_entry;  /* Podman: the entry being read is it */
+  bool done;
+  bool too_long; /* a value above was longer than its field: refused */
+} found;
+
+static void take(found *f, char field[FIELD_SIZE], const char *v, size_t len) {
+  if (len >= FIELD_SIZE) {
+    f->too_long = true;
+    strcpy(field, "-");
+    return;
+  }
+  memcpy(field, v, len);
+  field[len] = '\0';
+}
+
+/* The Kubernetes annotations and labels the runtimes write: containerd's
+ * CRI plugin, CRI-O and cri-dockerd (the kubelet's own label names). */
+static void kube_key(found *f, const char *key, const char *v, size_t len) {
+  if (!strcmp(key, "io.kubernetes.cri.sandbox-namespace") ||
+      !strcmp(key, "io.kubernetes.pod.namespace"))
+    take(f, f->ns, v, len);
+  else if (!strcmp(key, "io.kubernetes.cri.sandbox-name") ||
+           !strcmp(key, "io.kubernetes.pod.name"))
+    take(f, f->pod, v, len);
+  else if (!strcmp(key, "io.kubernetes.cri.container-name") ||
+           !strcmp(key, "io.kubernetes.container.name"))
+    take(f, f->ctr, v, len);
+  else if (!strcmp(key, "io.kubernetes.cri.container-type") ||
+           !strcmp(key, "io.kubernetes.cri-o.ContainerType") ||
+           !strcmp(key, "io.kubernetes.docker.type"))
+    f->sandbox = (len == 7 && !memcmp(v, "sandbox", 7)) ||
+                 (len == 10 && !memcmp(v, "podsandbox", 10));
+  else if (!strcmp(key, "com.docker.compose.project"))
+    take(f, f->project, v, len);
+  else if (!strcmp(key, "com.docker.compose.service"))
+    take(f, f->service, v, len);
+}
+
+/* An OCI bundle's config.json: "annotations". */
+static bool bundle_string(void *ctx, const char *const *path, int depth,
+                          const char *v, size_t len) {
+  if (depth == 2 && !strcmp(path[0], "annotations"))
+    kube_key(ctx, path[1], v, len);
+  return true;
+}
+
+/* Docker's config.v2.json: "Name", "Config": {"Labels": {...}}. */
+static bool docker_string(void *ctx, const char *const *path, int depth,
+                          const char *v, size_t len) {
+  found *f = ctx;
+  if (depth == 1 && !strcmp(path[0], "Name"))
+    take(f, f->name, v + (len && v[0] == '/'), len - (len && v[0] == '/'));
+  else if (depth == 3 && !strcmp(path[0], "Config") &&
+           !strcmp(path[1], "Labels"))
+    kube_key(f, path[2], v, len);
+  return true;
+}
+
+/* containers/storage's containers.json: [{"id": …, "names": […]}, …];
+ * the parse stops at the end of the entry wanted. */
+static bool podman_string(void *ctx, const char *const *path, int depth,
+                          const char *v, size_t len) {
+  found *f = ctx;
+  if (depth < 2 || strcmp(path[0], "[]"))
+    return true;
+  if (depth == 2 && !strcmp(path[1], "id"))
+    f->in_entry = len == ID_LEN && !memcmp(v, f->id, ID_LEN);
+  else if (depth == 3 && !strcmp(path[1], "names") && !strcmp(path[2], "[]") &&
+           !f->name[0])
+    take(f, f->name, v, len); /* the first name is the one podman ps shows */
+  return true;
+}
+
+static bool podman_end_map(void *ctx, int depth) {
+  found *f = ctx;
+  if (depth != 1)
+    return true;
+  if (f->in_entry) {
+    f->done = true;
+    return false;
+  }
+  f->name[0] = '\0'; /* another container's */
+  f->too_long = false;
+  return true;
+}
+
+static const jc_rtread_json bundle_json = {bundle_string, NULL};
+static const jc_rtread_json docker_json = {docker_string, NULL};
+static const jc_rtread_json podman_json = {podman_string, podman_end_map};
+
+/* ---- the name and the one message ---------------------------------------- */
+
+/* The file, as an operator finds it: RuntimeRoot joined with rel. */
+static const char *shown(const jc_runtime *rt, const char *rel, char *buf,
+                         size_t size) {
+  bool slash = rt->root[0] && rt->root[strlen(rt->root) - 1] == '/';
+  snprintf(buf, size, "%s%s%s", rt->root, slash ? "" : "/", rel);
+  return buf;
+}
+
+static int report(const jc_runtime *rt, const char *rel, const char *relpath,
+                  const char *why, int r) {
+  char file[PATH_MAX + 64];
+  jc_logf(rt->log, JC_LOG_WARNING,
+          "InstanceFrom \"container\": %s %s; cgroup \"%s\" keeps its path "
+          "name",
+          shown(rt, rel, file, sizeof(file)), why, relpath);
+  return r;
+}
+
+/* A name for the log: bytes a terminal would act on as \xNN. */
+static void printable(const char *s, char *out, size_t size) {
+  size_t o = 0;
+  for (; *s && o + 5 < size; s++) {
+    unsigned char ch = (unsigned char)*s;
+    o += ch < 0x20 || ch == 0x7F || ch == '"' || ch == '\\'
+             ? (size_t)snprintf(out + o, size - o, "\\x%02x", ch)
+             : (size_t)snprintf(out + o, size - o, "%c", ch);
+  }
+  out[o] = '\0';
+}
+
+/* What f says the container is called, into want: 0, or -ENODATA. */
+static int compose(const found *f, char *want, size_t size) {
+  if (f->ns[0] && f->pod[0] && (f->sandbox || f->ctr[0]))
+    snprintf(want, size, "%s_%s_%s", f->ns, f->pod, f->sandbox ? "POD" : f->ctr);
+  else if (f->project[0] && f->service[0])
+    snprintf(want, size, "%s_%s", f->project, f->service);
+  else if (f->name[0])
+    snprintf(want, size, "%s", f->name);
+  else
+    return -ENODATA;
+  return 0;
+}
+
+/* The instance from what the file rel said, or its one message. */
+static int name_from(const jc_runtime *rt, const found *f, const char *rel,
+                     const char *relpath, char ret_name[JC_INSTANCE_SIZE]) {
+  char want[4 * FIELD_SIZE], why[2 * FIELD_SIZE + 200];
+  if (compose(f, want, sizeof(want)) < 0)
+    return report(rt, rel, relpath, "names no container", -ENODATA);
+  if (f->too_long)
+    return report(rt, rel, relpath,
+                  "holds a name or label longer than 255 bytes", -ENAMETOOLONG);
+  if (jc_name_label(want, relpath, ret_name) == 0)
+    return 0;
+  char shown_name[4 * FIELD_SIZE];
+  printable(want, shown_name, sizeof(shown_name));
+  snprintf(why, sizeof(why),
+           "names the container \"%s\": a control character, space, quote, "
+           "backslash or byte that is not UTF-8, which collectd's writers "
+           "cannot carry",
+           shown_name);
+  return report(rt, rel, relpath, why, -EILSEQ);
+}
+
+/* Parses rel with h into f: 0, -ENOENT, or refused (said once). */
+static int parse(const jc_runtime *rt, const char *rel, const jc_rtread_json *h,
+                 found *f, const char *relpath) {
+  char why[512];
+  int r = jc_rtread_json_file(rt->rootfd, rel, JC_RUNTIME_FILE_MAX, h, f, why,
+                              sizeof(why));
+  return r == 0 || r == -ENOENT ? r : report(rt, rel, relpath, why, r);
+}
+
+/* Looks up one file: 0 named, -ENOENT not there, else refused. */
+static int lookup(const jc_runtime *rt, const char *rel, const jc_rtread_json *h,
+                  found *f, const char *relpath,
+                  char ret_name[JC_INSTANCE_SIZE]) {
+  int r = parse(rt, rel, h, f, relpath);
+  return r < 0 ? r : name_from(rt, f, rel, relpath, ret_name);
+}
+
+/* A containerd bundle without Kubernetes annotations is a task of another
+ * client (Docker's moby namespace holds the same ids): not the one. */
+static int lookup_bundle(const jc_runtime *rt, const char *rel,
+                         const char *relpath, char ret_name[JC_INSTANCE_SIZE]) {
+  found f = {0};
+  int r = parse(rt, rel, &bundle_json, &f, relpath);
+  if (r < 0)
+    return r;
+  if (!f.ns[0] && !f.pod[0])
+    return -ENOENT;
+  return name_from(rt, &f, rel, relpath, ret_name);
+}
+
+/* ---- the layouts ---------------------------------------------------------- */
+
+static bool is_id(const char *s, size_t len) {
+  if (len != ID_LEN)
+    return false;
+  for (size_t i = 0; i < len; i++)
+    if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+      return false;
+  return true;
+}
+
+/* name is prefix<id>suffix: the id into id. */
+static bool id_in(const char *name, const char *prefix, const char *suffix,
+                  char id[ID_LEN + 1]) {
+  size_t p = strlen(prefix), s = strlen(suffix), n = strlen(name);
+  if (n != p + ID_LEN + s || strncmp(name, prefix, p) ||
+      strcmp(name + n - s, suffix) || !is_id(name + p, ID_LEN))
+    return false;
+  memcpy(id, name + p, ID_LEN);
+  id[ID_LEN] = '\0';
+  return true;
+}
+
+/* Calls fn for each entry of directory rel until it returns non-zero. */
+static int each_entry(const jc_runtime *rt, const char *rel, const char *relpath,
+                      int (*fn)(void *ctx, const char *name), void *ctx) {
+  char why[256];
+  int fd = jc_rtread_open_dir(rt->rootfd, rel, why, sizeof(why));
+  if (fd < 0)
+    return fd == -ENOENT ? fd : report(rt, rel, relpath, why, fd);
+  DIR *d = fdopendir(fd);
+  if (!d) {
+    close(fd);
+    return -ENOMEM;
+  }
+  int r = -ENOENT;
+  struct dirent *de;
+  while (r == -ENOENT && (de = readdir(d)))
+    if (de->d_name[0] != '.')
+      r = fn(ctx, de->d_name);
+  closedir(d);
+  return r;
+}
+
+typedef struct {
+  const jc_runtime *rt;
+  const char *id, *relpath;
+  char *ret_name;
+} task_search;
+
+static int try_namespace(void *ctx, const char *ns) {
+  task_search *s = ctx;
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof(rel), "%s/io.containerd.runtime.v2.task/%s/%s/config.json",
+           s->rt->dir[JC_RUNTIME_CONTAINERD], ns, s->id);
+  return lookup_bundle(s->rt, rel, s->relpath, s->ret_name);
+}
+
+/* containerd: the bundle of id in whichever namespace holds it (k8s.io
+ * for Kubernetes, moby for Docker's, default for ctr's). */
+static int containerd(const jc_runtime *rt, const char *id, const char *relpath,
+                      char *ret_name) {
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof(rel), "%s/io.containerd.runtime.v2.task",
+           rt->dir[JC_RUNTIME_CONTAINERD]);
+  task_search s = {rt, id, relpath, ret_name};
+  return each_entry(rt, rel, relpath, try_namespace, &s);
+}
+
+static int crio(const jc_runtime *rt, const char *id, const char *relpath,
+                char *ret_name) {
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof(rel), "%s/overlay-containers/%s/userdata/config.json",
+           rt->dir[JC_RUNTIME_CRIO], id);
+  return lookup_bundle(rt, rel, relpath, ret_name);
+}
+
+static int docker(const jc_runtime *rt, const char *id, const char *relpath,
+                  char *ret_name) {
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof(rel), "%s/containers/%s/config.v2.json",
+           rt->dir[JC_RUNTIME_DOCKER], id);
+  found f = {0};
+  return lookup(rt, rel, &docker_json, &f, relpath, ret_name);
+}
+
+static int podman_in(const jc_runtime *rt, const char *storage, const char *id,
+                     const char *relpath, char *ret_name) {
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof(rel), "%s/overlay-containers/containers.json", storage);
+  found f = {.id = id};
+  int r = parse(rt, rel, &podman_json, &f, relpath);
+  if (r < 0)
+    return r;
+  if (!f.done)
+    return -EAGAIN; /* not listed yet */
+  return name_from(rt, &f, rel, relpath, ret_name);
+}
+
+static int find_home(char *text, const char *uid, char *home, size_t size);
+
+/* The home directory of uid in RuntimeRoot's etc/passwd, relative. */
+static int home_of(const jc_runtime *rt, const char *uid, char *home,
+                   size_t size, const char *relpath) {
+  char why[256];
+  char *text = malloc(PASSWD_MAX);
+  if (!text)
+    return -ENOMEM;
+  long len = jc_rtread_text(rt->rootfd, "etc/passwd", text, PASSWD_MAX, why,
+                            sizeof(why));
+  int r = len < 0 ? (int)len : find_home(text, uid, home, size);
+  free(text);
+  if (r == -ENOENT)
+    return -EAGAIN; /* no passwd, or a user not written yet */
+  return r < 0 && len < 0 ? report(rt, "etc/passwd", relpath, why, r) : r;
+}
+
+/* The home of uid in passwd's text (changed in place), relative. */
+static int find_home(char *text, const char *uid, char *home, size_t size) {
+  for (char *line = text, *next; *line; line = next) {
+    next = line + strcspn(line, "\n");
+    if (*next)
+      *next++ = '\0';
+    char *field[7] = {0};
+    int nf = 0;
+    for (char *p = line; nf < 7; nf++) {
+      field[nf] = p;
+      p += strcspn(p, ":");
+      if (!*p) {
+        nf++;
+        break;
+      }
+      *p++ = '\0';
+    }
+    if (nf >= 6 && !strcmp(field[2], uid) && field[5][0] == '/') {
+      snprintf(home, size, "%s", field[5] + strspn(field[5], "/"));
+      return 0;
+    }
+  }
+  return -ENOENT;
+}
+
+/* Rootless Podman: the uid of user@<uid>.service in the path. */
+static int podman(const jc_runtime *rt, const char *id, const char *relpath,
+                  char *ret_name) {
+  const char *at = strstr(relpath, "user@");
+  if (!at)
+    return podman_in(rt, rt->dir[JC_RUNTIME_PODMAN], id, relpath, ret_name);
+  char uid[16], home[PATH_MAX], storage[PATH_MAX];
+  size_t n = strspn(at + 5, "0123456789");
+  if (n == 0 || n >= sizeof(uid) || strncmp(at + 5 + n, ".service/", 9))
+    return -ENOENT;
+  memcpy(uid, at + 5, n);
+  uid[n] = '\0';
+  int r = home_of(rt, uid, home, sizeof(home), relpath);
+  if (r < 0)
+    return r;
+  snprintf(storage, sizeof(storage), "%s/.local/share/containers/storage", home);
+  return podman_in(rt, storage, id, relpath, ret_name);
+}
+
+/* ---- the kubelet ---------------------------------------------------------- */
+
+/* The pod uid of a pod's cgroup name, with dashes: kubepods-<qos>-pod<uid>
+ * .slice (systemd writes '-' in a unit name as '_'), or pod<uid>. */
+static bool pod_uid(const char *level, size_t len, char uid[40]) {
+  const char *p = NULL;
+  size_t n = 0;
+  if (len > 6 && !strncmp(level + len - 6, ".slice", 6) &&
+      !strncmp(level, "kubepods-", 9)) {
+    for (const char *q = level; q + 3 < level + len; q++)
+      if (!strncmp(q, "-pod", 4))
+        p = q + 4;
+    n = p ? (size_t)(level + len - 6 - p) : 0;
+  } else if (len > 3 && !strncmp(level, "pod", 3)) {
+    p = level + 3;
+    n = len - 3;
+  }
+  if (!p || n != 36)
+    return false;
+  for (size_t i = 0; i < n; i++)
+    uid[i] = p[i] == '_' ? '-' : p[i];
+  uid[n] = '\0';
+  return strspn(uid, "0123456789abcdef-") == n;
+}
+
+typedef struct {
+  const char *tail; /* "_<uid>", or "-<id>.log" */
+  char want[4 * FIELD_SIZE];
+  bool container; /* /var/log/containers' <pod>_<ns>_<ctr>-<id>.log */
+} kubelet_search;
+
+/* <ns>_<pod>_<uid> (pods) or <pod>_<ns>_<ctr>-<id>.log (containers):
+ * Kubernetes names have no '_', so the levels split there. */
+static int kubelet_entry(void *ctx, const char *name) {
+  kubelet_search *s = ctx;
+  size_t n = strlen(name), t = strlen(s->tail);
+  if (n <= t || n - t >= FIELD_SIZE || strcmp(name + n - t, s->tail))
+    return -ENOENT;
+  char prefix[FIELD_SIZE];
+  memcpy(prefix, name, n - t);
+  prefix[n - t] = '\0';
+  char *b = strchr(prefix, '_'), *c = b ? strchr(b + 1, '_') : NULL;
+  if (!b || (s->container ? !c || strchr(c + 1, '_') : c != NULL))
+    return -ENOENT;
+  *b = '\0';
+  if (s->container) {
+    *c = '\0';
+    snprintf(s->want, sizeof(s->want), "%s_%s_%s", b + 1, prefix, c + 1);
+  } else {
+    snprintf(s->want, sizeof(s->want), "%s_%s", prefix, b + 1);
+  }
+  return 0;
+}
+
+static int kubelet(const jc_runtime *rt, const char *sub, kubelet_search *s,
+                   const char *relpath, char *ret_name) {
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof(rel), "%s/%s", rt->dir[JC_RUNTIME_KUBELET], sub);
+  int r = each_entry(rt, rel, relpath, kubelet_entry, s);
+  if (r < 0)
+    return r;
+  found f = {0};
+  snprintf(f.name, sizeof(f.name), "%s", s->want);
+  return name_from(rt, &f, rel, relpath, ret_name);
+}
+
+static int kubelet_pod(const jc_runtime *rt, const char *uid,
+                       const char *relpath, char *ret_name) {
+  char tail[48];
+  snprintf(tail, sizeof(tail), "_%s", uid);
+  kubelet_search s = {.tail = tail};
+  int r = kubelet(rt, "pods", &s, relpath, ret_name);
+  return r == -ENOENT ? -EAGAIN : r;
+}
+
+static int kubelet_container(const jc_runtime *rt, const char *id,
+                             const char *relpath, char *ret_name) {
+  char tail[ID_LEN + 8];
+  snprintf(tail, sizeof(tail), "-%s.log", id);
+  kubelet_search s = {.tail = tail, .container = true};
+  return kubelet(rt, "containers", &s, relpath, ret_name);
+}
+
+/* ---- which runtime -------------------------------------------------------- */
+
+typedef int (*runtime_fn)(const jc_runtime *, const char *, const char *,
+                          char *);
+
+/* The parent level of the last one, and its length. */
+static const char *parent_level(const char *relpath, const char *last,
+                                size_t *ret_len) {
+  if (last == relpath)
+    return *ret_len = 0, "";
+  const char *end = last - 1, *p = end;
+  while (p > relpath && p[-1] != '/')
+    p--;
+  *ret_len = (size_t)(end - p);
+  return p;
+}
+
+int jc_runtime_name(jc_runtime *rt, const char *relpath,
+                    char ret_name[JC_INSTANCE_SIZE]) {
+  const char *slash = strrchr(relpath, '/');
+  const char *last = slash ? slash + 1 : relpath;
+  size_t plen;
+  const char *parent = parent_level(relpath, last, &plen);
+  char id[ID_LEN + 1], uid[40];
+  bool in_pod = pod_uid(parent, plen, uid);
+  runtime_fn first = NULL, second = NULL;
+  if (id_in(last, "cri-containerd-", ".scope", id))
+    first = containerd;
+  else if (id_in(last, "crio-", ".scope", id) || id_in(last, "crio-", "", id))
+    first = crio;
+  else if (id_in(last, "docker-", ".scope", id) ||
+           (id_in(last, "", "", id) && plen == 6 && !strncmp(parent, "docker", 6)))
+    first = docker;
+  else if (id_in(last, "libpod-", ".scope", id) || id_in(last, "libpod-", "", id))
+    first = podman;
+  else if (in_pod && id_in(last, "", "", id))
+    first = containerd, second = docker;
+  else if (pod_uid(last, strlen(last), uid))
+    return kubelet_pod(rt, uid, relpath, ret_name);
+  else
+    return -ENOENT;
+  int r = first(rt, id, relpath, ret_name);
+  if (r == -ENOENT && second)
+    r = second(rt, id, relpath, ret_name);
+  if (r == -ENOENT && in_pod)
+    r = kubelet_container(rt, id, relpath, ret_name);
+  return r == -ENOENT ? -EAGAIN : r;
+}

@@ -1,0 +1,73 @@
+/*
+ * jc_runtime — the name a container runtime gave the container (or pod)
+ * a cgroup holds, for InstanceFrom "container" (docs/containers.md).
+ *
+ * Each runtime leaves the names on disk, readable without asking a
+ * daemon: containerd's and CRI-O's OCI bundles (Kubernetes annotations),
+ * the kubelet's /var/log/pods and /var/log/containers, Docker's
+ * config.v2.json, Podman's containers.json (rootful, and rootless in
+ * every user's home found in RuntimeRoot's etc/passwd).  The cgroup's
+ * path says which runtime made it and the id to look for.
+ *
+ * Every file is read below RuntimeRoot only: opened with RESOLVE_IN_ROOT
+ * (a directory's symbolic link is resolved as if RuntimeRoot were "/",
+ * never out of it), or where openat2 is missing by a walk that follows no
+ * symbolic link at all; a file itself is never a link, must be a regular
+ * file (a FIFO is not waited on), and only its first JC_RUNTIME_FILE_MAX
+ * bytes are parsed, streamed with yajl.  What the runtime wrote is not
+ * trusted: a name goes through jc_name_label().
+ *
+ *   rt = jc_runtime_new(root, dirs, &log);   NULL, errno set: root unusable
+ *   r = jc_runtime_name(rt, relpath, name);  once per new cgroup, at walks
+ *   jc_runtime_free(rt);                     NULL-safe
+ *
+ * Not thread-safe; one collector owns one.
+ */
+#ifndef JC_RUNTIME_H
+#define JC_RUNTIME_H
+
+#include "jc_log.h"
+#include "jc_name.h"
+
+#define JC_RUNTIME_FILE_MAX (1024 * 1024)
+
+/* A lookup answered -EAGAIN is retried at this many later reads, then the
+ * path name stays (jc_discover). */
+#define JC_RUNTIME_TRIES 10
+
+/* The state directories, each an absolute path inside RuntimeRoot
+ * (RuntimeDir KIND DIR, docs/configuration.md#runtimedir). */
+typedef enum {
+  JC_RUNTIME_CONTAINERD, /* /run/containerd (k3s: /run/k3s/containerd) */
+  JC_RUNTIME_CRIO,       /* /run/containers/storage */
+  JC_RUNTIME_DOCKER,     /* /var/lib/docker */
+  JC_RUNTIME_PODMAN,     /* /var/lib/containers/storage (rootful) */
+  JC_RUNTIME_KUBELET,    /* /var/log: its pods/ and containers/ */
+  JC_RUNTIME_DIR_COUNT
+} jc_runtime_dir;
+
+extern const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT];
+extern const char *const jc_runtime_dir_defaults[JC_RUNTIME_DIR_COUNT];
+
+typedef struct jc_runtime jc_runtime;
+
+/* root: RuntimeRoot (NULL: "/"); dirs: NULL, or NULL entries, for the
+ * defaults.  The log must outlive rt. */
+jc_runtime *jc_runtime_new(const char *root,
+                           const char *const dirs[JC_RUNTIME_DIR_COUNT],
+                           const jc_log *log);
+void jc_runtime_free(jc_runtime *rt);
+
+/*
+ * The instance of the cgroup at relpath (relative to CgroupRoot):
+ *   0        ret_name is the runtime's name
+ *   -ENOENT  not a container's or pod's cgroup: the path name, no message
+ *   -EAGAIN  a container's, whose runtime files are not written yet
+ *   other    a file was refused (bad JSON, a FIFO, a link, a bad name...);
+ *            one WARNING named the file and what was wrong
+ * ret_name is written on success only.
+ */
+int jc_runtime_name(jc_runtime *rt, const char *relpath,
+                    char ret_name[JC_INSTANCE_SIZE]);
+
+#endif

@@ -1,0 +1,363 @@
+/* Unit tests of jc_runtime (InstanceFrom "container", docs/containers.md):
+ * the names of every layout of tests/fixtures/hosts/ (a copy, with the
+ * FIFOs runtimes leave), each bad input with its one message, and the
+ * collector's retries while a runtime has not written its files yet. */
+#include "fixture_util.h"
+#include "jc_collector.h"
+#include "jc_runtime.h"
+#include "tap.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+static char logged[8192];
+static int log_lines, info_lines;
+
+static void log_cb(void *ctx, int level, const char *msg) {
+  (void)ctx;
+  log_lines++;
+  info_lines += level == JC_LOG_INFO;
+  size_t len = strlen(logged);
+  snprintf(logged + len, sizeof(logged) - len, "%s\n", msg);
+}
+
+static void log_reset(void) {
+  logged[0] = '\0';
+  log_lines = info_lines = 0;
+}
+
+static const jc_log the_log = {log_cb, NULL};
+static char hosts[PATH_MAX];
+
+static jc_runtime *host(const char *name, const char *containerd_dir) {
+  char root[PATH_MAX + 64];
+  snprintf(root, sizeof(root), "%s/%s", hosts, name);
+  const char *dirs[JC_RUNTIME_DIR_COUNT] = {containerd_dir};
+  return jc_runtime_new(root, dirs, &the_log);
+}
+
+/* The name of relpath, or "-ERRNO" when there is none. */
+static const char *name_of(jc_runtime *rt, const char *relpath) {
+  static char name[JC_INSTANCE_SIZE + 16];
+  char got[JC_INSTANCE_SIZE] = "";
+  int r = jc_runtime_name(rt, relpath, got);
+  if (r == 0)
+    snprintf(name, sizeof(name), "%s", got);
+  else
+    snprintf(name, sizeof(name), "-%s", r == -ENOENT   ? "ENOENT"
+                                        : r == -EAGAIN ? "EAGAIN"
+                                                       : "ERROR");
+  return name;
+}
+
+#define BE "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pode04aa1a7_ada9_5951_980e_1e1f9372c098.slice"
+#define BU1 "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0fdd4c4d_1e44_5585_b436_7c0669755f29.slice"
+#define BU2 "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pode63e6211_e9ee_5ea2_9453_af137f4472e7.slice"
+#define GU "kubepods.slice/kubepods-pod65c6be99_dfb9_5ff9_a447_a35a4662d1f4.slice"
+#define NGINX "c5a895d0b9e9fc50bc8185f9984c605eb97d5236eb47fbd6d026f64eb8cecb54"
+#define COREDNS "f4ce26f8a28fa11206bf8c8364b22676af26f00bbbbb3cf3f1ad6300cc48a2e1"
+#define APP "26eda36863810f1f00f42af8622f014140678f680c4388dce8fcb3a4fac08a4b"
+#define APP_OLD "5cbe4a8b9fadb4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c45"
+#define SHIPPER "9d0b7b1d51cb1b95348b42ddffd31ff18343c604b3d1eefed279e133fe3a0073"
+#define POSTGRES "decddf89106cd6fc7f360596b9f228392757fc56ec6deb10bdeb39200a9ca5f5"
+#define CART_SANDBOX "3a9c2e6f7d8b92a3b4c5d6e7f8091a2b3c4d5e6f708192a3b4c5d6e7f8091a23"
+#define WEB "a1c3e5f7092b4d6f8a0c2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4b"
+#define POD "machine.slice/machine-libpod_pod_b2d4f6a8c0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4.slice"
+#define USER(uid) "user.slice/user-" #uid ".slice/user@" #uid ".service/user.slice/libpod-"
+#define UNKNOWN "0000000000000000000000000000000000000000000000000000000000000000"
+
+/* The same node under any runtime whose cgroups are PREFIX<id>SUFFIX. */
+static void kubernetes(jc_runtime *rt, const char *layout, const char *prefix,
+                       const char *suffix, bool sandbox) {
+  char p[1024];
+  log_reset();
+#define CTR(pod, id) (snprintf(p, sizeof(p), "%s/%s%s%s", pod, prefix, id, suffix), p)
+  is_str(name_of(rt, CTR(BE, NGINX)), "shop_web-7d9f8c6b5-x2x9q_nginx",
+         "%s: a container is <namespace>_<pod>_<container>", layout);
+  is_str(name_of(rt, CTR(BU1, COREDNS)), "kube-system_coredns-5d78c9869d-4xk2p_coredns",
+         "%s: kube-system's coredns", layout);
+  is_str(name_of(rt, CTR(BU2, APP)), "shop_cart-0_app", "%s: two containers of one pod: app", layout);
+  is_str(name_of(rt, CTR(BU2, SHIPPER)), "shop_cart-0_log-shipper", "%s: and log-shipper", layout);
+  is_str(name_of(rt, CTR(GU, POSTGRES)), "db_postgres-0_postgres", "%s: a guaranteed pod's container", layout);
+  if (sandbox)
+    is_str(name_of(rt, CTR(BU2, CART_SANDBOX)), "shop_cart-0_POD",
+           "%s: the pause (sandbox) container is <namespace>_<pod>_POD", layout);
+  is_str(name_of(rt, CTR(BU2, UNKNOWN)), "-EAGAIN",
+         "%s: a container whose files are not written yet: retry later", layout);
+  is_str(name_of(rt, BU2), "shop_cart-0", "%s: a pod's cgroup is <namespace>_<pod>", layout);
+  is_str(name_of(rt, GU), "db_postgres-0", "%s: a guaranteed pod's cgroup", layout);
+  is_str(name_of(rt, "kubepods.slice/kubepods-burstable.slice"), "-ENOENT",
+         "%s: a QoS level is no container: its path name", layout);
+  is_str(name_of(rt, "system.slice/kubelet.service"), "-ENOENT", "%s: a service is no container", layout);
+  is_int(log_lines, 0, "%s: not a word logged", layout);
+  if (log_lines)
+    printf("# %s", logged);
+#undef CTR
+}
+
+static void layouts(void) {
+  jc_runtime *rt = host("containerd-systemd", NULL);
+  ok(rt != NULL, "containerd-systemd: opened");
+  kubernetes(rt, "containerd-systemd", "cri-containerd-", ".scope", true);
+  is_str(name_of(rt, BU2 "/cri-containerd-" APP_OLD ".scope"), "shop_cart-0_app",
+         "a restarted container (new id, new cgroup) keeps its name");
+  jc_runtime_free(rt);
+
+  rt = host("k3s-cgroupfs", "/run/k3s/containerd");
+  const char *be = "kubepods/besteffort/pode04aa1a7-ada9-5951-980e-1e1f9372c098";
+  char p[512];
+  snprintf(p, sizeof(p), "%s/%s", be, NGINX);
+  is_str(name_of(rt, p), "shop_web-7d9f8c6b5-x2x9q_nginx",
+         "k3s (RuntimeDir containerd /run/k3s/containerd), cgroupfs driver");
+  is_str(name_of(rt, be), "shop_web-7d9f8c6b5-x2x9q", "k3s: a pod's cgroupfs cgroup pod<uid>");
+  snprintf(p, sizeof(p), "kubepods/pod65c6be99-dfb9-5ff9-a447-a35a4662d1f4/%s", POSTGRES);
+  is_str(name_of(rt, p), "db_postgres-0_postgres", "k3s: a guaranteed pod's container");
+  jc_runtime_free(rt);
+  rt = host("k3s-cgroupfs", NULL);
+  snprintf(p, sizeof(p), "%s/%s", be, NGINX);
+  is_str(name_of(rt, p), "shop_web-7d9f8c6b5-x2x9q_nginx",
+         "k3s without RuntimeDir: the kubelet's /var/log/containers names it");
+  jc_runtime_free(rt);
+
+  rt = host("crio", NULL);
+  kubernetes(rt, "crio", "crio-", ".scope", true);
+  is_str(name_of(rt, BU2 "/crio-conmon-" APP ".scope"), "-ENOENT", "crio: conmon's cgroup is no container");
+  jc_runtime_free(rt);
+
+  rt = host("cri-dockerd", NULL);
+  kubernetes(rt, "cri-dockerd", "docker-", ".scope", true);
+  jc_runtime_free(rt);
+
+  const struct {
+    const char *host, *relpath, *want, *what;
+  } cases[] = {
+      {"docker", "system.slice/docker-6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d912fc28b899.scope",
+       "registry", "docker: a container by its name"},
+      {"docker", "system.slice/docker-c9d947af6874c9be436b564bccc6e059a0c1f65cccf1bae1f6dfa1868df0da6c.scope",
+       "shop_db", "docker: a compose container is <project>_<service>"},
+      {"docker", "docker/6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d912fc28b899",
+       "registry", "docker: the cgroupfs driver's docker/<id>"},
+      {"docker", "system.slice/docker.service", "-ENOENT", "docker: the daemon's own service"},
+      {"podman-rootful", "machine.slice/libpod-" WEB ".scope", "web",
+       "podman rootful: a --rm container by its name"},
+      {"podman-rootful", "machine.slice/libpod-conmon-" WEB ".scope", "-ENOENT",
+       "podman: conmon's cgroup is no container"},
+      {"podman-rootful", POD "/libpod-d4f6b8c0e2a4c6e8a0c2e4a6c8e0a2c4e6a8c0e2a4c6e8a0c2e4a6c8e0a2c4e6.scope",
+       "shop-api", "podman: a pod's container by its name"},
+      {"podman-rootful", POD "/libpod-c3e5a7b9d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5.scope",
+       "b2d4f6a8c0e2-infra", "podman: the pod's infra container by the name podman gave it"},
+      {"podman-rootful", POD, "-ENOENT", "podman: the pod's slice keeps its path name"},
+      {"podman-rootless", USER(1000) "b7f3c1e2d4a5968778695a4b3c2d1e0f9a8b7c6d5e4f3a2b1c0d9e8f7a6b5c4d.scope",
+       "toolbox", "podman rootless: alice's container (home from etc/passwd)"},
+      {"podman-rootless", USER(1001) "e8a9b0c1d2e3f4a5b6c7d8e9f0a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9.scope",
+       "bob-db", "podman rootless: bob's, whose home is not in /home"},
+      {"podman-rootless", USER(1002) UNKNOWN ".scope", "-EAGAIN",
+       "podman rootless: a user not in etc/passwd yet: retry later"},
+  };
+  log_reset();
+  for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+    rt = host(cases[i].host, NULL);
+    is_str(name_of(rt, cases[i].relpath), cases[i].want, "%s", cases[i].what);
+    jc_runtime_free(rt);
+  }
+  is_int(log_lines, 0, "docker and podman: not a word logged");
+}
+
+/* ---- bad input ------------------------------------------------------------ */
+
+#define BAD_ID "abcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdefabcdefabcd"
+#define BAD_DIR "var/lib/docker/containers/" BAD_ID
+#define BAD_FILE BAD_DIR "/config.v2.json"
+#define BAD_CGROUP "system.slice/docker-" BAD_ID ".scope"
+
+/* One bad file: the result, exactly one message, naming the file and
+ * holding what. */
+static void bad(jc_runtime *rt, const char *what, int want, const char *phrase) {
+  char name[JC_INSTANCE_SIZE] = "untouched";
+  log_reset();
+  struct timespec a, b;
+  clock_gettime(CLOCK_MONOTONIC, &a);
+  int r = jc_runtime_name(rt, BAD_CGROUP, name);
+  clock_gettime(CLOCK_MONOTONIC, &b);
+  is_int(r, want, "%s: refused", what);
+  is_str(name, "untouched", "%s: the cgroup keeps its path name", what);
+  is_int(log_lines, 1, "%s: one message", what);
+  ok(strstr(logged, fx_path(BAD_FILE)) && strstr(logged, phrase) &&
+         strstr(logged, BAD_CGROUP),
+     "%s: it names the file, the cgroup and \"%s\"", what, phrase);
+  printf("#   %s", logged);
+  ok((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 500000000L,
+     "%s: no wait", what);
+}
+
+static void bad_inputs(void) {
+  fx_root("cpu\n");
+  fx_mkdir("var");
+  fx_mkdir("var/lib");
+  fx_mkdir("var/lib/docker");
+  fx_mkdir("var/lib/docker/containers");
+  fx_mkdir(BAD_DIR);
+  jc_runtime *rt = jc_runtime_new(fx_path(""), NULL, &the_log);
+  char name[JC_INSTANCE_SIZE];
+
+  fx_write(BAD_FILE, "{\"Name\":\"/we b\\u0001\",\"Config\":{\"Labels\":{}}}");
+  bad(rt, "a name with a space and a control character", -EILSEQ,
+      "names the container \"we b\\x01\"");
+  fx_write(BAD_FILE, "{\"Name\":\"/x\",\"Config\":{\"Labels\":{"
+                     "\"com.docker.compose.project\":\"a/b\","
+                     "\"com.docker.compose.service\":\"c\"}}}");
+  log_reset();
+  is_int(jc_runtime_name(rt, BAD_CGROUP, name), 0, "a label with '/'");
+  is_str(name, "a_b_c", "  becomes '_', as in path names");
+  fx_write(BAD_FILE, "{\"Name\":\"/web\xff\xfe\"}");
+  bad(rt, "a name that is not UTF-8", -EBADMSG, "is not valid JSON");
+  char longer[400];
+  memset(longer, 'n', 300);
+  longer[300] = '\0';
+  char text[600];
+  snprintf(text, sizeof(text), "{\"Name\":\"/%s\"}", longer);
+  fx_write(BAD_FILE, text);
+  bad(rt, "a 300-byte name", -ENAMETOOLONG, "longer than 255 bytes");
+  longer[200] = '\0';
+  snprintf(text, sizeof(text), "{\"Name\":\"/%s\"}", longer);
+  fx_write(BAD_FILE, text);
+  log_reset();
+  is_int(jc_runtime_name(rt, BAD_CGROUP, name), 0, "a 200-byte name is a name");
+  ok(strlen(name) == JC_INSTANCE_MAX && name[8] == '~' && log_lines == 0,
+     "  of 127 bytes, its tail behind the path's hash (%.12s...)", name);
+
+  fx_write(BAD_FILE, "{\"Name\":\"/x\",,}");
+  bad(rt, "malformed JSON", -EBADMSG, "is not valid JSON");
+  fx_write(BAD_FILE, "{\"Name\":\"/x\",\"Config\":{");
+  bad(rt, "JSON cut short", -EBADMSG, "is not valid JSON");
+
+  FILE *f = fopen(fx_path(BAD_FILE), "w");
+  fputs("{\"Pad\":\"", f);
+  for (int i = 0; i < 3 * 1024; i++)
+    fprintf(f, "%01023d", 0);
+  fputs("\",\"Name\":\"/late\"}", f);
+  fclose(f);
+  bad(rt, "a file of 3 MiB", -EFBIG, "longer than 1024 KiB");
+
+  unlink(fx_path(BAD_FILE));
+  fx_symlink("/etc/passwd", BAD_FILE);
+  bad(rt, "a symbolic link pointing out of RuntimeRoot", -ELOOP, "is a symbolic link");
+
+  unlink(fx_path(BAD_FILE));
+  mkfifo(fx_path(BAD_FILE), 0600);
+  bad(rt, "a FIFO (no writer)", -EINVAL, "is a FIFO, not a regular file");
+  unlink(fx_path(BAD_FILE));
+
+  /* A directory on the way that links out: never opened out there. */
+  char outside[] = "/tmp/jc-outside-XXXXXX", path[PATH_MAX];
+  ok(mkdtemp(outside) != NULL, "a directory outside RuntimeRoot");
+  snprintf(path, sizeof(path), "%s/config.v2.json", outside);
+  f = fopen(path, "w");
+  fputs("{\"Name\":\"/escaped\"}", f);
+  fclose(f);
+  fx_remove(BAD_DIR);
+  fx_symlink(outside, BAD_DIR);
+  log_reset();
+  strcpy(name, "untouched");
+  int r = jc_runtime_name(rt, BAD_CGROUP, name);
+  ok(r < 0 && strcmp(name, "untouched") == 0,
+     "a link to a directory outside: its file is not read (%d)", r);
+  unlink(path);
+  rmdir(outside);
+  jc_runtime_free(rt);
+
+  errno = 0;
+  ok(jc_runtime_new("/nonexistent-runtime-root", NULL, &the_log) == NULL &&
+         errno == ENOENT,
+     "a RuntimeRoot that does not exist: NULL, ENOENT");
+  fx_cleanup();
+}
+
+/* ---- the collector: once, then retried, then given up -------------------- */
+
+static char found_instance[JC_INSTANCE_SIZE];
+
+static void find_target(void *ctx, const jc_target *t) {
+  if (strcmp(t->relpath, ctx) == 0)
+    snprintf(found_instance, sizeof(found_instance), "%s", t->instance);
+}
+
+static const char *instance_of(jc_collector *c, const char *relpath) {
+  found_instance[0] = '\0';
+  jc_collector_each_target(c, find_target, (void *)relpath);
+  return found_instance;
+}
+
+static void collector(void) {
+  const char *root = fx_root("cpu\n");
+  fx_mkdir("sys");
+  fx_mkdir("sys/fs");
+  fx_mkdir("sys/fs/cgroup");
+  fx_write("sys/fs/cgroup/cgroup.controllers", "cpu\n");
+  fx_write("sys/fs/cgroup/cpu.stat", "usage_usec 0\nuser_usec 0\nsystem_usec 0\n");
+  fx_cgroup("sys/fs/cgroup/system.slice", 100);
+  fx_cgroup("sys/fs/cgroup/" BAD_CGROUP, 10);
+  fx_mkdir("var");
+  fx_mkdir("var/lib");
+  fx_mkdir("var/lib/docker");
+  fx_mkdir("var/lib/docker/containers");
+
+  char err[256], cgroot[PATH_MAX];
+  snprintf(cgroot, sizeof(cgroot), "%s/sys/fs/cgroup", root);
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, cgroot, err, sizeof(err));
+  jc_config_add_pattern(cfg, false, "system.slice/*", err, sizeof(err));
+  jc_config_set_instance_from(cfg, "container", err, sizeof(err));
+  jc_config_set_runtime_root(cfg, root, err, sizeof(err));
+  ok(jc_config_finish(cfg, err, sizeof(err)) == 0, "config: %s", err);
+  log_reset();
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  ok(jc_collector_init(c) == 0, "collector with InstanceFrom \"container\"");
+  is_str(instance_of(c, BAD_CGROUP), "system.slice_docker-" BAD_ID ".scope",
+         "before Docker wrote its file: the path name");
+  jc_collector_read(c, NULL, NULL);
+  fx_mkdir(BAD_DIR);
+  fx_write(BAD_FILE, "{\"Name\":\"/web\"}");
+  jc_collector_read(c, NULL, NULL);
+  is_str(instance_of(c, BAD_CGROUP), "web", "a later read: Docker's name");
+  int before = info_lines;
+  for (int i = 0; i < 30; i++)
+    jc_collector_read(c, NULL, NULL);
+  is_int(info_lines, before, "named: never asked again");
+
+  fx_cgroup("sys/fs/cgroup/system.slice/docker-" UNKNOWN ".scope", 10);
+  log_reset();
+  for (int i = 0; i < JC_RUNTIME_TRIES + 5; i++)
+    jc_collector_read(c, NULL, NULL);
+  is_str(instance_of(c, "system.slice/docker-" UNKNOWN ".scope"),
+         "system.slice_docker-" UNKNOWN ".scope", "a file never written: the path name stays");
+  is_int(info_lines, 1, "with one INFO");
+  ok(strstr(logged, "system.slice/docker-" UNKNOWN ".scope") &&
+         strstr(logged, "keeps its path name"),
+     "naming the cgroup: %s", logged);
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
+int main(void) {
+  const char *srcdir = getenv("top_srcdir");
+  char src[PATH_MAX], cmd[3 * PATH_MAX];
+  snprintf(src, sizeof(src), "%s/tests/fixtures/hosts", srcdir ? srcdir : "..");
+  snprintf(hosts, sizeof(hosts), "/tmp/jc-hosts-%d", (int)getpid());
+  snprintf(cmd, sizeof(cmd),
+           "cp -a '%s' '%s' && python3 '%s/../make-runtimes.py' --special '%s'",
+           src, hosts, src, hosts);
+  ok(system(cmd) == 0, "a copy of tests/fixtures/hosts with its FIFOs and sockets");
+  layouts();
+  bad_inputs();
+  collector();
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", hosts);
+  if (system(cmd) != 0)
+    perror(cmd);
+  return done_testing();
+}
