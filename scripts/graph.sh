@@ -258,7 +258,7 @@ collectd_pid=
 
 start=$(($(cat "$tmp/work.start") - 3))
 end=$(($(cat "$tmp/work.end") + 2))
-# File names as SPEC section 3 and the rrdtool plugin make them; a hybrid
+# File names as docs/metrics.md and the rrdtool plugin make them; a hybrid
 # v1/v2 host has cpu.stat only, a unified one (--vm) memory too.
 [[ -f $tmp/rrd/$HOST/joule_cgroup-work/gauge-cpu_cores.rrd ]] || {
 	show_logs

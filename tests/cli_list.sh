@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # joule-cgroup list on the fixture trees: for every [select ...] section of
 # tests/fixtures/expected/*.txt, the command prints one JSON document whose
-# cgroups are exactly the section's, each with the instance the SPEC gives
+# cgroups are exactly the section's, each with the instance docs/configuration.md gives
 # it (hashed long names, ~hash after a collision) and its relative path.
 . "$(dirname "$0")/lib/common.sh"
 JC="$top_builddir/joule-cgroup"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # joule-cgroup sample on the fixture trees: every [values PATH] figure of
-# tests/fixtures/expected/*.txt appears, exactly, under its SPEC §3 name
+# tests/fixtures/expected/*.txt appears, exactly, under its name in docs/metrics.md
 # ("ps_cputime" {"user","syst"}, "memory-current", "disk_octets"
 # {"read","write"}, "pressure-cpu_some_avg10", ...); one JSON line per
 # sample; rates on every line; hostile files give warnings on stderr once,

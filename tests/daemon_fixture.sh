@@ -4,7 +4,7 @@
 # and on trees captured from Debian's 6.1 and 6.12 kernels (real bytes):
 # the instance set each configuration must produce, the exact figures in
 # csv, the identifiers, the `cgroup` meta data in write_log's JSON; the
-# effective limits (SPEC section 5) and io.stat as real kernels write it.
+# effective limits (docs/metrics.md) and io.stat as real kernels write it.
 . "$(dirname "$0")/lib/common.sh"
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
@@ -58,7 +58,7 @@ hashed() {
 # Device names come from this host's /sys/dev/block, else "MAJ:MIN".
 devname() { sed -n 's/^DEVNAME=//p' "/sys/dev/block/$1/uevent" 2>/dev/null | grep . || echo "$1"; }
 
-# The series SPEC section 5 adds with Collect "limits".
+# The series docs/metrics.md lists with Collect "limits".
 LIMIT_SERIES='^(gauge-cpu_limit_cores|gauge-cpu_limit_percent|memory-max|memory-high|gauge-memory_max_percent|count-pids_max)-'
 
 quiet() { # no WARNING or ERROR in the run

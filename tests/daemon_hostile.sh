@@ -43,7 +43,7 @@ check_values empty empty cpu,memory,io,pressure,pids
 check_values garbage garbage cpu,memory,io,pressure,pids
 check_values huge huge cpu,memory,io,pressure,pids
 check_values longline longline cpu,io,pressure,pids
-# io.stat (SPEC section 5): merged, "(unknown)" and keyless lines, unknown
+# io.stat (docs/metrics.md): merged, "(unknown)" and keyless lines, unknown
 # keys count or are skipped without a word; a bad known value skips its line.
 check_values io-forms io-forms cpu,memory,io,pressure,pids
 check_values io-keyless io-keyless cpu,memory,io,pressure,pids
@@ -85,7 +85,7 @@ n=$(grep -cE '^\[warning\] joule_cgroup plugin: .*/hostile/io-malformed/' "$dir/
 [ "$n" -eq 1 ]
 ok $? "io-malformed: six bad lines, the file logged once ($n lines)"
 
-# Limits (SPEC section 5) from files that are empty, unterminated, junk,
+# Limits (docs/metrics.md) from files that are empty, unterminated, junk,
 # 2^64-1 and beyond, 0, a zero period; an inherited one (dup/name).
 dir="$T/hostile-limits"
 JC_INTERVAL=0.2 write_conf "$dir" "  CgroupRoot \"$T/fixtures/hostile\"

@@ -6,7 +6,7 @@
 #
 # Besides the `load` and `interface` plugins it feeds, through `unixsock`,
 # value lists shaped like the joule_cgroup plugin's (plugin "joule_cgroup",
-# SPEC section 3 types) so the names written in docs/fleet.md are
+# types of docs/metrics.md) so the names written in docs/fleet.md are
 # checked against the real servers, not remembered.
 #
 # Nothing in it needs root (CI runs it as root); it takes under 10 s.
@@ -102,7 +102,7 @@ ok $? "collectd accepts the generated config (collectd -t)" ||
 start_collectd "$tmp"
 check "collectd runs and opens its unixsock" fleet_wait_for test -S "$tmp/collectd.sock"
 
-# Fixtures with the shapes of SPEC section 3: two DERIVE data sources
+# Fixtures with the shapes of docs/metrics.md: two DERIVE data sources
 # (ps_cputime user/syst, disk_octets read/write), one GAUGE (gauge-cpu_cores,
 # memory-current), a dotted systemd unit name and a long name cut to
 # "<fnv hash>~<tail>" as instances. Sent three times, a second apart, so one

@@ -11,6 +11,11 @@
 #      pids but not io: CPU and memory measured, the command's io null with
 #      one line on stderr (the machine's io still measured), and the
 #      command's exit status.
+#   D. a dying cgroup (Collect "cgroups"): a child that wrote 8 MiB to a
+#      tmpfs file (shmem pages stay charged to it) is removed; its parent's
+#      count-cgroup_dying_descendants is 1, what the kernel's cgroup.stat
+#      says, and count-cgroup_descendants is 1 (the live sibling); after
+#      the file is deleted the count follows the kernel's again.
 # Independent sources: the kernel's own files (cpu.max gone from the child
 # while cpu is off, memory.events), the processes the test let loose and
 # saw killed, the status the command exits with.
@@ -102,4 +107,34 @@ grep -v '^joule-cgroup: energy: ' "$T/err" >"$T/err.io"
   grep -q "controller \"io\" is not enabled for the children of $parent/q, so $parent/q/joule-cgroup-run-[0-9.]* has no io values; enable it with: echo \"+io\" > $parent/q/cgroup.subtree_control" "$T/err.io"
 ok $? "C: one line on stderr, with the remedy: $(head -n 1 "$T/err.io")"
 diag <"$T/err"
+
+# --- D. a dying cgroup -------------------------------------------------------
+mkdir "$parent/d" "$parent/d/pinned" "$parent/d/live"
+echo "+memory" >"$parent/d/cgroup.subtree_control"
+dir="$T/dying"
+JC_INTERVAL=0.5 start_watching "$dir" "$run/d" '"cgroups"'
+inst="${run}_d"
+wait_until _csv_has 2 "$dir" "$inst" count-cgroup_descendants
+ok $? "D: collectd reads $run/d with Collect \"cgroups\"" || tap_done
+pin=$T/dying.pages # $T is on the VM's tmpfs: shmem pages
+CLEANUPS+=("rm -f $pin")
+bash -c 'echo $$ >"$1/cgroup.procs" && exec dd if=/dev/zero of="$2" bs=1M count=8 status=none' pin "$parent/d/pinned" "$pin"
+rmdir "$parent/d/pinned"
+kernel=$(sed -n 's/^nr_dying_descendants //p' "$parent/d/cgroup.stat")
+wait_reads 2 "$dir" "$inst" count-cgroup_dying_descendants
+dying=$(csv_last "$dir" "$inst" count-cgroup_dying_descendants)
+live=$(csv_last "$dir" "$inst" count-cgroup_descendants)
+[ "$kernel" -ge 1 ] && [ "$dying" = "$kernel" ] && [ "$live" = 1 ]
+ok $? "D: a removed cgroup pinned by its 8 MiB of shmem: dying $dying (the kernel's cgroup.stat: $kernel), descendants $live"
+rm -f "$pin"
+gone() { [ "$(sed -n 's/^nr_dying_descendants //p' "$parent/d/cgroup.stat")" = 0 ]; }
+JC_WAIT_LIMIT=10 wait_until gone # the kernel frees it when it will
+kernel=$(sed -n 's/^nr_dying_descendants //p' "$parent/d/cgroup.stat")
+wait_reads 2 "$dir" "$inst" count-cgroup_dying_descendants
+dying=$(csv_last "$dir" "$inst" count-cgroup_dying_descendants)
+[ "$dying" = "$(sed -n 's/^nr_dying_descendants //p' "$parent/d/cgroup.stat")" ]
+ok $? "D: the file deleted: dying $dying, as the kernel's cgroup.stat says (it said $kernel within 10 s of the deletion)"
+stop_collectd
+[ "$(loud_lines "$dir")" -eq 0 ]
+ok $? "D: no ERROR or WARNING"
 tap_done

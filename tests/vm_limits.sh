@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Effective limits on a real kernel (make check-vm; SPEC §5).  A "slice"
+# Effective limits on a real kernel (make check-vm; docs/metrics.md).  A "slice"
 # with memory.max 64 MiB and cpu.max "50000 100000", a "service" below it
 # with no limit of its own, an unlimited sibling; collectd with the
 # default Collect (limits included):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The interval peak against a short spike (make check-vm boots 6.1 and
-# 6.12; SPEC §5).  collectd reads a cgroup at Interval 2; right after a
+# 6.12; docs/metrics.md).  collectd reads a cgroup at Interval 2; right after a
 # read, a helper there writes to N = 200 MiB, holds them 0.3 s and exits,
 # all before the next read (checked against the reads' own timestamps;
 # tried again, at most three times, when a read fell inside the spike):

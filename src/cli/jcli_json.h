@@ -41,7 +41,7 @@ void jcli_json_bool(jcli_json *j, bool v);
 void jcli_json_null(jcli_json *j);
 
 /*
- * One SPEC §3 metric as a member of the open map: key "type-type_instance"
+ * One metric of docs/metrics.md as a member of the open map: key "type-type_instance"
  * (just "type" without a type instance); value a number, or for the
  * two-value types an object keyed by types.db's data source names
  * ("ps_cputime": {"user": .., "syst": ..}).

@@ -37,8 +37,8 @@ void jcli_usage(FILE *out) {
       "        and CMD's part of it by CPU time; exits with CMD's status\n"
       "\n"
       "Patterns and groups are the plugin's Select, Ignore and Collect values\n"
-      "(cpu memory io limits pressure events pids energy); see joule-cgroup(1)\n"
-      "and joule_cgroup(5).\n",
+      "(cpu memory io limits pressure events pids energy cgroups); see\n"
+      "joule-cgroup(1) and joule_cgroup(5).\n",
       out);
 }
 

@@ -44,7 +44,7 @@ typedef struct {
   int64_t read_bytes, write_bytes, read_ops, write_ops;
 } jcli_counters;
 
-/* The cgroup's effective limits at a reading (SPEC §5), where it has any. */
+/* The cgroup's effective limits at a reading (docs/metrics.md), where it has any. */
 typedef struct {
   bool have_cpu_cores, have_memory_max, have_memory_high, have_pids_max;
   double cpu_cores, memory_max, memory_high, pids_max;

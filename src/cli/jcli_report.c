@@ -123,7 +123,7 @@ static void json_io(const jcli_side *d, jcli_json *j) {
   jcli_json_map_close(j);
 }
 
-/* The effective limits of the command's cgroup (SPEC §5: the smallest of
+/* The effective limits of the command's cgroup (docs/metrics.md, limits: the smallest of
  * its own and its ancestors', e.g. a slice --root names); null each where
  * there is none. */
 static void json_limits(const jcli_side *d, jcli_json *j) {

@@ -186,9 +186,7 @@ typedef struct {
 
 /* Moves pid into the cgroup at relpath, unless that is one we remove. */
 static int move_to(const evacuation *e, pid_t pid, const char *relpath) {
-  size_t len = strlen(e->top);
-  if (strncmp(relpath, e->top, len) == 0 &&
-      (relpath[len] == '\0' || relpath[len] == '/'))
+  if (jc_hier_is_within(relpath, e->top))
     return -EBUSY;
   int fd = jc_hier_open_relpath(e->c->rootfd, relpath, NULL, 0);
   int r = fd < 0 ? fd : jc_cgwrite_attach(fd, pid);

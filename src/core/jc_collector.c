@@ -339,8 +339,10 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
     jc_tracked *t = c->tracked[i];
     /* cgroup.events first: figures read after `populated 0` are final. */
     bool ended = t->end.changed && jc_end_ended(c, t);
-    if (!read_one(c, t, s, ended, emit, ctx))
+    if (!read_one(c, t, s, ended, emit, ctx)) {
+      c->ended_lost += ended; /* removed while its files were read */
       continue;
+    }
     starved += t->starved;
     jc_energy_note(c, t, s);
   }
@@ -377,8 +379,9 @@ int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
   c->pass_ns = jc_now_ns(); /* the time of these reads */
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
-    if (t->end.changed && jc_end_ended(c, t))
-      read_one(c, t, &c->sample, true, emit, ctx);
+    if (t->end.changed && jc_end_ended(c, t) &&
+        !read_one(c, t, &c->sample, true, emit, ctx))
+      c->ended_lost++; /* removed while its files were read */
   }
   jc_discover_drop_gone(c);
   jc_oom_attribute(c); /* a kill that ended it, told by it */

@@ -182,7 +182,7 @@ int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
   unsigned bit = jc_collect_bit(word);
   if (!bit)
     return ERR("unknown group; known: cpu, memory, io, pressure, events, "
-               "pids, limits, energy");
+               "pids, limits, energy, cgroups");
   if (!cfg->collect_given)
     cfg->collect = 0;
   cfg->collect_given = true;

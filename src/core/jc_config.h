@@ -1,5 +1,5 @@
 /*
- * jc_config — the plugin's configuration (SPEC §2) as plain data, with the
+ * jc_config — the plugin's configuration (docs/configuration.md) as plain data, with the
  * validation every front end shares: collectd's <Plugin joule_cgroup>
  * block and the joule-cgroup command's options both end up here.
  *

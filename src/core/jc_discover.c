@@ -96,12 +96,9 @@ static bool is_selected(const jc_collector *c, const char *relpath) {
 
 /* Is a managed path strictly below relpath? */
 static bool managed_below(const jc_config *cfg, const char *relpath) {
-  size_t n = strlen(relpath);
-  for (size_t i = 0; i < cfg->managed_count; i++) {
-    const char *p = cfg->managed[i].path;
-    if (n == 0 || (strncmp(p, relpath, n) == 0 && p[n] == '/'))
+  for (size_t i = 0; i < cfg->managed_count; i++)
+    if (jc_hier_is_below(cfg->managed[i].path, relpath))
       return true;
-  }
   return false;
 }
 
@@ -199,7 +196,7 @@ static int walk(jc_collector *c, int dirfd, const char *relpath, int depth,
 
 /*
  * The limits a directory sets for everything below it, tightening those
- * of the levels above it.  Read at walks only (SPEC §5: a cgroup's own
+ * of the levels above it.  Read at walks only (docs/metrics.md, limits: a cgroup's own
  * limit files are read at every read, its ancestors' when the tree is
  * walked), and only for directories the walk descends into.  A limit file
  * that is missing is no limit; one that cannot be read (no descriptor to

@@ -19,9 +19,11 @@
 
 #define MIB (1024.0 * 1024.0)
 
-/* The populated line of t's cgroup.events: 1, 0, or a negative errno
- * (the cgroup is gone, or the file is not a cgroup's). */
-static int read_populated(const jc_collector *c, const jc_tracked *t) {
+/* The populated line of t's cgroup.events (1 or 0; *ret_frozen its
+ * frozen line, 0 where the kernel has none), or a negative errno (the
+ * cgroup is gone, or the file is not a cgroup's). */
+static int read_populated(const jc_collector *c, const jc_tracked *t,
+                          bool *ret_frozen) {
   char path[PATH_MAX], text[128];
   int dirfd;
   const char *name =
@@ -33,11 +35,14 @@ static int read_populated(const jc_collector *c, const jc_tracked *t) {
   jc_cursor_init(&cur, text, (size_t)len);
   jc_token key;
   uint64_t value;
-  int r;
+  int r, populated = -EBADMSG;
+  *ret_frozen = false;
   while ((r = jc_flat_next(&cur, &key, &value)) != 0)
     if (r > 0 && JC_TOKEN_IS(key, "populated"))
-      return value != 0;
-  return -EBADMSG;
+      populated = value != 0;
+    else if (r > 0 && JC_TOKEN_IS(key, "frozen"))
+      *ret_frozen = value != 0;
+  return populated;
 }
 
 static void note_populated(jc_tracked *t, bool populated, uint64_t now) {
@@ -51,9 +56,9 @@ void jc_end_watch(jc_collector *c, jc_tracked *t) {
   if (c->inotify_fd < 0)
     return; /* no final figures: the INFO of jc_discover said why */
   char path[PATH_MAX];
-  jc_hier_file_of(t->relpath, "cgroup.events", path, sizeof(path));
+  jc_hier_join(t->relpath, "cgroup.events", path, sizeof(path));
   char full[PATH_MAX + 16];
-  snprintf(full, sizeof(full), "%s/%s", c->root, path);
+  jc_hier_join(c->root, path, full, sizeof(full));
   t->end.wd = inotify_add_watch(c->inotify_fd, full, IN_MODIFY);
   if (t->end.wd < 0 && errno == ENOSPC && !c->end_unwatched_told) {
     c->end_unwatched_told = true;
@@ -63,8 +68,11 @@ void jc_end_watch(jc_collector *c, jc_tracked *t) {
             "fs.inotify.max_user_watches)",
             full, JC_STRERROR(errno));
   }
-  int p = read_populated(c, t);
-  note_populated(t, p > 0, jc_now_ns());
+  bool frozen;
+  int p = read_populated(c, t, &frozen);
+  t->end.frozen = frozen;
+  t->end.since_ns = jc_now_ns(); /* if it is empty now: seen from here */
+  note_populated(t, p > 0, t->end.since_ns);
 }
 
 void jc_end_forget(jc_collector *c, jc_tracked *t, bool vanished) {
@@ -99,12 +107,17 @@ bool jc_end_pending(const jc_collector *c) { return c->end_pending; }
 
 bool jc_end_ended(jc_collector *c, jc_tracked *t) {
   t->end.changed = false;
-  int p = read_populated(c, t);
+  bool frozen;
+  int p = read_populated(c, t, &frozen);
   if (p < 0)
     return false; /* gone already: counted when the walk drops it */
-  bool was = t->end.populated;
+  bool was = t->end.populated, refrozen = frozen != t->end.frozen;
+  t->end.frozen = frozen;
   note_populated(t, p > 0, jc_now_ns());
-  return was && p == 0;
+  /* Empty now: it ended, also when its filling and emptying came as one
+   * event (inotify merges the two while the first is unread), unless all
+   * that changed was `frozen`. */
+  return p == 0 && (was || !refrozen);
 }
 
 static void seconds_text(uint64_t usec, char *out, size_t size) {

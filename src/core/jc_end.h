@@ -28,6 +28,7 @@ typedef struct jc_tracked jc_tracked;
 typedef struct {
   int wd;          /* the watch on its cgroup.events; -1: none */
   bool populated;  /* as its cgroup.events said last */
+  bool frozen;     /* the same, of its frozen line */
   bool changed;    /* inotify: cgroup.events changed since it was read */
   bool final_read; /* this pass already read it as it ended */
   uint64_t since_ns; /* when it was first seen populated */

@@ -15,6 +15,7 @@
 #include "jc_energy.h"
 
 #include "jc_clock.h"
+#include "jc_hier.h"
 #include "jc_rapl.h"
 #include "jc_share.h"
 
@@ -124,17 +125,14 @@ void jc_energy_note(jc_collector *c, jc_tracked *t, const jc_sample *s) {
 static uint64_t covered_usec(const jc_collector *c) {
   uint64_t covered = 0;
   const char *top = NULL;
-  size_t top_len = 0;
   for (size_t i = 0; i < c->tracked_count; i++) {
     const jc_tracked *t = c->tracked[i];
     if (!t->energy || !t->energy->usage.charged)
       continue;
     /* Walk order puts a cgroup's descendants right after it. */
-    if (top && strncmp(t->relpath, top, top_len) == 0 &&
-        t->relpath[top_len] == '/')
+    if (top && jc_hier_is_below(t->relpath, top))
       continue;
     top = t->relpath;
-    top_len = strlen(top);
     covered += t->energy->usage.last_usec;
   }
   return covered;

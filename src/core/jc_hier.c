@@ -258,9 +258,19 @@ void jc_hier_parent_of(const char *relpath, char *out, size_t size) {
   out[len] = '\0';
 }
 
-void jc_hier_file_of(const char *relpath, const char *name, char *out,
-                     size_t size) {
-  snprintf(out, size, "%s%s%s", relpath, relpath[0] ? "/" : "", name);
+void jc_hier_join(const char *a, const char *b, char *out, size_t size) {
+  snprintf(out, size, "%s%s%s", a, a[0] && b[0] ? "/" : "", b);
+}
+
+bool jc_hier_is_below(const char *path, const char *top) {
+  size_t n = strlen(top);
+  if (n == 0)
+    return path[0] != '\0';
+  return strncmp(path, top, n) == 0 && path[n] == '/';
+}
+
+bool jc_hier_is_within(const char *path, const char *top) {
+  return strcmp(path, top) == 0 || jc_hier_is_below(path, top);
 }
 
 bool jc_hier_path_within(const char *path, const char *root) {

@@ -48,9 +48,13 @@ int jc_path_cmp(const char *a, const char *b);
 /* Relative paths below the root ("" is the root itself):
  * "a/b/c" -> "a/b", "a" -> ""; out may be relpath (truncated in place). */
 void jc_hier_parent_of(const char *relpath, char *out, size_t size);
-/* relpath/name, for openat(rootfd, ...) */
-void jc_hier_file_of(const char *relpath, const char *name, char *out,
-                     size_t size);
+/* "a/b", or the one of them that is not empty: relpath/name for
+ * openat(rootfd, ...) ("" is the root), root/relpath for messages. */
+void jc_hier_join(const char *a, const char *b, char *out, size_t size);
+/* Is relative path `path` strictly below `top` ("" is the root: every
+ * other path is below it)?  jc_hier_is_within: below it or top itself. */
+bool jc_hier_is_below(const char *path, const char *top);
+bool jc_hier_is_within(const char *path, const char *top);
 
 /*
  * Is dirfd the directory of a cgroup v2 hierarchy?  True on a cgroup2

@@ -94,6 +94,12 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
     [JC_LIST_ENERGY_IDLE] = {"derive", "energy_<zone>_idle_uj",
                              JC_COLLECT_ENERGY, true, 0},
     [JC_LIST_POWER] = {"power", "<zone>", JC_COLLECT_ENERGY, true, 0},
+    /* The cgroups below (cgroup.stat): a dying count that only grows is
+     * the leak of removed cgroups pinned by page cache or sockets. */
+    [JC_LIST_DESCENDANTS] = {"count", "cgroup_descendants",
+                             JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
+    [JC_LIST_DYING_DESCENDANTS] = {"count", "cgroup_dying_descendants",
+                                   JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
 };
 
 const char *jc_list_type(jc_list_id id) {
@@ -112,7 +118,7 @@ void jc_list_name(const char *type, const char *type_instance, char *out,
 static void group_names(unsigned mask, char *out, size_t size) {
   static const char *const names[] = {"cpu",    "memory", "io",
                                       "pressure", "events", "pids",
-                                      "limits", "energy"};
+                                      "limits", "energy", "cgroups"};
   size_t len = 0;
   out[0] = '\0';
   for (unsigned i = 0; i < sizeof(names) / sizeof(*names) && len < size; i++)

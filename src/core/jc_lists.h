@@ -69,6 +69,8 @@ typedef enum {
   JC_LIST_ENERGY,      /* derive-energy_<zone>_uj: host measured, cgroup charged */
   JC_LIST_ENERGY_IDLE, /* derive-energy_<zone>_idle_uj: the host's idle part */
   JC_LIST_POWER,       /* power-<zone>: the host's mean power */
+  JC_LIST_DESCENDANTS,       /* count-cgroup_descendants (cgroup.stat) */
+  JC_LIST_DYING_DESCENDANTS, /* count-cgroup_dying_descendants */
   JC_LIST_COUNT,
   /* Outside the table and the selection (jc_memstat_keys has those): a
    * MemoryStat key's list, its type instance the key itself

@@ -68,11 +68,6 @@ static void first_levels(const char *relpath, size_t levels, char *out,
   snprintf(out, size, "%.*s", (int)(end - relpath), relpath);
 }
 
-static void full_path(const jc_collector *c, const char *relpath, char *out,
-                      size_t size) {
-  snprintf(out, size, "%s%s%s", c->root, relpath[0] ? "/" : "", relpath);
-}
-
 static int open_dir(const jc_collector *c, const char *relpath) {
   return jc_hier_open_relpath(c->rootfd, relpath, NULL, 0);
 }
@@ -113,7 +108,7 @@ static void go_without(jc_collector *c, const jc_managed *m, int fd,
                        const char *where, unsigned missing) {
   char cgroup[PATH_MAX], remedy[PATH_MAX + 128];
   unsigned own = 0;
-  full_path(c, m->path, cgroup, sizeof(cgroup));
+  jc_hier_join(c->root, m->path, cgroup, sizeof(cgroup));
   (void)jc_hier_controllers(fd, "cgroup.controllers", &own);
   for (unsigned bit = 1; bit <= missing; bit <<= 1) {
     if (!(missing & bit))
@@ -142,7 +137,7 @@ static int check_parent_enables(jc_collector *c, const jc_managed *m, int fd,
   if (!wanted)
     return 0;
   char where[PATH_MAX];
-  full_path(c, relpath, where, sizeof(where));
+  jc_hier_join(c->root, relpath, where, sizeof(where));
   int r = jc_hier_controllers(fd, "cgroup.subtree_control", &enabled);
   if (r < 0) {
     jc_logf(&c->log, JC_LOG_ERR, "cannot read %s/cgroup.subtree_control: %s",
@@ -174,7 +169,7 @@ static int enable_below(jc_collector *c, int fd, const char *relpath) {
   if (r == 0)
     return 0;
   char where[PATH_MAX], line[128];
-  full_path(c, relpath, where, sizeof(where));
+  jc_hier_join(c->root, relpath, where, sizeof(where));
   jc_ctrl_format(mask, line, sizeof(line));
   jc_logf(&c->log, JC_LOG_ERR,
           "cannot enable \"%s\" in %s/cgroup.subtree_control: %s", line, where,
@@ -209,7 +204,7 @@ static int prepare_parent(jc_collector *c, size_t i, int fd,
 
 static void creation_failed(jc_collector *c, const char *relpath, int err) {
   char where[PATH_MAX];
-  full_path(c, relpath, where, sizeof(where));
+  jc_hier_join(c->root, relpath, where, sizeof(where));
   jc_logf(&c->log, JC_LOG_ERR, "cannot create cgroup %s: %s%s", where,
           JC_STRERROR(-err),
           err == -EACCES || err == -EPERM
@@ -270,7 +265,7 @@ static int refuse_copy(jc_collector *c, const jc_managed *m) {
 static int setup_one(jc_collector *c, size_t i) {
   const jc_managed *m = &c->cfg->managed[i];
   char why[512], where[PATH_MAX], parent[PATH_MAX];
-  full_path(c, m->path, where, sizeof(where));
+  jc_hier_join(c->root, m->path, where, sizeof(where));
   size_t have, total = count_levels(m->path);
   int fd = jc_hier_open_existing(c->rootfd, m->path, &have, why, sizeof(why));
   if (fd < 0) {
@@ -395,7 +390,7 @@ static void release_one(jc_collector *c, size_t b) {
     close(l.topparentfd);
   st->created_levels = 0;
   first_levels(m->path, l.level + 1, parent, sizeof(parent));
-  full_path(c, r < 0 ? parent : m->path, where, sizeof(where));
+  jc_hier_join(c->root, r < 0 ? parent : m->path, where, sizeof(where));
   if (r == -ESTALE)
     jc_logf(&c->log, JC_LOG_WARNING,
             "cgroup %s is not the one the plugin created (it was removed and "

@@ -311,7 +311,7 @@ static void emit_events(const sink *k, const jc_sample *s) {
       put_derive(k, (jc_list_id)(JC_LIST_EVENTS + i), s->events[i]);
 }
 
-/* The effective limits, each only where there is one (SPEC §5). */
+/* The effective limits, each only where there is one (docs/metrics.md). */
 static void emit_limits(const sink *k, const jc_sample *s, const jc_limits *l) {
   if (isfinite(l->cpu_cores))
     put_gauge(k, JC_LIST_CPU_LIMIT_CORES, l->cpu_cores);
@@ -343,5 +343,9 @@ void jc_metrics_emit(const jc_sample *s, jc_prior *prior,
   emit_events(&k, s);
   if (jc_sample_has(s, JC_FILE_PIDS_CURRENT))
     put_gauge(&k, JC_LIST_PIDS, (double)s->pids_current);
+  if (jc_sample_has(s, JC_FILE_CGROUP_STAT)) {
+    put_gauge(&k, JC_LIST_DESCENDANTS, (double)s->nr_descendants);
+    put_gauge(&k, JC_LIST_DYING_DESCENDANTS, (double)s->nr_dying_descendants);
+  }
   emit_limits(&k, s, &limits);
 }

@@ -83,7 +83,7 @@ typedef struct {
 } jc_metrics_opts;
 
 /*
- * Limits (SPEC §5): a cgroup's own, its ancestors', or the effective ones
+ * Limits (docs/metrics.md): a cgroup's own, its ancestors', or the effective ones
  * (the smallest of both).  "No limit" is INFINITY for the CPU and
  * JC_VALUE_MAX for the others.
  */

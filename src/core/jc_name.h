@@ -1,5 +1,5 @@
 /*
- * jc_name — the collectd plugin instance of a cgroup (SPEC §3).
+ * jc_name — the collectd plugin instance of a cgroup (docs/configuration.md, instance names).
  *
  *   ""                                  → "root"
  *   "system.slice/nginx.service", path  → "system.slice_nginx.service"

@@ -81,19 +81,13 @@ void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_sample *s,
 
 void jc_oom_forget(jc_tracked *t) { t->oom = (jc_oom_state){0}; }
 
-/* Is a an ancestor of b (relative paths, "" the root)? */
-static bool is_ancestor(const char *a, const char *b) {
-  size_t n = strlen(a);
-  return n == 0 ? b[0] != '\0' : strncmp(a, b, n) == 0 && b[n] == '/';
-}
-
 /* The nearest of candidates[0..n) that counts kills and contains path;
  * NULL for the top. */
 static jc_tracked *counting_ancestor(const char *path,
                                      jc_tracked *const *candidates, size_t n) {
   for (size_t i = n; i-- > 0;) {
     jc_tracked *a = candidates[i];
-    if (!a->gone && a->oom.seen && is_ancestor(a->relpath, path))
+    if (!a->gone && a->oom.seen && jc_hier_is_below(path, a->relpath))
       return a;
   }
   return NULL;
@@ -118,7 +112,7 @@ static void sum_below(jc_collector *c) {
     jc_tracked *t = c->tracked[i];
     if (t->gone || !t->oom.seen)
       continue;
-    while (depth > 0 && !is_ancestor(stack[depth - 1]->relpath, t->relpath))
+    while (depth > 0 && !jc_hier_is_below(t->relpath, stack[depth - 1]->relpath))
       depth--;
     (depth ? &stack[depth - 1]->oom : &c->oom_top)->below += t->oom.growth;
     if (depth < ANCESTORS_MAX)
@@ -143,7 +137,7 @@ static uint64_t read_memory_max(const jc_collector *c, const char *relpath) {
   snprintf(path, sizeof(path), "%s", relpath);
   for (;;) {
     uint64_t v;
-    jc_hier_file_of(path, "memory.max", file, sizeof(file));
+    jc_hier_join(path, "memory.max", file, sizeof(file));
     ssize_t len = jc_read_file_at(c->rootfd, file, text, sizeof(text));
     if (len >= 0 && jc_parse_single(text, (size_t)len, &v) == 0 && v < min)
       min = v;
@@ -158,7 +152,7 @@ static uint64_t read_memory_max(const jc_collector *c, const char *relpath) {
 static uint64_t read_memory_peak(const jc_collector *c, const char *relpath) {
   char file[PATH_MAX + 16], text[64];
   uint64_t v;
-  jc_hier_file_of(relpath, "memory.peak", file, sizeof(file));
+  jc_hier_join(relpath, "memory.peak", file, sizeof(file));
   ssize_t len = jc_read_file_at(c->rootfd, file, text, sizeof(text));
   return len >= 0 && jc_parse_single(text, (size_t)len, &v) == 0 ? v
                                                                    : JC_VALUE_MAX;

@@ -19,7 +19,8 @@
 
 /* Problem bits: one per file, then one per missing controller. */
 #define JC_PROBLEM_FILE(f) (1u << (f))
-#define JC_PROBLEM_CTRL(bit) ((bit) << 16)
+#define JC_PROBLEM_CTRL(bit) ((bit) << JC_FILE_COUNT)
+_Static_assert(JC_FILE_COUNT + JC_CTRL_COUNT <= 32, "problem bits fit");
 
 /* A parent whose children lack a controller, and which controllers it was
  * told about: the remedy is one line per parent, not one per child. */
@@ -42,12 +43,6 @@ static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
   vsnprintf(msg, sizeof(msg), fmt, ap);
   va_end(ap);
   jc_logf(&c->log, level, "%s", msg);
-}
-
-/* The full path of relpath under the root, for messages. */
-static void full_path(const jc_collector *c, const char *relpath, char *out,
-                      size_t size) {
-  snprintf(out, size, "%s%s%s", c->root, relpath[0] ? "/" : "", relpath);
 }
 
 /* Does the cgroup directory still exist?  (A file of it went missing.)
@@ -94,7 +89,7 @@ static bool told_first_time(jc_collector *c, const char *relpath,
  * in threaded cgroups even when the parent enables them. */
 static bool is_threaded(const jc_collector *c, const jc_tracked *t) {
   char type[PATH_MAX], text[32];
-  jc_hier_file_of(t->relpath, "cgroup.type", type, sizeof(type));
+  jc_hier_join(t->relpath, "cgroup.type", type, sizeof(type));
   ssize_t len = jc_read_file_at(c->rootfd, type, text, sizeof(text) - 1);
   return len > 0 && strncmp(text, "threaded", 8) == 0;
 }
@@ -114,9 +109,9 @@ static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
     return; /* said already (for this cgroup or its parent) */
   char parent[PATH_MAX], control[PATH_MAX], where[PATH_MAX], file[PATH_MAX];
   jc_hier_parent_of(t->relpath, parent, sizeof(parent));
-  jc_hier_file_of(parent, "cgroup.subtree_control", control, sizeof(control));
-  full_path(c, parent, where, sizeof(where));
-  full_path(c, t->relpath, file, sizeof(file));
+  jc_hier_join(parent, "cgroup.subtree_control", control, sizeof(control));
+  jc_hier_join(c->root, parent, where, sizeof(where));
+  jc_hier_join(c->root, t->relpath, file, sizeof(file));
   unsigned enabled = 0;
   int r = jc_hier_controllers(c->rootfd, control, &enabled);
   if (r == -ENOENT)
@@ -152,7 +147,7 @@ static const char *kind_of(const jc_collector *c, const jc_tracked *t,
                            jc_file_id f) {
   char path[PATH_MAX];
   struct stat st;
-  jc_hier_file_of(t->relpath, jc_files[f].name, path, sizeof(path));
+  jc_hier_join(t->relpath, jc_files[f].name, path, sizeof(path));
   if (fstatat(c->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return "not a regular file";
   return S_ISLNK(st.st_mode)    ? "a symlink"
@@ -174,7 +169,7 @@ bool jc_problem_read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
   if (err == -ENODEV || (err == -ENOENT && !still_exists(c, t)))
     return false;
   char where[PATH_MAX];
-  full_path(c, t->relpath, where, sizeof(where));
+  jc_hier_join(c->root, t->relpath, where, sizeof(where));
   if (err == -ENOENT) {
     t->absent |= 1u << f;
     /* A file read for NotifyOOM alone (Collect has no memory values): its
@@ -206,7 +201,7 @@ bool jc_problem_read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
 void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
                              const jc_sample *s, int err) {
   char where[PATH_MAX];
-  full_path(c, t->relpath, where, sizeof(where));
+  jc_hier_join(c->root, t->relpath, where, sizeof(where));
   complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
            "%s/%s is malformed (%s); %s until it is valid again", where,
            jc_files[f].name, JC_STRERROR(-err),
@@ -219,7 +214,7 @@ void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
     return;
   t->problems &= ~JC_PROBLEM_FILE(f);
   char where[PATH_MAX];
-  full_path(c, t->relpath, where, sizeof(where));
+  jc_hier_join(c->root, t->relpath, where, sizeof(where));
   jc_logf(&c->log, JC_LOG_INFO, "%s/%s can be read again", where,
           jc_files[f].name);
 }

@@ -40,6 +40,7 @@ const jc_file_info jc_files[JC_FILE_COUNT] = {
     [JC_FILE_MEMORY_HIGH] = {"memory.high", "memory", true,
                              true},
     [JC_FILE_PIDS_MAX] = {"pids.max", "pids", true, true},
+    [JC_FILE_CGROUP_STAT] = {"cgroup.stat", NULL, false, false},
 };
 
 /* Key tables with their lengths, both from one list (X-macros), so that
@@ -48,6 +49,7 @@ const jc_file_info jc_files[JC_FILE_COUNT] = {
   X(usage_usec) X(user_usec) X(system_usec) X(nr_periods) X(nr_throttled)      \
   X(throttled_usec) X(nr_bursts) X(burst_usec)
 #define EVENTS_KEYS(X) X(low) X(high) X(max) X(oom) X(oom_kill) X(oom_group_kill)
+#define CGROUP_STAT_KEYS(X) X(nr_descendants) X(nr_dying_descendants)
 #define KEY_NAME(k) #k,
 #define KEY_LEN(k) sizeof(#k) - 1,
 
@@ -56,6 +58,8 @@ static const uint8_t cpu_key_lens[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_LEN)};
 const char *const jc_events_keys[JC_EVENTS_KEY_COUNT] = {EVENTS_KEYS(KEY_NAME)};
 static const uint8_t events_key_lens[JC_EVENTS_KEY_COUNT] = {
     EVENTS_KEYS(KEY_LEN)};
+static const char *const cgroup_stat_keys[] = {CGROUP_STAT_KEYS(KEY_NAME)};
+static const uint8_t cgroup_stat_key_lens[] = {CGROUP_STAT_KEYS(KEY_LEN)};
 
 /* The Collect words, in the order of their bits. */
 static const struct {
@@ -66,6 +70,7 @@ static const struct {
     {"io", JC_COLLECT_IO},             {"pressure", JC_COLLECT_PRESSURE},
     {"events", JC_COLLECT_EVENTS},     {"pids", JC_COLLECT_PIDS},
     {"limits", JC_COLLECT_LIMITS},     {"energy", JC_COLLECT_ENERGY},
+    {"cgroups", JC_COLLECT_CGROUPS},
 };
 
 unsigned jc_collect_bit(const char *word) {
@@ -85,7 +90,7 @@ const char *jc_collect_word(size_t i, unsigned *ret_bit) {
 }
 
 bool jc_memstat_key_is_event(const char *key) {
-  /* SPEC §3's pg*, workingset_*, thp_*, zswp*, and the counters Linux 6.12
+  /* docs/metrics.md's pg*, workingset_*, thp_*, zswp*, and the counters Linux 6.12
    * added that are no byte sizes either: swpin_zero, swpout_zero, numa_*. */
   static const char *const prefixes[] = {"pg",    "workingset_", "thp_",
                                          "zswp",  "swpin",       "swpout",
@@ -273,6 +278,16 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
   case JC_FILE_IO_STAT:
     r = parse_io(s, buf, len);
     break;
+  case JC_FILE_CGROUP_STAT: {
+    uint64_t v[2];
+    r = parse_flat(buf, len, cgroup_stat_keys, cgroup_stat_key_lens, 2, v,
+                   &have);
+    if (r == 0 && have != 3)
+      r = -EINVAL; /* every kernel since 4.14 prints both */
+    s->nr_descendants = v[0];
+    s->nr_dying_descendants = v[1];
+    break;
+  }
   case JC_FILE_CPU_PRESSURE:
   case JC_FILE_MEMORY_PRESSURE:
   case JC_FILE_IO_PRESSURE:

@@ -28,7 +28,7 @@ static inline uint64_t jc_sample_sum(uint64_t a, uint64_t b) {
   return __builtin_add_overflow(a, b, &sum) ? UINT64_MAX : sum;
 }
 
-/* Collect groups (SPEC §2 "Collect"). */
+/* Collect groups (docs/configuration.md, Collect). */
 enum {
   JC_COLLECT_CPU = 1u << 0,
   JC_COLLECT_MEMORY = 1u << 1,
@@ -38,6 +38,7 @@ enum {
   JC_COLLECT_PIDS = 1u << 5,
   JC_COLLECT_LIMITS = 1u << 6,
   JC_COLLECT_ENERGY = 1u << 7,
+  JC_COLLECT_CGROUPS = 1u << 8, /* cgroup.stat: descendants, dying ones */
   JC_COLLECT_DEFAULT =
       JC_COLLECT_CPU | JC_COLLECT_MEMORY | JC_COLLECT_IO | JC_COLLECT_LIMITS,
 };
@@ -66,6 +67,7 @@ typedef enum {
   JC_FILE_PIDS_MAX,
   JC_FILE_MEMORY_PEAK_INTERVAL, /* memory.peak again, through a descriptor
                                    reset after each read (Linux 6.12) */
+  JC_FILE_CGROUP_STAT,
   JC_FILE_COUNT
 } jc_file_id;
 
@@ -91,7 +93,7 @@ typedef struct {
 
 extern const jc_file_info jc_files[JC_FILE_COUNT];
 
-/* cpu.stat keys we report, in SPEC order. */
+/* cpu.stat keys we report, in the order of docs/metrics.md. */
 enum {
   JC_CPU_USAGE_USEC,
   JC_CPU_USER_USEC,
@@ -168,6 +170,7 @@ typedef struct {
   uint8_t events_have;
 
   uint64_t pids_current;
+  uint64_t nr_descendants, nr_dying_descendants; /* cgroup.stat */
 } jc_sample;
 
 /* Clears sample for a new read, keeping its device storage. */

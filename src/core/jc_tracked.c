@@ -253,7 +253,7 @@ const char *jc_tracked_file(const jc_collector *c, const jc_tracked *t,
   *ret_dirfd = t->dirfd >= 0 ? t->dirfd : c->rootfd;
   if (t->dirfd >= 0 || !t->relpath[0])
     return name;
-  jc_hier_file_of(t->relpath, name, buf, size);
+  jc_hier_join(t->relpath, name, buf, size);
   return buf;
 }
 

@@ -21,6 +21,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define PLUGIN_NAME "joule_cgroup"
 
@@ -367,8 +370,15 @@ static pthread_t watcher;
 static bool watcher_running;
 static int watcher_stop[2] = {-1, -1}; /* a pipe: written at shutdown */
 
+/* The race it runs is against whoever removes the cgroup (systemd, a
+ * container runtime), woken by the same event: ahead of the busy
+ * processes of a loaded host, it reads first.  Only root may raise it;
+ * elsewhere it stays as it is. */
+#define WATCHER_NICE (-10)
+
 static void *watch_events(void *arg) {
   (void)arg;
+  (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), WATCHER_NICE);
   struct pollfd fds[2] = {
       {.fd = jc_collector_events_fd(collector), .events = POLLIN},
       {.fd = watcher_stop[0], .events = POLLIN}};

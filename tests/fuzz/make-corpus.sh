@@ -81,7 +81,7 @@ printf '8 rbytes=1\n:1 rbytes=1\n8: rbytes=1\n8:0:1 rbytes=1\n' | seed io bad-de
 printf '8:0 rbytes=18446744073709551616 wbytes=1\n' | seed io overflow
 printf '8:0 rbytes=-1\n' | seed io negative
 printf '\n\n259:0 rbytes=1 cost.vrate=99.50 cost.usage=0\n\n' | seed io empty-lines
-# io.stat as real kernels write it (SPEC section 5): merged device lines,
+# io.stat as real kernels write it (docs/metrics.md): merged device lines,
 # "(unknown)", keyless lines, unknown and float keys; bad known values
 seed io io.stat-k6.6-merged-unknown <"$fx/k6.6-docker/io.stat"
 seed io io.stat-k6.6-keyless <"$fx/k6.6-docker/system.slice/docker.service/io.stat"

@@ -27,7 +27,7 @@ disk_octets/disk_ops pair per device of io.stat:devices, named as the host's
 "(unknown)" device), with that device's figures, and no other disk series.
 
 With --instances, prints the sorted instance names a [select SECTION] lists,
-computing the SPEC's hashed form for names over 127 bytes.
+computing the hashed form of docs/configuration.md for names over 127 bytes.
 """
 import glob
 import os
