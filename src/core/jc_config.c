@@ -230,6 +230,14 @@ int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
   return 0;
 }
 
+int jc_config_set_rescan_interval(jc_config *cfg, double value, char *err,
+                                  size_t n) {
+  if (!(value >= 0.1 && value <= 86400))
+    return ERR("must be between 0.1 and 86400 seconds");
+  cfg->rescan_interval = value;
+  return 0;
+}
+
 int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
                          size_t n) {
   const char *glob = pattern[0] == '!' ? pattern + 1 : pattern;

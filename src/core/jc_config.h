@@ -89,6 +89,9 @@ int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
                           size_t n);
 int jc_config_add_memstat(jc_config *cfg, const char *key, char *err,
                           size_t n);
+/* RescanInterval: seconds between the safety-net walks, 0.1 to 86400. */
+int jc_config_set_rescan_interval(jc_config *cfg, double value, char *err,
+                                  size_t n);
 int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
                                  size_t n);
 /* A Values pattern: a glob over value list names that adds them, or with

@@ -359,7 +359,7 @@ static void report_unlisted(jc_collector *c, const found_list *l) {
   c->unlisted_reported = l->unlisted;
 }
 
-int jc_discover_rescan(jc_collector *c) {
+void jc_discover_rescan(jc_collector *c) {
   found_list l = {0};
   int r = 0;
   const jc_limits none = JC_LIMITS_NONE;
@@ -388,16 +388,14 @@ int jc_discover_rescan(jc_collector *c) {
   if (r < 0)
     jc_logf(&c->log, JC_LOG_WARNING, "walking %s failed: %s", c->root,
             JC_STRERROR(-r));
-  return r;
 }
 
-int jc_discover_init(jc_collector *c) {
+void jc_discover_init(jc_collector *c) {
   c->inotify_fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
   if (c->inotify_fd < 0)
     jc_logf(&c->log, JC_LOG_NOTICE,
             "inotify is not available (%s); the tree is walked at every read",
             JC_STRERROR(errno));
-  return 0;
 }
 
 bool jc_discover_changed(jc_collector *c) {

@@ -202,6 +202,17 @@ void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
                              const jc_sample *s, int err) {
   char where[PATH_MAX];
   jc_hier_join(c->root, t->relpath, where, sizeof(where));
+  if (err == -EOVERFLOW) {
+    /* A valid value, past what DERIVE holds (docs/metrics.md); nothing to
+     * say when the file is read for NotifyOOM alone. */
+    if (c->collect_files & (1u << f))
+      complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
+               "%s/%s holds a counter beyond 2^63 - 1, more than collectd's "
+               "DERIVE holds (%s): its list is not sent until it is back in "
+               "range; the file's other values are",
+               where, jc_files[f].name, JC_STRERROR(-err));
+    return;
+  }
   complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
            "%s/%s is malformed (%s); %s until it is valid again", where,
            jc_files[f].name, JC_STRERROR(-err),

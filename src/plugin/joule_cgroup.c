@@ -156,15 +156,6 @@ static int config_number(jc_config *cfg, const oconfig_item_t *ci,
   return 0;
 }
 
-static int set_rescan_interval(jc_config *cfg, double v, char *err, size_t n) {
-  if (!(v >= 0.1 && v <= 86400)) {
-    snprintf(err, n, "must be between 0.1 and 86400 seconds");
-    return -1;
-  }
-  cfg->rescan_interval = v;
-  return 0;
-}
-
 /* RuntimeDir "KIND" "DIR": two strings. */
 static int config_runtime_dir(jc_config *cfg, const oconfig_item_t *ci) {
   char err[512];
@@ -216,7 +207,7 @@ static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
   if (strcasecmp(k, "MaxOpenFiles") == 0)
     return config_number(cfg, ci, jc_config_set_max_open_files);
   if (strcasecmp(k, "RescanInterval") == 0)
-    return config_number(cfg, ci, set_rescan_interval);
+    return config_number(cfg, ci, jc_config_set_rescan_interval);
   if (strcasecmp(k, "Cgroup") == 0)
     return config_cgroup_block(cfg, ci);
   if (strcasecmp(k, "Instance") == 0)
