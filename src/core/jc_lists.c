@@ -102,12 +102,6 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
                                    JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
 };
 
-const char *jc_list_type(jc_list_id id) {
-  if (id < JC_LIST_COUNT)
-    return jc_lists[id].type;
-  return id == JC_LIST_MEMSTAT ? "memory" : "derive";
-}
-
 void jc_list_name(const char *type, const char *type_instance, char *out,
                   size_t size) {
   snprintf(out, size, "%s%s%s", type, type_instance[0] ? "-" : "",

@@ -100,8 +100,12 @@ typedef struct {
 } jc_selection;
 
 /* The type of list id, the MemoryStat lists' included ("memory",
- * "derive"). */
-const char *jc_list_type(jc_list_id id);
+ * "derive"); inline: the read pass asks it for every list it makes. */
+static inline const char *jc_list_type(jc_list_id id) {
+  if (id < JC_LIST_COUNT)
+    return jc_lists[id].type;
+  return id == JC_LIST_MEMSTAT ? "memory" : "derive";
+}
 
 /* "gauge-cpu_cores", "ps_cputime": the name Values patterns match. */
 void jc_list_name(const char *type, const char *type_instance, char *out,
