@@ -112,8 +112,8 @@ static bool floor_has(const char *name) {
 static void floor_choose(uint32_t files) {
   floor_files = 0;
   for (int f = 0; f < JC_FILE_COUNT; f++)
-    if ((files & (1u << f)) && !floor_has(jc_files[f].name))
-      floor_names[floor_files++] = jc_files[f].name;
+    if ((files & (1u << f)) && !floor_has(jc_sample_files[f].name))
+      floor_names[floor_files++] = jc_sample_files[f].name;
 }
 
 static void floor_open(size_t first, size_t count) {

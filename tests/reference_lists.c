@@ -20,9 +20,9 @@
 static void print_groups(unsigned mask) {
   unsigned bit;
   const char *sep = "";
-  for (size_t i = 0; jc_collect_word(i, &bit); i++)
+  for (size_t i = 0; jc_sample_collect_word(i, &bit); i++)
     if (mask & bit) {
-      printf("%s%s", sep, jc_collect_word(i, NULL));
+      printf("%s%s", sep, jc_sample_collect_word(i, NULL));
       sep = "+";
     }
 }
@@ -30,12 +30,12 @@ static void print_groups(unsigned mask) {
 int main(void) {
   unsigned bit;
   const char *word;
-  for (size_t i = 0; (word = jc_collect_word(i, &bit)); i++)
+  for (size_t i = 0; (word = jc_sample_collect_word(i, &bit)); i++)
     printf("group\t%s\t%s\n", word,
            (JC_COLLECT_DEFAULT & bit) ? "default" : "opt-in");
   for (int i = 0; i < JC_LIST_COUNT; i++) {
     char name[160];
-    jc_list_name(jc_lists[i].type, jc_lists[i].type_instance, name,
+    jc_lists_name(jc_lists[i].type, jc_lists[i].type_instance, name,
                  sizeof(name));
     printf("list\t%s\t%s\t%s\t", name, jc_lists[i].type,
            jc_lists[i].type_instance[0] ? jc_lists[i].type_instance : "-");
@@ -43,7 +43,7 @@ int main(void) {
     printf("\t%s\n", jc_lists[i].in_default ? "default" : "opt-in");
   }
   /* jc_config_add_memstat: a byte key is memory-<key>, an event key
-   * (jc_memstat_key_is_event) derive-memory_<key>. */
+   * (jc_sample_memstat_key_is_event) derive-memory_<key>. */
   printf("list\tmemory-<key>\tmemory\t<key>\tmemory\tMemoryStat\n");
   printf("list\tderive-memory_<key>\tderive\tmemory_<key>\tmemory\tMemoryStat\n");
   return ferror(stdout) ? 1 : 0;

@@ -116,7 +116,7 @@ static void put(jcli_reader *rd, const jc_target *t, jc_list_id id,
                      : JC_GAUGE;
   if (!ti)
     ti = id < JC_LIST_COUNT ? jc_lists[id].type_instance : "";
-  jc_metric m = {.list = id, .type = renamed ? "renamed" : jc_list_type(id),
+  jc_metric m = {.list = id, .type = renamed ? "renamed" : jc_lists_type(id),
                  .type_instance = ti, .kind = kind, .count = b < 0 ? 1 : 2,
                  .gauge = {a, b}, .derive = {(int64_t)a, (int64_t)b}};
   if (renamed && ti[0] && id != JC_LIST_MEMSTAT && id != JC_LIST_MEMSTAT_EVENT)

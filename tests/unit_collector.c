@@ -287,7 +287,7 @@ static const char *suffixed(const char *name, const char *relpath) {
   static char out[2][160];
   static int k;
   k ^= 1;
-  snprintf(out[k], sizeof(out[k]), "%s~%08x", name, jc_fnv1a32(relpath));
+  snprintf(out[k], sizeof(out[k]), "%s~%08x", name, jc_name_fnv1a32(relpath));
   return out[k];
 }
 

@@ -101,16 +101,16 @@ int main(void) {
      "<Cgroup \"a//b\"> refused: %s", err);
   ok(!jc_config_add_managed(c, "", err, sizeof(err)), "<Cgroup \"\"> refused");
   m = &c->managed[0];
-  refused(jc_managed_add_pid(m, 0, err, sizeof(err)), "AttachPid 0",
+  refused(jc_config_managed_add_pid(m, 0, err, sizeof(err)), "AttachPid 0",
           "not a process id");
-  refused(jc_managed_add_pid(m, 12.5, err, sizeof(err)), "AttachPid 12.5",
+  refused(jc_config_managed_add_pid(m, 12.5, err, sizeof(err)), "AttachPid 12.5",
           "not a process id");
-  is_int(jc_managed_add_pid(m, 4242, err, sizeof(err)), 0, "AttachPid 4242");
-  refused(jc_managed_add_pid_file(m, "run/x.pid", err, sizeof(err)),
+  is_int(jc_config_managed_add_pid(m, 4242, err, sizeof(err)), 0, "AttachPid 4242");
+  refused(jc_config_managed_add_pid_file(m, "run/x.pid", err, sizeof(err)),
           "relative AttachPidFile", "absolute");
-  refused(jc_managed_set_instance(m, "a/b", err, sizeof(err)),
+  refused(jc_config_managed_set_instance(m, "a/b", err, sizeof(err)),
           "Instance with /", "without \"/\"");
-  is_int(jc_managed_set_instance(m, "batch", err, sizeof(err)), 0,
+  is_int(jc_config_managed_set_instance(m, "batch", err, sizeof(err)), 0,
          "Instance batch");
   jc_config_free(c);
 
@@ -181,13 +181,13 @@ int main(void) {
           "is empty");
   jc_config_add_managed(c, "a", err, sizeof(err));
   jc_config_add_managed(c, "b", err, sizeof(err)); /* may move the first */
-  jc_managed_set_instance(&c->managed[0], "job", err, sizeof(err));
-  jc_managed_set_instance(&c->managed[1], "job", err, sizeof(err));
+  jc_config_managed_set_instance(&c->managed[0], "job", err, sizeof(err));
+  jc_config_managed_set_instance(&c->managed[1], "job", err, sizeof(err));
   refused(jc_config_finish(c, err, sizeof(err)), "one Instance for two blocks",
           "Instance \"job\" is given to <Cgroup \"a\"> too");
   jc_config_free(c);
   c = jc_config_new();
-  jc_managed_set_instance(jc_config_add_managed(c, "a", err, sizeof(err)),
+  jc_config_managed_set_instance(jc_config_add_managed(c, "a", err, sizeof(err)),
                           "root", err, sizeof(err));
   refused(jc_config_finish(c, err, sizeof(err)), "Instance \"root\"",
           "the root cgroup's");

@@ -60,11 +60,11 @@ static void test_parse(void) {
 
 static void test_delta(void) {
   jc_cputimes a = {1000, 400}, b = {3000, 900}, d = {0, 0};
-  ok(jc_cputimes_delta(&a, &b, &d) == 0 && d.total_usec == 2000 &&
+  ok(jc_procstat_delta(&a, &b, &d) == 0 && d.total_usec == 2000 &&
          d.idle_usec == 500,
      "delta: 2000 us, 500 idle");
   d = (jc_cputimes){1, 1};
-  ok(jc_cputimes_delta(&b, &a, &d) == -ERANGE && d.total_usec == 1,
+  ok(jc_procstat_delta(&b, &a, &d) == -ERANGE && d.total_usec == 1,
      "backwards: -ERANGE, nothing written");
 }
 
@@ -81,7 +81,7 @@ static void test_file(void) {
          a.total_usec == 1000000 && a.idle_usec == 800000,
      "read through a kept descriptor: 1 s, 0.8 s idle");
   ok(ftruncate(fd, 0) == 0 && pwrite(fd, two, sizeof(two) - 1, 0) > 0 &&
-         jc_procstat_read(&ps, &b) == 0 && jc_cputimes_delta(&a, &b, &d) == 0 &&
+         jc_procstat_read(&ps, &b) == 0 && jc_procstat_delta(&a, &b, &d) == 0 &&
          d.total_usec == 1100000 && d.idle_usec == 800000,
      "rewritten in place: 1.1 s more, 0.8 s of it idle");
   jc_procstat_close(&ps);

@@ -54,7 +54,7 @@ static jc_memstat_keys keys(void) {
   for (size_t i = 0; i < 4; i++) {
     k.key[i] = names[i];
     k.key_len[i] = (uint8_t)strlen(names[i]);
-    k.is_event[i] = jc_memstat_key_is_event(names[i]);
+    k.is_event[i] = jc_sample_memstat_key_is_event(names[i]);
     k.derive_instance[i] = derive[i];
   }
   k.count = 4;
@@ -68,15 +68,15 @@ static void test_list_ids(void) {
   int same = 0;
   for (int i = 0; i < JC_LIST_COUNT; i++)
     for (int j = i + 1; j < JC_LIST_COUNT; j++) {
-      jc_list_name(jc_lists[i].type, jc_lists[i].type_instance, a, sizeof(a));
-      jc_list_name(jc_lists[j].type, jc_lists[j].type_instance, b, sizeof(b));
+      jc_lists_name(jc_lists[i].type, jc_lists[i].type_instance, a, sizeof(a));
+      jc_lists_name(jc_lists[j].type, jc_lists[j].type_instance, b, sizeof(b));
       same += strcmp(a, b) == 0;
     }
   is_int(same, 0, "the %d lists of the table have distinct names, one id each",
          JC_LIST_COUNT);
-  ok(strcmp(jc_list_type(JC_LIST_MEMSTAT), "memory") == 0 &&
-         strcmp(jc_list_type(JC_LIST_MEMSTAT_EVENT), "derive") == 0 &&
-         strcmp(jc_list_type(JC_LIST_DISK_OPS), "disk_ops") == 0,
+  ok(strcmp(jc_lists_type(JC_LIST_MEMSTAT), "memory") == 0 &&
+         strcmp(jc_lists_type(JC_LIST_MEMSTAT_EVENT), "derive") == 0 &&
+         strcmp(jc_lists_type(JC_LIST_DISK_OPS), "disk_ops") == 0,
      "the MemoryStat lists' ids are beside the table's, with their types");
 }
 
@@ -88,7 +88,7 @@ static void expect_ids(const char *what) {
     jc_list_id id = seen[i].list;
     char want[160];
     if (id < JC_LIST_COUNT)
-      jc_list_name(jc_lists[id].type, jc_lists[id].type_instance, want,
+      jc_lists_name(jc_lists[id].type, jc_lists[id].type_instance, want,
                    sizeof(want));
     bool device = (id == JC_LIST_DISK_OCTETS || id == JC_LIST_DISK_OPS) &&
                   strncmp(seen[i].name, want, strlen(want)) == 0 &&
@@ -114,7 +114,7 @@ static jc_selection choose(jc_memstat_keys *k, unsigned collect,
   char *patterns[] = {(char *)pattern};
   size_t failed;
   char err[256];
-  if (jc_selection_make(&sel, k, true, collect, patterns, pattern ? 1 : 0,
+  if (jc_lists_select(&sel, k, true, collect, patterns, pattern ? 1 : 0,
                         &failed, err, sizeof(err)) < 0)
     printf("# %s\n", err);
   return sel;
@@ -234,7 +234,7 @@ static void test_ranges_and_io(jc_memstat_keys *k) {
   ok(oct >= 0 && seen[oct].v[0] == 6200321 && seen[oct].v[1] == 9200421,
      "a device hidden by a malformed line for one read adds its growth "
      "(%.0f, %.0f)", oct < 0 ? -1 : seen[oct].v[0], oct < 0 ? -1 : seen[oct].v[1]);
-  jc_io_totals_reset(&prior.io);
+  jc_metrics_io_reset(&prior.io);
 }
 
 /* Every u64 the kernel prints is a value (docs/metrics.md): a gauge takes
@@ -310,7 +310,7 @@ static void test_beyond_derive(jc_memstat_keys *k) {
   jc_metrics_emit(&s, &prior, NULL, &o, record, NULL);
   expect_value("memory-anon", 0, 1);
   ok(find("derive-memory_pgfault") < 0, "pgfault is not sent");
-  jc_io_totals_reset(&prior.io);
+  jc_metrics_io_reset(&prior.io);
 }
 
 /* The default set: each fact once. */
@@ -321,7 +321,7 @@ static void test_default_selection(jc_memstat_keys *k) {
   jc_selection def;
   size_t failed;
   char err[256];
-  jc_selection_make(&def, k, false, JC_COLLECT_DEFAULT | JC_COLLECT_PRESSURE,
+  jc_lists_select(&def, k, false, JC_COLLECT_DEFAULT | JC_COLLECT_PRESSURE,
                     NULL, 0, &failed, err, sizeof(err));
   jc_metrics_opts o = {&def, k, 2, false, devname, NULL};
   jc_prior prior = {0};
@@ -377,12 +377,12 @@ static void test_default_selection(jc_memstat_keys *k) {
   ok(find("derive-cpu_nr_periods") >= 0 && find("derive-cpu_nr_throttled") >= 0 &&
          find("derive-cpu_throttled_usec") >= 0 && find("derive-cpu_nr_bursts") < 0,
      "throttling counters sent once nr_periods moved; bursts opt-in");
-  jc_io_totals_reset(&prior.io);
+  jc_metrics_io_reset(&prior.io);
 
   /* Values patterns: a glob adds, "!" removes, nothing matched is an error. */
   jc_selection sel;
   char *pats[] = {"memory-*", "!memory-peak*", "percent-cpu"};
-  ok(jc_selection_make(&sel, k, false, JC_COLLECT_DEFAULT, pats, 3, &failed,
+  ok(jc_lists_select(&sel, k, false, JC_COLLECT_DEFAULT, pats, 3, &failed,
                        err, sizeof(err)) == 0 &&
          sel.list[JC_LIST_MEMORY_SWAP_CURRENT] == JC_SEL_ASKED &&
          sel.list[JC_LIST_MEMORY_PEAK] == JC_SEL_OFF &&
@@ -390,17 +390,17 @@ static void test_default_selection(jc_memstat_keys *k) {
          sel.list[JC_LIST_MEMORY_MAX] == JC_SEL_ASKED && k->sel[0] == JC_SEL_ASKED,
      "Values in order: memory-* then !memory-peak*, percent-cpu");
   char *typo[] = {"memory-curent"};
-  ok(jc_selection_make(&sel, k, false, JC_COLLECT_DEFAULT, typo, 1, &failed,
+  ok(jc_lists_select(&sel, k, false, JC_COLLECT_DEFAULT, typo, 1, &failed,
                        err, sizeof(err)) < 0 && strstr(err, "matches no value list"),
      "a name that matches nothing: %s", err);
   char *uncollected[] = {"load-*"};
-  ok(jc_selection_make(&sel, k, false, JC_COLLECT_DEFAULT, uncollected, 1,
+  ok(jc_lists_select(&sel, k, false, JC_COLLECT_DEFAULT, uncollected, 1,
                        &failed, err, sizeof(err)) < 0 &&
          strstr(err, "Collect \"pressure\""),
      "lists of a group not collected: %s", err);
-  ok(jc_selection_make(&sel, &none, false, JC_COLLECT_DEFAULT, NULL, 0, &failed,
+  ok(jc_lists_select(&sel, &none, false, JC_COLLECT_DEFAULT, NULL, 0, &failed,
                        err, sizeof(err)) == 0 &&
-         !(jc_selection_files(&sel, &none) & (1u << JC_FILE_MEMORY_STAT)),
+         !(jc_lists_files(&sel, &none) & (1u << JC_FILE_MEMORY_STAT)),
      "the default reads no memory.stat");
 }
 
@@ -413,17 +413,17 @@ int main(void) {
   jc_metrics_opts o = {&every, &k, 4, false, devname, NULL};
   jc_prior rate = {0};
 
-  ok(!jc_memstat_key_is_event("anon") && jc_memstat_key_is_event("pgfault") &&
-         jc_memstat_key_is_event("thp_fault_alloc") &&
-         jc_memstat_key_is_event("zswpin") &&
-         jc_memstat_key_is_event("workingset_refault_file"),
+  ok(!jc_sample_memstat_key_is_event("anon") && jc_sample_memstat_key_is_event("pgfault") &&
+         jc_sample_memstat_key_is_event("thp_fault_alloc") &&
+         jc_sample_memstat_key_is_event("zswpin") &&
+         jc_sample_memstat_key_is_event("workingset_refault_file"),
      "event keys: pg*, workingset_*, thp_*, zswp*");
-  ok(jc_memstat_key_is_event("swpin_zero") &&
-         jc_memstat_key_is_event("swpout_zero") &&
-         jc_memstat_key_is_event("numa_hint_faults") &&
-         !jc_memstat_key_is_event("swapcached") &&
-         !jc_memstat_key_is_event("zswapped") &&
-         !jc_memstat_key_is_event("zswap"),
+  ok(jc_sample_memstat_key_is_event("swpin_zero") &&
+         jc_sample_memstat_key_is_event("swpout_zero") &&
+         jc_sample_memstat_key_is_event("numa_hint_faults") &&
+         !jc_sample_memstat_key_is_event("swapcached") &&
+         !jc_sample_memstat_key_is_event("zswapped") &&
+         !jc_sample_memstat_key_is_event("zswap"),
      "6.12's counters swpin_zero, swpout_zero, numa_* are events; "
      "swapcached, zswap, zswapped are bytes");
 
@@ -557,7 +557,7 @@ int main(void) {
   jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   ok(find("derive-cpu_usage_usec") < 0,
      "a counter past INT64_MAX is not sent as a negative derive");
-  jc_io_totals_reset(&rate.io);
+  jc_metrics_io_reset(&rate.io);
   test_ranges_and_io(&k);
   test_beyond_derive(&k);
   test_default_selection(&k);

@@ -7,9 +7,9 @@
 
 int main(void) {
   char name[JC_INSTANCE_SIZE];
-  is_u64(jc_fnv1a32(""), 0x811c9dc5u, "fnv1a32 of \"\" is the offset basis");
-  is_u64(jc_fnv1a32("a"), 0xe40c292cu, "fnv1a32(\"a\") known value");
-  is_u64(jc_fnv1a32("foobar"), 0xbf9cf968u, "fnv1a32(\"foobar\") known value");
+  is_u64(jc_name_fnv1a32(""), 0x811c9dc5u, "fnv1a32 of \"\" is the offset basis");
+  is_u64(jc_name_fnv1a32("a"), 0xe40c292cu, "fnv1a32(\"a\") known value");
+  is_u64(jc_name_fnv1a32("foobar"), 0xbf9cf968u, "fnv1a32(\"foobar\") known value");
 
   jc_name_instance("", JC_INSTANCE_FROM_PATH, name);
   is_str(name, "root", "root cgroup");
@@ -31,7 +31,7 @@ int main(void) {
   jc_name_instance(k8s, JC_INSTANCE_FROM_PATH, name);
   is_int(strlen(name), JC_INSTANCE_MAX, "long path: exactly 127 bytes");
   char prefix[16];
-  snprintf(prefix, sizeof(prefix), "%08x~", jc_fnv1a32(k8s));
+  snprintf(prefix, sizeof(prefix), "%08x~", jc_name_fnv1a32(k8s));
   ok(strncmp(name, prefix, 9) == 0, "long path: hash prefix %s", prefix);
   ok(strstr(name, "cri-containerd-0123456789abcdef") &&
          strcmp(name + strlen(name) - 6, ".scope") == 0,
@@ -56,7 +56,7 @@ int main(void) {
   strcpy(name, "a_b_c");
   jc_name_disambiguate(name, "a_b/c");
   char want[64];
-  snprintf(want, sizeof(want), "a_b_c~%08x", jc_fnv1a32("a_b/c"));
+  snprintf(want, sizeof(want), "a_b_c~%08x", jc_name_fnv1a32("a_b/c"));
   is_str(name, want, "collision gets ~hash");
   jc_name_instance(k8s, JC_INSTANCE_FROM_PATH, name);
   jc_name_disambiguate(name, k8s);
@@ -79,7 +79,7 @@ int main(void) {
   memset(label, 'x', 299);
   label[299] = '\0';
   is_int(jc_name_label(label, "a/b", name), 0, "label: 299 bytes");
-  snprintf(prefix, sizeof(prefix), "%08x~", jc_fnv1a32("a/b"));
+  snprintf(prefix, sizeof(prefix), "%08x~", jc_name_fnv1a32("a/b"));
   ok(strlen(name) == JC_INSTANCE_MAX && !strncmp(name, prefix, 9),
      "label: cut to 127 bytes behind the path's hash");
   return done_testing();

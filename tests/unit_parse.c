@@ -32,26 +32,26 @@ static void test_flat(void) {
   const char text[] = "usage_usec 100\nuser_usec 60\n\nbad line here\n"
                       "system_usec 40\nnegative -3\nlast 5";
   jc_cursor c;
-  jc_cursor_init(&c, text, sizeof(text) - 1);
+  jc_parse_cursor_init(&c, text, sizeof(text) - 1);
   jc_token k;
   uint64_t v;
-  is_int(jc_flat_next(&c, &k, &v), 1, "flat: first pair");
-  ok(jc_token_eq(k, "usage_usec") && v == 100, "flat: usage_usec 100");
-  is_int(jc_flat_next(&c, &k, &v), 1, "flat: second pair");
-  ok(jc_token_eq(k, "user_usec") && v == 60, "flat: user_usec 60");
-  is_int(jc_flat_next(&c, &k, &v), -EINVAL, "flat: three words is malformed");
-  is_int(jc_flat_next(&c, &k, &v), 1, "flat: continues after a bad line");
-  ok(jc_token_eq(k, "system_usec") && v == 40, "flat: system_usec 40");
-  is_int(jc_flat_next(&c, &k, &v), -EINVAL, "flat: negative is malformed");
-  is_int(jc_flat_next(&c, &k, &v), 1, "flat: last line without newline");
-  ok(jc_token_eq(k, "last") && v == 5, "flat: last 5");
-  is_int(jc_flat_next(&c, &k, &v), 0, "flat: end");
-  is_int(jc_flat_next(&c, &k, &v), 0, "flat: end stays end");
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "flat: first pair");
+  ok(jc_parse_token_eq(k, "usage_usec") && v == 100, "flat: usage_usec 100");
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "flat: second pair");
+  ok(jc_parse_token_eq(k, "user_usec") && v == 60, "flat: user_usec 60");
+  is_int(jc_parse_flat_next(&c, &k, &v), -EINVAL, "flat: three words is malformed");
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "flat: continues after a bad line");
+  ok(jc_parse_token_eq(k, "system_usec") && v == 40, "flat: system_usec 40");
+  is_int(jc_parse_flat_next(&c, &k, &v), -EINVAL, "flat: negative is malformed");
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "flat: last line without newline");
+  ok(jc_parse_token_eq(k, "last") && v == 5, "flat: last 5");
+  is_int(jc_parse_flat_next(&c, &k, &v), 0, "flat: end");
+  is_int(jc_parse_flat_next(&c, &k, &v), 0, "flat: end stays end");
 
-  jc_cursor_init(&c, "", 0);
-  is_int(jc_flat_next(&c, &k, &v), 0, "flat: empty buffer");
-  jc_cursor_init(&c, S("key\n"));
-  is_int(jc_flat_next(&c, &k, &v), -EINVAL, "flat: key without value");
+  jc_parse_cursor_init(&c, "", 0);
+  is_int(jc_parse_flat_next(&c, &k, &v), 0, "flat: empty buffer");
+  jc_parse_cursor_init(&c, S("key\n"));
+  is_int(jc_parse_flat_next(&c, &k, &v), -EINVAL, "flat: key without value");
 }
 
 /* Every u64 the kernel's %llu prints is read as it is, 2^63 and above too
@@ -62,21 +62,21 @@ static void test_u64(void) {
   const char text[] = "slab 14914318128160131214\npgfault 9223372036854775808\n"
                       "pgmajfault 18446744073709551615\nanon 18446744073709551616\n";
   jc_cursor c;
-  jc_cursor_init(&c, text, sizeof(text) - 1);
+  jc_parse_cursor_init(&c, text, sizeof(text) - 1);
   jc_token k;
   uint64_t v = 0;
-  is_int(jc_flat_next(&c, &k, &v), 1, "u64: slab 14914318128160131214");
-  ok(jc_token_eq(k, "slab") && v == 14914318128160131214ull, "u64: its value");
-  is_int(jc_flat_next(&c, &k, &v), 1, "u64: 2^63");
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "u64: slab 14914318128160131214");
+  ok(jc_parse_token_eq(k, "slab") && v == 14914318128160131214ull, "u64: its value");
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "u64: 2^63");
   ok(v == 9223372036854775808ull, "u64: 2^63 value");
-  is_int(jc_flat_next(&c, &k, &v), 1, "u64: 2^64-1");
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "u64: 2^64-1");
   ok(v == UINT64_MAX, "u64: 2^64-1 value");
-  is_int(jc_flat_next(&c, &k, &v), -ERANGE, "u64: 2^64 is out of range");
-  is_int(jc_flat_next(&c, &k, &v), 0, "u64: end");
+  is_int(jc_parse_flat_next(&c, &k, &v), -ERANGE, "u64: 2^64 is out of range");
+  is_int(jc_parse_flat_next(&c, &k, &v), 0, "u64: end");
 
   jc_io_line l;
-  jc_cursor_init(&c, S("8:0 rbytes=18446744073709551615 wbytes=9223372036854775808\n"));
-  is_int(jc_io_next(&c, &l), 1, "u64: io.stat 2^64-1 and 2^63");
+  jc_parse_cursor_init(&c, S("8:0 rbytes=18446744073709551615 wbytes=9223372036854775808\n"));
+  is_int(jc_parse_io_next(&c, &l), 1, "u64: io.stat 2^64-1 and 2^63");
   ok(l.rbytes == UINT64_MAX && l.wbytes == 9223372036854775808ull,
      "u64: io.stat values");
   jc_psi p;
@@ -103,37 +103,37 @@ static void test_io(void) {
       "7:3 rbytes=1 junk wbytes=2\n"
       "252:0 rbytes=9";
   jc_cursor c;
-  jc_cursor_init(&c, text, sizeof(text) - 1);
+  jc_parse_cursor_init(&c, text, sizeof(text) - 1);
   jc_io_line l;
-  is_int(jc_io_next(&c, &l), 1, "io: full line with cost.* fields");
+  is_int(jc_parse_io_next(&c, &l), 1, "io: full line with cost.* fields");
   ok(l.major == 8 && l.minor == 0 && l.rbytes == 1000 && l.wbytes == 2000 &&
          l.rios == 10 && l.wios == 20 && !l.unknown_device,
      "io: 8:0 values");
-  is_int(jc_io_next(&c, &l), 1, "io: line with missing fields");
+  is_int(jc_parse_io_next(&c, &l), 1, "io: line with missing fields");
   ok(l.major == 253 && l.minor == 16 && l.rbytes == 5 && l.wbytes == 6 &&
          l.rios == 0 && l.wios == 0,
      "io: missing fields are zero");
-  is_int(jc_io_next(&c, &l), 1, "io: a device alone is skipped");
+  is_int(jc_parse_io_next(&c, &l), 1, "io: a device alone is skipped");
   ok(l.major == 8 && l.minor == 32 && l.rbytes == 0,
      "io: a device with cost.* keys only is a line of zeros");
-  is_int(jc_io_next(&c, &l), -EINVAL, "io: garbage line");
-  is_int(jc_io_next(&c, &l), -EINVAL, "io: non-numeric value of a known key");
-  is_int(jc_io_next(&c, &l), 1, "io: (unknown) device");
+  is_int(jc_parse_io_next(&c, &l), -EINVAL, "io: garbage line");
+  is_int(jc_parse_io_next(&c, &l), -EINVAL, "io: non-numeric value of a known key");
+  is_int(jc_parse_io_next(&c, &l), 1, "io: (unknown) device");
   ok(l.unknown_device && l.rbytes == 7 && l.wbytes == 8 && l.rios == 1 &&
          l.wios == 2,
      "io: (unknown) counts, flagged unknown");
-  is_int(jc_io_next(&c, &l), 1, "io: merged line of several devices");
+  is_int(jc_parse_io_next(&c, &l), 1, "io: merged line of several devices");
   ok(l.major == 7 && l.minor == 4 && l.rbytes == 4096 && l.rios == 1 &&
          !l.unknown_device,
      "io: a merged line counts once, for the last device");
-  is_int(jc_io_next(&c, &l), -EINVAL,
+  is_int(jc_parse_io_next(&c, &l), -EINVAL,
          "io: keyless (unknown) skipped; a word without = after a key is junk");
-  is_int(jc_io_next(&c, &l), 1, "io: last line without newline");
+  is_int(jc_parse_io_next(&c, &l), 1, "io: last line without newline");
   ok(l.major == 252 && l.rbytes == 9, "io: 252:0 rbytes=9");
-  is_int(jc_io_next(&c, &l), 0, "io: end");
+  is_int(jc_parse_io_next(&c, &l), 0, "io: end");
 
-  jc_cursor_init(&c, S("259:0 \n8:0\n(unknown) \n"));
-  is_int(jc_io_next(&c, &l), 0, "io: a file of keyless lines is empty");
+  jc_parse_cursor_init(&c, S("259:0 \n8:0\n(unknown) \n"));
+  is_int(jc_parse_io_next(&c, &l), 0, "io: a file of keyless lines is empty");
 }
 
 static void test_cpu_max(void) {

@@ -1,5 +1,5 @@
 /* Unit tests of reading files to their end (jc_hier): a kernel seq_file
- * of many records gives about a page per read(), and jc_read_file_at
+ * of many records gives about a page per read(), and jc_hier_read_file_at
  * still returns all of it; a file larger than the buffer is -EFBIG, never
  * its first part; cgroup.procs of any length is read whole; a kept
  * memory.stat with a slab beyond 2^63 is read, parsed and sent whole. */
@@ -69,15 +69,15 @@ static void test_seq_file(void) {
   ssize_t first;
   ssize_t want = read_all_by_hand("/proc/self/maps", theirs, sizeof(theirs),
                                   &first);
-  ssize_t got = jc_read_file_at(AT_FDCWD, "/proc/self/maps", ours,
+  ssize_t got = jc_hier_read_file_at(AT_FDCWD, "/proc/self/maps", ours,
                                 sizeof(ours));
   ok(want > 4 * 4096 && first < want,
      "the scene: /proc/self/maps is %zd bytes, one read() gives %zd", want,
      first);
-  is_int(got, want, "jc_read_file_at reads all %zd bytes of it", want);
+  is_int(got, want, "jc_hier_read_file_at reads all %zd bytes of it", want);
   ok(got == want && memcmp(ours, theirs, (size_t)want) == 0,
      "byte for byte what read() until end of file gives");
-  is_int(jc_read_file_at(AT_FDCWD, "/proc/self/maps", ours, 4096), -EFBIG,
+  is_int(jc_hier_read_file_at(AT_FDCWD, "/proc/self/maps", ours, 4096), -EFBIG,
          "into 4096 bytes: -EFBIG, not its first page");
   munmap(area, (size_t)page * 400);
 }
@@ -94,19 +94,19 @@ static void test_bounds(void) {
   put("hundred", theirs, 100);
   int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   must(dirfd, dir);
-  is_int(jc_read_file_at(dirfd, "hundred", ours, 100), 100,
+  is_int(jc_hier_read_file_at(dirfd, "hundred", ours, 100), 100,
          "a file of exactly the buffer's size is read");
-  is_int(jc_read_file_at(dirfd, "hundred", ours, 99), -EFBIG,
+  is_int(jc_hier_read_file_at(dirfd, "hundred", ours, 99), -EFBIG,
          "one byte more than the buffer: -EFBIG");
   put("empty", "", 0);
-  is_int(jc_read_file_at(dirfd, "empty", ours, sizeof(ours)), 0,
+  is_int(jc_hier_read_file_at(dirfd, "empty", ours, sizeof(ours)), 0,
          "an empty file: 0 bytes");
   char *buf = NULL;
-  is_int(jc_read_file_grown(dirfd, "hundred", 100, &buf), 100,
+  is_int(jc_hier_read_file_grown(dirfd, "hundred", 100, &buf), 100,
          "grown: up to max bytes");
   free(buf);
   buf = NULL;
-  is_int(jc_read_file_grown(dirfd, "hundred", 99, &buf), -EFBIG,
+  is_int(jc_hier_read_file_grown(dirfd, "hundred", 99, &buf), -EFBIG,
          "grown: beyond max, -EFBIG");
   ok(buf == NULL, "and nothing to free");
   close(dirfd);
@@ -157,7 +157,7 @@ static void test_u64_memory_stat(void) {
   char path[PATH_MAX];
   snprintf(path, sizeof(path), "%s/tests/fixtures/hostile/u64-slab/memory.stat",
            srcdir ? srcdir : "..");
-  ssize_t len = jc_read_file_at(AT_FDCWD, path, ours, sizeof(ours));
+  ssize_t len = jc_hier_read_file_at(AT_FDCWD, path, ours, sizeof(ours));
   must(len > 0 ? 0 : -1, path);
   jc_memstat_keys k = {.count = 2, .key = {"anon", "slab"}, .key_len = {4, 4}};
   jc_sample s = {0};
@@ -172,7 +172,7 @@ static void test_u64_memory_stat(void) {
   char *all[] = {"*"};
   size_t failed;
   char err[256];
-  must(jc_selection_make(&sel, &k, true, JC_COLLECT_MEMORY, all, 1, &failed,
+  must(jc_lists_select(&sel, &k, true, JC_COLLECT_MEMORY, all, 1, &failed,
                          err, sizeof(err)),
        err);
   jc_metrics_opts o = {&sel, &k, 1, false, NULL, NULL};
@@ -180,7 +180,7 @@ static void test_u64_memory_stat(void) {
   jc_metrics_emit(&s, &prior, NULL, &o, note_slab, NULL);
   ok(slab_sent == (double)14914318128160131214ull,
      "memory-slab sent: %.0f", slab_sent);
-  jc_io_totals_reset(&prior.io);
+  jc_metrics_io_reset(&prior.io);
 }
 
 int main(void) {

@@ -61,16 +61,16 @@ static void slurp(const char *name, char *buf, size_t size) {
 
 static void test_controllers(void) {
   char line[128];
-  jc_ctrl_format(JC_CTRL_MEMORY | JC_CTRL_IO | JC_CTRL_PIDS | JC_CTRL_CPU,
+  jc_hier_ctrl_format(JC_CTRL_MEMORY | JC_CTRL_IO | JC_CTRL_PIDS | JC_CTRL_CPU,
                  line, sizeof(line));
   is_str(line, "+cpu +memory +io +pids", "controller line for all four");
-  jc_ctrl_format(JC_CTRL_MEMORY, line, sizeof(line));
+  jc_hier_ctrl_format(JC_CTRL_MEMORY, line, sizeof(line));
   is_str(line, "+memory", "controller line for one");
-  jc_ctrl_format(0, line, sizeof(line));
+  jc_hier_ctrl_format(0, line, sizeof(line));
   is_str(line, "", "controller line for none");
-  ok(jc_ctrl_bit("hugetlb") == 0 && jc_ctrl_bit("io") == JC_CTRL_IO,
+  ok(jc_hier_ctrl_bit("hugetlb") == 0 && jc_hier_ctrl_bit("io") == JC_CTRL_IO,
      "only the controllers we read have bits");
-  is_str(jc_ctrl_name(JC_CTRL_PIDS), "pids", "name of a bit");
+  is_str(jc_hier_ctrl_name(JC_CTRL_PIDS), "pids", "name of a bit");
 }
 
 static void test_paths(void) {

@@ -75,7 +75,7 @@ static jc_config *configure(profile *p) {
   const char *below = p->env->below_top;
   snprintf(path, sizeof(path), "%s%s%s", below, below[0] ? "/" : "", p->name);
   jc_managed *m = jc_config_add_managed(cfg, path, err, sizeof(err));
-  if (!m || jc_managed_set_instance(m, "run", err, sizeof(err)) < 0) {
+  if (!m || jc_config_managed_set_instance(m, "run", err, sizeof(err)) < 0) {
     jcli_error("%s: %s", path, err);
     jc_config_free(cfg);
     return NULL;
@@ -96,12 +96,12 @@ static int read_populated(int eventsfd, bool *ret_populated) {
   if (len < 0)
     return -errno;
   jc_cursor cur;
-  jc_cursor_init(&cur, buf, (size_t)len);
+  jc_parse_cursor_init(&cur, buf, (size_t)len);
   jc_token key;
   uint64_t value;
   int r;
-  while ((r = jc_flat_next(&cur, &key, &value)) != 0)
-    if (r > 0 && jc_token_eq(key, "populated")) {
+  while ((r = jc_parse_flat_next(&cur, &key, &value)) != 0)
+    if (r > 0 && jc_parse_token_eq(key, "populated")) {
       *ret_populated = value != 0;
       return 0;
     }

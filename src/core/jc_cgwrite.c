@@ -112,7 +112,7 @@ int jc_cgwrite_enable(int cgfd, unsigned mask) {
   if (!mask)
     return 0;
   char line[128];
-  jc_ctrl_format(mask, line, sizeof(line));
+  jc_hier_ctrl_format(mask, line, sizeof(line));
   int fd = jc_cgwrite_open(cgfd, "cgroup.subtree_control", O_WRONLY);
   if (fd < 0)
     return fd;

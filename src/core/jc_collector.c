@@ -115,14 +115,14 @@ static int open_root(jc_collector *c) {
 static void choose_files(jc_collector *c) {
   if (jc_hier_controllers(c->rootfd, "cgroup.controllers", &c->available) < 0)
     c->available = 0;
-  uint32_t wanted = jc_selection_files(&c->cfg->sel, &c->cfg->memstat);
+  uint32_t wanted = jc_lists_files(&c->cfg->sel, &c->cfg->memstat);
   bool asked = c->cfg->collect_given;
   unsigned reported = 0;
   for (int f = 0; f < JC_FILE_COUNT; f++) {
-    const jc_file_info *fi = &jc_files[f];
+    const jc_file_info *fi = &jc_sample_files[f];
     if (!(wanted & (1u << f)))
       continue;
-    unsigned ctrl = fi->controller ? jc_ctrl_bit(fi->controller) : 0;
+    unsigned ctrl = fi->controller ? jc_hier_ctrl_bit(fi->controller) : 0;
     if (!ctrl || (c->available & ctrl)) {
       c->files |= 1u << f;
       continue;
@@ -264,7 +264,7 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
   for (int f = 0; f < JC_FILE_COUNT; f++) {
     if (!(wanted & (1u << f)))
       continue;
-    if (!t->relpath[0] && jc_files[f].absent_at_root)
+    if (!t->relpath[0] && jc_sample_files[f].absent_at_root)
       continue;
     ssize_t len = read_file(c, t, (jc_file_id)f);
     if (len == -EMFILE || len == -ENFILE) {
@@ -285,7 +285,7 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
       jc_problem_parse_failed(c, t, (jc_file_id)f, s, r);
     else
       jc_problem_recovered(c, t, (jc_file_id)f);
-    if (jc_files[f].reset_after_read && t->fd[f] >= 0)
+    if (jc_sample_files[f].reset_after_read && t->fd[f] >= 0)
       jc_peak_reset(c, t, s);
   }
   return true;
@@ -313,7 +313,7 @@ static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool ended,
     return false;
   }
   jc_tracked_trim(c, t);
-  jc_limits limits = jc_limits_effective(s, &t->ancestors);
+  jc_limits limits = jc_metrics_limits_effective(s, &t->ancestors);
   if (c->notify_oom)
     jc_oom_note(c, t, s, &limits);
   jc_target target = jc_tracked_target(c, t);
@@ -415,7 +415,7 @@ static const char *device_name(void *ctx, unsigned major, unsigned minor) {
   snprintf(d.name, sizeof(d.name), "%u:%u", major, minor);
   char path[64], text[512];
   snprintf(path, sizeof(path), "/sys/dev/block/%u:%u/uevent", major, minor);
-  ssize_t len = jc_read_file_at(AT_FDCWD, path, text, sizeof(text) - 1);
+  ssize_t len = jc_hier_read_file_at(AT_FDCWD, path, text, sizeof(text) - 1);
   if (len > 0) {
     text[len] = '\0';
     const char *dn = strstr(text, "DEVNAME=");

@@ -179,7 +179,7 @@ int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
 
 int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
                           size_t n) {
-  unsigned bit = jc_collect_bit(word);
+  unsigned bit = jc_sample_collect_bit(word);
   if (!bit)
     return ERR("unknown group; known: cpu, memory, io, pressure, events, "
                "pids, limits, energy, cgroups");
@@ -202,7 +202,7 @@ static int memstat_add(jc_memstat_keys *k, const char *key, char *err,
   size_t i = k->count;
   k->key[i] = strdup(key);
   k->key_len[i] = (uint8_t)strlen(key);
-  k->is_event[i] = jc_memstat_key_is_event(key);
+  k->is_event[i] = jc_sample_memstat_key_is_event(key);
   if (k->key[i] && k->is_event[i] &&
       asprintf(&k->derive_instance[i], "memory_%s", key) < 0)
     k->derive_instance[i] = NULL;
@@ -255,7 +255,7 @@ int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
   return 0;
 }
 
-int jc_relpath_check(const char *path, char *err, size_t n) {
+int jc_config_relpath_check(const char *path, char *err, size_t n) {
   if (path[0] == '\0')
     return ERR("is empty; the root cgroup is reported with ReportRoot");
   if (path[0] == '/')
@@ -277,7 +277,7 @@ int jc_relpath_check(const char *path, char *err, size_t n) {
 
 jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
                                   size_t n) {
-  if (jc_relpath_check(path, err, n) < 0)
+  if (jc_config_relpath_check(path, err, n) < 0)
     return NULL;
   for (size_t i = 0; i < cfg->managed_count; i++)
     if (strcmp(cfg->managed[i].path, path) == 0) {
@@ -297,7 +297,7 @@ jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
   return m;
 }
 
-int jc_managed_set_instance(jc_managed *m, const char *name, char *err,
+int jc_config_managed_set_instance(jc_managed *m, const char *name, char *err,
                             size_t n) {
   if (name[0] == '\0' || strlen(name) > JC_INSTANCE_MAX || strchr(name, '/'))
     return ERR("must be 1 to %d bytes without \"/\"", JC_INSTANCE_MAX);
@@ -309,7 +309,7 @@ int jc_managed_set_instance(jc_managed *m, const char *name, char *err,
   return 0;
 }
 
-int jc_managed_add_pid(jc_managed *m, double pid, char *err, size_t n) {
+int jc_config_managed_add_pid(jc_managed *m, double pid, char *err, size_t n) {
   if (!(pid >= 1 && pid <= 4194304) || pid != floor(pid))
     return ERR("is not a process id");
   pid_t *slot = append(&m->pids, &m->pid_count, sizeof(*slot));
@@ -319,7 +319,7 @@ int jc_managed_add_pid(jc_managed *m, double pid, char *err, size_t n) {
   return 0;
 }
 
-int jc_managed_add_pid_file(jc_managed *m, const char *path, char *err,
+int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *err,
                             size_t n) {
   if (path[0] != '/')
     return ERR("must be an absolute path");
@@ -360,7 +360,7 @@ static int check_managed_paths(const jc_config *cfg, char *err, size_t n) {
 static int make_selection(jc_config *cfg, char *err, size_t n) {
   char why[384];
   size_t failed = 0;
-  if (jc_selection_make(&cfg->sel, &cfg->memstat, cfg->memstat_given,
+  if (jc_lists_select(&cfg->sel, &cfg->memstat, cfg->memstat_given,
                         cfg->collect, cfg->values, cfg->values_count, &failed,
                         why, sizeof(why)) == 0)
     return 0;

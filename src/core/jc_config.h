@@ -102,10 +102,10 @@ int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
 /* Adds a <Cgroup> block; NULL (with err) when the path is not acceptable. */
 jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
                                   size_t n);
-int jc_managed_set_instance(jc_managed *m, const char *name, char *err,
+int jc_config_managed_set_instance(jc_managed *m, const char *name, char *err,
                             size_t n);
-int jc_managed_add_pid(jc_managed *m, double pid, char *err, size_t n);
-int jc_managed_add_pid_file(jc_managed *m, const char *path, char *err,
+int jc_config_managed_add_pid(jc_managed *m, double pid, char *err, size_t n);
+int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *err,
                             size_t n);
 
 /*
@@ -118,6 +118,6 @@ int jc_managed_add_pid_file(jc_managed *m, const char *path, char *err,
 int jc_config_finish(jc_config *cfg, char *err, size_t n);
 
 /* Validates a path relative to CgroupRoot (no "..", not absolute, ...). */
-int jc_relpath_check(const char *path, char *err, size_t n);
+int jc_config_relpath_check(const char *path, char *err, size_t n);
 
 #endif

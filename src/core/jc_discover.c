@@ -88,7 +88,7 @@ static bool any_pattern(jc_pattern *const *list, size_t n, const char *path) {
 
 static bool is_selected(const jc_collector *c, const char *relpath) {
   const jc_config *cfg = c->cfg;
-  if (jc_is_managed_path(c, relpath))
+  if (jc_managed_is_path(c, relpath))
     return true;
   return any_pattern(cfg->select, cfg->select_count, relpath) &&
          !any_pattern(cfg->ignore, cfg->ignore_count, relpath);
@@ -215,14 +215,14 @@ static int limits_below(const jc_collector *c, int dirfd,
     char text[128];
     if (!(wanted & (1u << f)))
       continue;
-    ssize_t len = jc_read_file_at(dirfd, jc_files[f].name, text, sizeof(text));
+    ssize_t len = jc_hier_read_file_at(dirfd, jc_sample_files[f].name, text, sizeof(text));
     if (len >= 0)
       (void)jc_sample_parse(&own, (jc_file_id)f, text, (size_t)len, NULL);
     else if (len != -ENOENT && result == 0)
       result = (int)len;
   }
-  jc_limits mine = jc_limits_of_sample(&own);
-  jc_limits_tighten(ret, &mine);
+  jc_limits mine = jc_metrics_limits_of(&own);
+  jc_metrics_limits_tighten(ret, &mine);
   return result;
 }
 
@@ -289,7 +289,7 @@ static int walk(jc_collector *c, int dirfd, const char *relpath, int depth,
 }
 
 static int cmp_found(const void *a, const void *b) {
-  return jc_path_cmp(((const jc_found *)a)->relpath,
+  return jc_hier_path_cmp(((const jc_found *)a)->relpath,
                      ((const jc_found *)b)->relpath);
 }
 
@@ -307,7 +307,7 @@ static int merge(jc_collector *c, found_list *l) {
   while (i < c->tracked_count || j < l->count) {
     int cmp = i == c->tracked_count ? 1
               : j == l->count       ? -1
-                                    : jc_path_cmp(c->tracked[i]->relpath,
+                                    : jc_hier_path_cmp(c->tracked[i]->relpath,
                                                   l->entry[j].relpath);
     if (cmp < 0 && partial) {
       next[n++] = c->tracked[i++]; /* not seen: perhaps not listed */

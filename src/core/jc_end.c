@@ -28,16 +28,16 @@ static int read_populated(const jc_collector *c, const jc_tracked *t,
   int dirfd;
   const char *name =
       jc_tracked_file(c, t, "cgroup.events", path, sizeof(path), &dirfd);
-  ssize_t len = jc_read_file_at(dirfd, name, text, sizeof(text));
+  ssize_t len = jc_hier_read_file_at(dirfd, name, text, sizeof(text));
   if (len < 0)
     return (int)len;
   jc_cursor cur;
-  jc_cursor_init(&cur, text, (size_t)len);
+  jc_parse_cursor_init(&cur, text, (size_t)len);
   jc_token key;
   uint64_t value;
   int r, populated = -EBADMSG;
   *ret_frozen = false;
-  while ((r = jc_flat_next(&cur, &key, &value)) != 0)
+  while ((r = jc_parse_flat_next(&cur, &key, &value)) != 0)
     if (r > 0 && JC_TOKEN_IS(key, "populated"))
       populated = value != 0;
     else if (r > 0 && JC_TOKEN_IS(key, "frozen"))

@@ -60,7 +60,7 @@ static bool chosen(const jc_collector *c, jc_list_id id) {
 }
 
 int jc_energy_init(jc_collector *c) {
-  if (!jc_selection_any(&c->cfg->sel, JC_LIST_ENERGY, 3))
+  if (!jc_lists_any(&c->cfg->sel, JC_LIST_ENERGY, 3))
     return 0;
   struct jc_energy *e = calloc(1, sizeof(*e));
   if (e)

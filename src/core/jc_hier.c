@@ -26,21 +26,21 @@
 static const char *const ctrl_names[JC_CTRL_COUNT] = {"cpu", "memory", "io",
                                                       "pids"};
 
-unsigned jc_ctrl_bit(const char *name) {
+unsigned jc_hier_ctrl_bit(const char *name) {
   for (unsigned i = 0; i < JC_CTRL_COUNT; i++)
     if (strcmp(name, ctrl_names[i]) == 0)
       return 1u << i;
   return 0;
 }
 
-const char *jc_ctrl_name(unsigned bit) {
+const char *jc_hier_ctrl_name(unsigned bit) {
   for (unsigned i = 0; i < JC_CTRL_COUNT; i++)
     if (bit == 1u << i)
       return ctrl_names[i];
   return "?";
 }
 
-void jc_ctrl_format(unsigned mask, char *buf, size_t size) {
+void jc_hier_ctrl_format(unsigned mask, char *buf, size_t size) {
   size_t len = 0;
   buf[0] = '\0';
   for (unsigned i = 0; i < JC_CTRL_COUNT && len < size; i++)
@@ -98,7 +98,7 @@ ssize_t jc_hier_read_fd(int fd, char *buf, size_t size) {
   return r < 0 ? r : (ssize_t)have;
 }
 
-ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size) {
+ssize_t jc_hier_read_file_at(int dirfd, const char *name, char *buf, size_t size) {
   int fd = jc_hier_open_file(dirfd, name, true);
   if (fd < 0)
     return fd;
@@ -134,7 +134,7 @@ static ssize_t read_fd_grown(int fd, size_t max, char **ret_buf) {
   return (ssize_t)have;
 }
 
-ssize_t jc_read_file_grown(int dirfd, const char *name, size_t max,
+ssize_t jc_hier_read_file_grown(int dirfd, const char *name, size_t max,
                            char **ret_buf) {
   int fd = jc_hier_open_file(dirfd, name, true);
   if (fd < 0)
@@ -308,14 +308,14 @@ int jc_hier_verify_v2(int dirfd) {
 
 int jc_hier_controllers(int dirfd, const char *file, unsigned *ret_mask) {
   char buf[512];
-  ssize_t len = jc_read_file_at(dirfd, file, buf, sizeof(buf) - 1);
+  ssize_t len = jc_hier_read_file_at(dirfd, file, buf, sizeof(buf) - 1);
   if (len < 0)
     return (int)len;
   buf[len] = '\0';
   unsigned mask = 0;
   char *save = NULL;
   for (char *w = strtok_r(buf, " \n", &save); w; w = strtok_r(NULL, " \n", &save))
-    mask |= jc_ctrl_bit(w);
+    mask |= jc_hier_ctrl_bit(w);
   *ret_mask = mask;
   return 0;
 }
@@ -390,7 +390,7 @@ int jc_hier_each_pid(int cgfd, void (*fn)(pid_t pid, void *ctx), void *ctx) {
   /* All of it before the first call: fn may move a process out, and the
    * list is not to change under a reading that has not ended. */
   char *buf;
-  ssize_t len = jc_read_file_grown(cgfd, "cgroup.procs", PROCS_MAX, &buf);
+  ssize_t len = jc_hier_read_file_grown(cgfd, "cgroup.procs", PROCS_MAX, &buf);
   if (len < 0)
     return (int)len;
   int count = 0;
@@ -420,7 +420,7 @@ int jc_hier_signal(int cgfd, int sig) {
 
 /* Path order of a walk: a parent before its children, and "/" sorting
  * below every other byte so that "a/b" comes before "a-c". */
-int jc_path_cmp(const char *a, const char *b) {
+int jc_hier_path_cmp(const char *a, const char *b) {
   for (;; a++, b++) {
     int ca = *a == '\0' ? -1 : *a == '/' ? 0 : (unsigned char)*a + 1;
     int cb = *b == '\0' ? -1 : *b == '/' ? 0 : (unsigned char)*b + 1;

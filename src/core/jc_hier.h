@@ -22,10 +22,10 @@ enum {
   JC_CTRL_PIDS = 1u << 3,
 };
 #define JC_CTRL_COUNT 4
-unsigned jc_ctrl_bit(const char *name); /* 0 for controllers we ignore */
-const char *jc_ctrl_name(unsigned bit); /* "cpu" for JC_CTRL_CPU... */
+unsigned jc_hier_ctrl_bit(const char *name); /* 0 for controllers we ignore */
+const char *jc_hier_ctrl_name(unsigned bit); /* "cpu" for JC_CTRL_CPU... */
 /* "+cpu +memory": the line that enables mask in cgroup.subtree_control. */
-void jc_ctrl_format(unsigned mask, char *buf, size_t size);
+void jc_hier_ctrl_format(unsigned mask, char *buf, size_t size);
 
 /* The first cgroup2 mount point listed in a mountinfo file. */
 int jc_hier_find_mount(const char *mountinfo, char *ret_path, size_t size);
@@ -43,7 +43,7 @@ bool jc_hier_path_within(const char *path, const char *root);
 
 /* Path order of a walk: a parent before its children, "/" below every
  * other byte ("a/b" before "a-c"). */
-int jc_path_cmp(const char *a, const char *b);
+int jc_hier_path_cmp(const char *a, const char *b);
 
 /* Relative paths below the root ("" is the root itself):
  * "a/b/c" -> "a/b", "a" -> ""; out may be relpath (truncated in place). */
@@ -88,12 +88,12 @@ ssize_t jc_hier_read_fd(int fd, char *buf, size_t size);
 
 /* A small regular file relative to dirfd (opened with jc_hier_open_file,
  * type checked), read to its end with jc_hier_read_fd. */
-ssize_t jc_read_file_at(int dirfd, const char *name, char *buf, size_t size);
+ssize_t jc_hier_read_file_at(int dirfd, const char *name, char *buf, size_t size);
 
 /* The same for a list of any length (cgroup.procs): read into a buffer
  * grown to fit, up to max bytes (-EFBIG beyond), which the caller frees
  * (*ret_buf, set on success only). */
-ssize_t jc_read_file_grown(int dirfd, const char *name, size_t max,
+ssize_t jc_hier_read_file_grown(int dirfd, const char *name, size_t max,
                            char **ret_buf);
 
 /* Opens relpath under rootfd as a directory without following symlinks

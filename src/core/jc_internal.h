@@ -40,7 +40,7 @@ struct jc_collector {
   uint32_t collect_files; /* those Collect asks for; the others (memory.events
                              for NotifyOOM alone) may be missing silently */
 
-  jc_tracked **tracked; /* sorted in walk order (jc_path_cmp) */
+  jc_tracked **tracked; /* sorted in walk order (jc_hier_path_cmp) */
   size_t tracked_count;
   jc_fd_budget fds;     /* jc_tracked alone changes it */
   size_t unlisted_reported; /* directories the last walks could not list */

@@ -102,7 +102,7 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
                                    JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
 };
 
-void jc_list_name(const char *type, const char *type_instance, char *out,
+void jc_lists_name(const char *type, const char *type_instance, char *out,
                   size_t size) {
   snprintf(out, size, "%s%s%s", type, type_instance[0] ? "-" : "",
            type_instance);
@@ -145,9 +145,9 @@ static void apply(pattern_pass *p, const char *name, unsigned groups,
 static void memstat_name(const jc_memstat_keys *k, size_t i, char *out,
                          size_t size) {
   if (k->is_event[i])
-    jc_list_name("derive", k->derive_instance[i], out, size);
+    jc_lists_name("derive", k->derive_instance[i], out, size);
   else
-    jc_list_name("memory", k->key[i], out, size);
+    jc_lists_name("memory", k->key[i], out, size);
 }
 
 static int apply_pattern(jc_selection *sel, jc_memstat_keys *memstat,
@@ -157,7 +157,7 @@ static int apply_pattern(jc_selection *sel, jc_memstat_keys *memstat,
                     text[0] == '!' ? JC_SEL_OFF : JC_SEL_ASKED, collect, 0, 0};
   char name[160];
   for (int i = 0; i < JC_LIST_COUNT; i++) {
-    jc_list_name(jc_lists[i].type, jc_lists[i].type_instance, name,
+    jc_lists_name(jc_lists[i].type, jc_lists[i].type_instance, name,
                  sizeof(name));
     apply(&p, name, jc_lists[i].groups, &sel->list[i]);
   }
@@ -182,7 +182,7 @@ static int apply_pattern(jc_selection *sel, jc_memstat_keys *memstat,
   return -1;
 }
 
-int jc_selection_make(jc_selection *ret, jc_memstat_keys *memstat,
+int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
                       bool memstat_given, unsigned collect,
                       char *const *patterns, size_t pattern_count,
                       size_t *ret_failed, char *err, size_t n) {
@@ -202,7 +202,7 @@ int jc_selection_make(jc_selection *ret, jc_memstat_keys *memstat,
   return 0;
 }
 
-uint32_t jc_selection_files(const jc_selection *sel,
+uint32_t jc_lists_files(const jc_selection *sel,
                             const jc_memstat_keys *memstat) {
   uint32_t files = 0;
   for (int i = 0; i < JC_LIST_COUNT; i++)
@@ -214,7 +214,7 @@ uint32_t jc_selection_files(const jc_selection *sel,
   return files;
 }
 
-bool jc_selection_any(const jc_selection *sel, jc_list_id first,
+bool jc_lists_any(const jc_selection *sel, jc_list_id first,
                       size_t count) {
   for (size_t i = 0; i < count; i++)
     if (sel->list[first + i] != JC_SEL_OFF)

@@ -101,14 +101,14 @@ typedef struct {
 
 /* The type of list id, the MemoryStat lists' included ("memory",
  * "derive"); inline: the read pass asks it for every list it makes. */
-static inline const char *jc_list_type(jc_list_id id) {
+static inline const char *jc_lists_type(jc_list_id id) {
   if (id < JC_LIST_COUNT)
     return jc_lists[id].type;
   return id == JC_LIST_MEMSTAT ? "memory" : "derive";
 }
 
 /* "gauge-cpu_cores", "ps_cputime": the name Values patterns match. */
-void jc_list_name(const char *type, const char *type_instance, char *out,
+void jc_lists_name(const char *type, const char *type_instance, char *out,
                   size_t size);
 
 /*
@@ -118,16 +118,16 @@ void jc_list_name(const char *type, const char *type_instance, char *out,
  * given explicitly (memstat_given), else opt-in.  0, or -1 when a pattern
  * (the *ret_failed-th) adds no list of the collected groups; err says why.
  */
-int jc_selection_make(jc_selection *ret, jc_memstat_keys *memstat,
+int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
                       bool memstat_given, unsigned collect,
                       char *const *patterns, size_t pattern_count,
                       size_t *ret_failed, char *err, size_t n);
 
 /* The files the chosen lists are made from. */
-uint32_t jc_selection_files(const jc_selection *sel,
+uint32_t jc_lists_files(const jc_selection *sel,
                             const jc_memstat_keys *memstat);
 
 /* Is any of the lists [first, first + count) chosen? */
-bool jc_selection_any(const jc_selection *sel, jc_list_id first, size_t count);
+bool jc_lists_any(const jc_selection *sel, jc_list_id first, size_t count);
 
 #endif

@@ -18,7 +18,7 @@ void jc_logf(const jc_log *log, int level, const char *fmt, ...) {
   log->fn(log->ctx, level, msg);
 }
 
-const char *jc_strerror(int errnum, char *buf, size_t size) {
+const char *jc_log_strerror(int errnum, char *buf, size_t size) {
   /* The GNU strerror_r (_GNU_SOURCE): returns the text, which is either a
    * static string or written to buf. */
   return strerror_r(errnum, buf, size);

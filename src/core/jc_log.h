@@ -33,8 +33,8 @@ typedef struct {
  * JC_STRERROR(e) instead, whose text lives in a buffer of the calling
  * block (a compound literal), valid until the end of that block.
  */
-const char *jc_strerror(int errnum, char *buf, size_t size);
-#define JC_STRERROR(e) jc_strerror((e), (char[128]){0}, 128)
+const char *jc_log_strerror(int errnum, char *buf, size_t size);
+#define JC_STRERROR(e) jc_log_strerror((e), (char[128]){0}, 128)
 
 /* Formats one message (cut at 1 KiB) and hands it to log->fn. */
 void jc_logf(const jc_log *log, int level, const char *fmt, ...)

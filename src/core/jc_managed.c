@@ -39,7 +39,7 @@ static const jc_managed *find_managed(const jc_collector *c,
   return NULL;
 }
 
-bool jc_is_managed_path(const jc_collector *c, const char *relpath) {
+bool jc_managed_is_path(const jc_collector *c, const char *relpath) {
   return find_managed(c, relpath) != NULL;
 }
 
@@ -79,9 +79,9 @@ static int open_dir(const jc_collector *c, const char *relpath) {
 static unsigned file_controllers(uint32_t mask, bool optional_too) {
   unsigned ctrls = 0;
   for (int f = 0; f < JC_FILE_COUNT; f++)
-    if ((mask & (1u << f)) && jc_files[f].controller &&
-        (optional_too || !jc_files[f].optional))
-      ctrls |= jc_ctrl_bit(jc_files[f].controller);
+    if ((mask & (1u << f)) && jc_sample_files[f].controller &&
+        (optional_too || !jc_sample_files[f].optional))
+      ctrls |= jc_hier_ctrl_bit(jc_sample_files[f].controller);
   return ctrls;
 }
 
@@ -113,7 +113,7 @@ static void go_without(jc_collector *c, const jc_managed *m, int fd,
   for (unsigned bit = 1; bit <= missing; bit <<= 1) {
     if (!(missing & bit))
       continue;
-    const char *name = jc_ctrl_name(bit);
+    const char *name = jc_hier_ctrl_name(bit);
     if (own & bit)
       snprintf(remedy, sizeof(remedy),
                "enable it with: echo \"+%s\" > %s/cgroup.subtree_control",
@@ -151,7 +151,7 @@ static int check_parent_enables(jc_collector *c, const jc_managed *m, int fd,
     go_without(c, m, fd, where, missing);
     return 0;
   }
-  const char *name = jc_ctrl_name(missing & -missing); /* the first */
+  const char *name = jc_hier_ctrl_name(missing & -missing); /* the first */
   jc_logf(&c->log, JC_LOG_ERR,
           "controller \"%s\" is not enabled for the children of %s; enable "
           "it with: echo \"+%s\" > %s/cgroup.subtree_control",
@@ -170,7 +170,7 @@ static int enable_below(jc_collector *c, int fd, const char *relpath) {
     return 0;
   char where[PATH_MAX], line[128];
   jc_hier_join(c->root, relpath, where, sizeof(where));
-  jc_ctrl_format(mask, line, sizeof(line));
+  jc_hier_ctrl_format(mask, line, sizeof(line));
   jc_logf(&c->log, JC_LOG_ERR,
           "cannot enable \"%s\" in %s/cgroup.subtree_control: %s", line, where,
           r == -EBUSY ? "it holds processes, and cgroup v2 hands controllers "

@@ -33,7 +33,7 @@ int jc_managed_setup(jc_collector *c);
 /* Evacuates and removes the levels setup created (unless kept).  Idempotent. */
 void jc_managed_release(jc_collector *c);
 
-bool jc_is_managed_path(const jc_collector *c, const char *relpath);
+bool jc_managed_is_path(const jc_collector *c, const char *relpath);
 /* The Instance of a managed path, NULL when none was given. */
 const char *jc_managed_instance(const jc_collector *c, const char *relpath);
 

@@ -22,7 +22,7 @@ static bool chosen(const sink *k, jc_list_id id) {
 
 static void put_gauges(const sink *k, jc_list_id id, const char *ti,
                        size_t count, const double *v) {
-  jc_metric m = {.list = id, .type = jc_list_type(id), .type_instance = ti,
+  jc_metric m = {.list = id, .type = jc_lists_type(id), .type_instance = ti,
                  .kind = JC_GAUGE, .count = count};
   for (size_t i = 0; i < count; i++)
     m.gauge[i] = v[i];
@@ -42,7 +42,7 @@ static void put_derives(const sink *k, jc_list_id id, const char *ti,
                         size_t count, uint64_t a, uint64_t b) {
   if (a > INT64_MAX || b > INT64_MAX)
     return;
-  jc_metric m = {.list = id, .type = jc_list_type(id), .type_instance = ti,
+  jc_metric m = {.list = id, .type = jc_lists_type(id), .type_instance = ti,
                  .kind = JC_DERIVE, .count = count,
                  .derive = {(int64_t)a, (int64_t)b}};
   k->emit(k->ctx, &m);
@@ -65,7 +65,7 @@ static bool has_cpu(const jc_sample *s, int key) {
  */
 #define RATE_MIN_INTERVAL_NS 20000000u
 
-jc_limits jc_limits_of_sample(const jc_sample *s) {
+jc_limits jc_metrics_limits_of(const jc_sample *s) {
   jc_limits l = JC_LIMITS_NONE;
   if (jc_sample_has(s, JC_FILE_CPU_MAX) && s->cpu_max_quota != JC_VALUE_MAX)
     l.cpu_cores = (double)s->cpu_max_quota / (double)s->cpu_max_period;
@@ -82,13 +82,13 @@ jc_limits jc_limits_of_sample(const jc_sample *s) {
 
 static uint64_t min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
-jc_limits jc_limits_effective(const jc_sample *s, const jc_limits *ancestors) {
-  jc_limits l = jc_limits_of_sample(s);
-  jc_limits_tighten(&l, ancestors);
+jc_limits jc_metrics_limits_effective(const jc_sample *s, const jc_limits *ancestors) {
+  jc_limits l = jc_metrics_limits_of(s);
+  jc_metrics_limits_tighten(&l, ancestors);
   return l;
 }
 
-void jc_limits_tighten(jc_limits *acc, const jc_limits *other) {
+void jc_metrics_limits_tighten(jc_limits *acc, const jc_limits *other) {
   if (other->cpu_cores < acc->cpu_cores)
     acc->cpu_cores = other->cpu_cores;
   acc->memory_max = min_u64(acc->memory_max, other->memory_max);
@@ -195,7 +195,7 @@ static jc_io_seen *seen_find(jc_io_seen *seen, size_t from, size_t to,
   return NULL;
 }
 
-int jc_io_totals_advance(jc_io_totals *io, const jc_sample *s) {
+int jc_metrics_io_advance(jc_io_totals *io, const jc_sample *s) {
   /* Room for the last table, this read's after it and, after a malformed
    * read, the last table's devices carried over once more. */
   size_t want = io->seen_count * (s->io_malformed ? 2 : 1) + s->io_device_count;
@@ -251,17 +251,17 @@ int jc_io_totals_advance(jc_io_totals *io, const jc_sample *s) {
   return 0;
 }
 
-void jc_io_totals_reset(jc_io_totals *io) {
+void jc_metrics_io_reset(jc_io_totals *io) {
   free(io->seen);
   *io = (jc_io_totals){0};
 }
 
 static void emit_io(const sink *k, const jc_sample *s, jc_io_totals *io,
                     const jc_metrics_opts *o) {
-  if (!jc_selection_any(o->sel, JC_LIST_DISK_OCTETS, 2))
+  if (!jc_lists_any(o->sel, JC_LIST_DISK_OCTETS, 2))
     return;
   if (!o->per_device) {
-    if (jc_io_totals_advance(io, s) < 0 || !k->emit)
+    if (jc_metrics_io_advance(io, s) < 0 || !k->emit)
       return;
     if (chosen(k, JC_LIST_DISK_OCTETS))
       put_derives(k, JC_LIST_DISK_OCTETS, "", 2, io->total[0], io->total[1]);
@@ -331,7 +331,7 @@ void jc_metrics_emit(const jc_sample *s, jc_prior *prior,
                      const jc_limits *effective, const jc_metrics_opts *o,
                      jc_emit_fn emit, void *ctx) {
   const sink k = {emit, ctx, o->sel};
-  jc_limits limits = effective ? *effective : jc_limits_of_sample(s);
+  jc_limits limits = effective ? *effective : jc_metrics_limits_of(s);
   if (jc_sample_has(s, JC_FILE_CPU_STAT))
     emit_cpu(&k, s, &prior->rate, o->online_cpus, limits.cpu_cores);
   else

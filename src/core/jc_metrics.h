@@ -62,9 +62,9 @@ typedef struct {
 
 /* Advances the totals by the devices of a cleanly parsed io.stat in s.
  * -ENOMEM (totals unchanged) when the table cannot grow. */
-int jc_io_totals_advance(jc_io_totals *io, const jc_sample *s);
+int jc_metrics_io_advance(jc_io_totals *io, const jc_sample *s);
 /* Frees the table and forgets everything (a re-created cgroup). */
-void jc_io_totals_reset(jc_io_totals *io);
+void jc_metrics_io_reset(jc_io_totals *io);
 
 /* What a cgroup's previous reads leave for the next. */
 typedef struct {
@@ -96,13 +96,13 @@ typedef struct {
   ((jc_limits){INFINITY, JC_VALUE_MAX, JC_VALUE_MAX, JC_VALUE_MAX})
 
 /* The limits the sample's own limit files set (files absent: none). */
-jc_limits jc_limits_of_sample(const jc_sample *s);
+jc_limits jc_metrics_limits_of(const jc_sample *s);
 
 /* Lowers *acc to the smaller of each of its limits and other's. */
-void jc_limits_tighten(jc_limits *acc, const jc_limits *other);
+void jc_metrics_limits_tighten(jc_limits *acc, const jc_limits *other);
 
 /* The effective limits: the sample's own, tightened by its ancestors'. */
-jc_limits jc_limits_effective(const jc_sample *s, const jc_limits *ancestors);
+jc_limits jc_metrics_limits_effective(const jc_sample *s, const jc_limits *ancestors);
 
 /*
  * Emits the chosen lists that sample s has, and the rates against
@@ -110,7 +110,7 @@ jc_limits jc_limits_effective(const jc_sample *s, const jc_limits *ancestors);
  * went backwards (a re-created cgroup) restarts the baseline instead of
  * producing a negative rate.  With a NULL emit only the prior state
  * advances (the baseline sample taken at init).  effective: the cgroup's
- * effective limits (jc_limits_effective), or NULL for those of its own
+ * effective limits (jc_metrics_limits_effective), or NULL for those of its own
  * files alone.
  */
 void jc_metrics_emit(const jc_sample *s, jc_prior *prior,

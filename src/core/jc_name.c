@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-uint32_t jc_fnv1a32(const char *s) {
+uint32_t jc_name_fnv1a32(const char *s) {
   uint32_t h = 2166136261u;
   for (; *s; s++) {
     h ^= (uint8_t)*s;
@@ -34,7 +34,7 @@ static void fit_name(const char *full, size_t len, const char *relpath,
   const char *tail = full + len - (JC_INSTANCE_MAX - HASH_PREFIX_LEN);
   while (((uint8_t)*tail & 0xC0) == 0x80)
     tail++;
-  snprintf(out, JC_INSTANCE_SIZE, "%08x~%s", jc_fnv1a32(relpath), tail);
+  snprintf(out, JC_INSTANCE_SIZE, "%08x~%s", jc_name_fnv1a32(relpath), tail);
 }
 
 void jc_name_instance(const char *relpath, jc_instance_from from,
@@ -98,6 +98,6 @@ int jc_name_label(const char *label, const char *relpath,
 void jc_name_disambiguate(char name[JC_INSTANCE_SIZE], const char *relpath) {
   char longer[JC_INSTANCE_SIZE + HASH_PREFIX_LEN + 1];
   int n = snprintf(longer, sizeof(longer), "%s~%08x", name,
-                   jc_fnv1a32(relpath));
+                   jc_name_fnv1a32(relpath));
   fit_name(longer, (size_t)n, relpath, name);
 }

@@ -28,7 +28,7 @@ typedef enum {
 } jc_instance_from;
 
 /* 32-bit FNV-1a of a NUL-terminated string. */
-uint32_t jc_fnv1a32(const char *s);
+uint32_t jc_name_fnv1a32(const char *s);
 
 /* The instance of relpath; ret_name receives at most JC_INSTANCE_MAX bytes. */
 void jc_name_instance(const char *relpath, jc_instance_from from,

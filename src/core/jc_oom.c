@@ -39,11 +39,11 @@ static void counted(jc_collector *c, jc_oom_state *o, uint64_t value) {
 /* oom_kill of a flat-keyed text (memory.events or /proc/vmstat). */
 static bool find_oom_kill(const char *buf, size_t len, uint64_t *ret) {
   jc_cursor cur;
-  jc_cursor_init(&cur, buf, len);
+  jc_parse_cursor_init(&cur, buf, len);
   jc_token key;
   uint64_t value;
   int r;
-  while ((r = jc_flat_next(&cur, &key, &value)) != 0)
+  while ((r = jc_parse_flat_next(&cur, &key, &value)) != 0)
     if (r > 0 && JC_TOKEN_IS(key, "oom_kill")) {
       *ret = value;
       return true;
@@ -61,7 +61,7 @@ void jc_oom_read_top(jc_collector *c) {
                          : "/proc/vmstat";
   /* To its end: /proc/vmstat is one record per counter, given a page
    * per read(), and each kernel release adds counters. */
-  ssize_t len = jc_read_file_at(dirfd, name, c->buf, c->buf_size);
+  ssize_t len = jc_hier_read_file_at(dirfd, name, c->buf, c->buf_size);
   uint64_t kills;
   if (len > 0 && find_oom_kill(c->buf, (size_t)len, &kills))
     counted(c, &c->oom_top, kills);
@@ -138,7 +138,7 @@ static uint64_t read_memory_max(const jc_collector *c, const char *relpath) {
   for (;;) {
     uint64_t v;
     jc_hier_join(path, "memory.max", file, sizeof(file));
-    ssize_t len = jc_read_file_at(c->rootfd, file, text, sizeof(text));
+    ssize_t len = jc_hier_read_file_at(c->rootfd, file, text, sizeof(text));
     if (len >= 0 && jc_parse_single(text, (size_t)len, &v) == 0 && v < min)
       min = v;
     if (!path[0])
@@ -153,7 +153,7 @@ static uint64_t read_memory_peak(const jc_collector *c, const char *relpath) {
   char file[PATH_MAX + 16], text[64];
   uint64_t v;
   jc_hier_join(relpath, "memory.peak", file, sizeof(file));
-  ssize_t len = jc_read_file_at(c->rootfd, file, text, sizeof(text));
+  ssize_t len = jc_hier_read_file_at(c->rootfd, file, text, sizeof(text));
   return len >= 0 && jc_parse_single(text, (size_t)len, &v) == 0 ? v
                                                                    : JC_VALUE_MAX;
 }

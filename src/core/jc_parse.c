@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <string.h>
 
-bool jc_token_eq(jc_token t, const char *s) {
+bool jc_parse_token_eq(jc_token t, const char *s) {
   size_t n = strlen(s);
   return t.len == n && memcmp(t.ptr, s, n) == 0;
 }
@@ -71,7 +71,7 @@ int jc_parse_single(const char *buf, size_t len, uint64_t *ret_value) {
   return jc_parse_u64_token(t, ret_value);
 }
 
-void jc_cursor_init(jc_cursor *c, const char *buf, size_t len) {
+void jc_parse_cursor_init(jc_cursor *c, const char *buf, size_t len) {
   c->pos = buf;
   c->end = buf + len;
 }
@@ -83,7 +83,7 @@ static bool at_end(const jc_cursor *c) {
   return p >= c->end;
 }
 
-int jc_flat_next(jc_cursor *c, jc_token *ret_key, uint64_t *ret_value) {
+int jc_parse_flat_next(jc_cursor *c, jc_token *ret_key, uint64_t *ret_value) {
   while (c->pos < c->end && *c->pos == '\n')
     c->pos++; /* empty lines */
   if (at_end(c))
@@ -173,7 +173,7 @@ static int io_line(const char *p, const char *end, jc_io_line *ret_line) {
   return keyed;
 }
 
-int jc_io_next(jc_cursor *c, jc_io_line *ret_line) {
+int jc_parse_io_next(jc_cursor *c, jc_io_line *ret_line) {
   for (;;) {
     while (c->pos < c->end && *c->pos == '\n')
       c->pos++;

@@ -25,7 +25,7 @@ typedef struct {
   size_t len;
 } jc_token;
 
-bool jc_token_eq(jc_token t, const char *s);
+bool jc_parse_token_eq(jc_token t, const char *s);
 /* The same against a string literal, with its length known at compile time
  * (the parsers' hot path). */
 #define JC_TOKEN_IS(t, lit)                                                    \
@@ -39,7 +39,7 @@ int jc_parse_single(const char *buf, size_t len, uint64_t *ret_value);
 
 /*
  * Flat-keyed files (cpu.stat, memory.stat, memory.events): "key value\n"
- * lines.  Iterate with jc_flat_next() until it returns 0 (end); a line that
+ * lines.  Iterate with jc_parse_flat_next() until it returns 0 (end); a line that
  * is not "key value" yields -EINVAL for that line and the cursor moves on,
  * so one bad line does not hide the good ones.
  */
@@ -48,9 +48,9 @@ typedef struct {
   const char *end;
 } jc_cursor;
 
-void jc_cursor_init(jc_cursor *c, const char *buf, size_t len);
+void jc_parse_cursor_init(jc_cursor *c, const char *buf, size_t len);
 /* 1: a pair was parsed; 0: end of buffer; <0: this line is malformed. */
-int jc_flat_next(jc_cursor *c, jc_token *ret_key, uint64_t *ret_value);
+int jc_parse_flat_next(jc_cursor *c, jc_token *ret_key, uint64_t *ret_value);
 
 /* One io.stat line: "MAJ:MIN rbytes=.. wbytes=.. rios=.. wios=.. ...". */
 typedef struct {
@@ -68,7 +68,7 @@ typedef struct {
  * device and no keys is skipped.  Malformed: a line that does not start
  * with a device, or a known key whose value is not a u64.
  */
-int jc_io_next(jc_cursor *c, jc_io_line *ret_line);
+int jc_parse_io_next(jc_cursor *c, jc_io_line *ret_line);
 
 /* cpu.max: "max 100000" or "50000 100000" (quota, period in µs), with or
  * without a newline; a quota of "max" gives JC_VALUE_MAX.  Neither is

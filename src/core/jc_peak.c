@@ -60,7 +60,7 @@ int jc_peak_open(jc_collector *c, jc_tracked *t) {
   int dirfd = directory_of(c, t, &owned);
   if (dirfd < 0)
     return dirfd;
-  int fd = jc_cgwrite_open(dirfd, jc_files[FILE_ID].name, O_RDWR);
+  int fd = jc_cgwrite_open(dirfd, jc_sample_files[FILE_ID].name, O_RDWR);
   if (owned)
     close(dirfd);
   if (fd == -EACCES || fd == -EPERM) { /* not root: a read-only collector */

@@ -90,7 +90,7 @@ static bool told_first_time(jc_collector *c, const char *relpath,
 static bool is_threaded(const jc_collector *c, const jc_tracked *t) {
   char type[PATH_MAX], text[32];
   jc_hier_join(t->relpath, "cgroup.type", type, sizeof(type));
-  ssize_t len = jc_read_file_at(c->rootfd, type, text, sizeof(text) - 1);
+  ssize_t len = jc_hier_read_file_at(c->rootfd, type, text, sizeof(text) - 1);
   return len > 0 && strncmp(text, "threaded", 8) == 0;
 }
 
@@ -103,8 +103,8 @@ static bool is_threaded(const jc_collector *c, const jc_tracked *t) {
  * wrong advice: say what else explains it.
  */
 static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
-  const jc_file_info *fi = &jc_files[f];
-  unsigned ctrl = jc_ctrl_bit(fi->controller);
+  const jc_file_info *fi = &jc_sample_files[f];
+  unsigned ctrl = jc_hier_ctrl_bit(fi->controller);
   if (t->problems & (JC_PROBLEM_CTRL(ctrl) | JC_PROBLEM_FILE(f)))
     return; /* said already (for this cgroup or its parent) */
   char parent[PATH_MAX], control[PATH_MAX], where[PATH_MAX], file[PATH_MAX];
@@ -147,7 +147,7 @@ static const char *kind_of(const jc_collector *c, const jc_tracked *t,
                            jc_file_id f) {
   char path[PATH_MAX];
   struct stat st;
-  jc_hier_join(t->relpath, jc_files[f].name, path, sizeof(path));
+  jc_hier_join(t->relpath, jc_sample_files[f].name, path, sizeof(path));
   if (fstatat(c->rootfd, path, &st, AT_SYMLINK_NOFOLLOW) < 0)
     return "not a regular file";
   return S_ISLNK(st.st_mode)    ? "a symlink"
@@ -165,7 +165,7 @@ static bool not_a_file(int err) {
 
 bool jc_problem_read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
                             int err) {
-  const jc_file_info *fi = &jc_files[f];
+  const jc_file_info *fi = &jc_sample_files[f];
   if (err == -ENODEV || (err == -ENOENT && !still_exists(c, t)))
     return false;
   char where[PATH_MAX];
@@ -210,12 +210,12 @@ void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
                "%s/%s holds a counter beyond 2^63 - 1, more than collectd's "
                "DERIVE holds (%s): its list is not sent until it is back in "
                "range; the file's other values are",
-               where, jc_files[f].name, JC_STRERROR(-err));
+               where, jc_sample_files[f].name, JC_STRERROR(-err));
     return;
   }
   complain(c, t, JC_LOG_WARNING, JC_PROBLEM_FILE(f),
            "%s/%s is malformed (%s); %s until it is valid again", where,
-           jc_files[f].name, JC_STRERROR(-err),
+           jc_sample_files[f].name, JC_STRERROR(-err),
            jc_sample_has(s, f) ? "its malformed lines are skipped"
                                         : "its values are skipped");
 }
@@ -227,7 +227,7 @@ void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
   char where[PATH_MAX];
   jc_hier_join(c->root, t->relpath, where, sizeof(where));
   jc_logf(&c->log, JC_LOG_INFO, "%s/%s can be read again", where,
-          jc_files[f].name);
+          jc_sample_files[f].name);
 }
 
 void jc_problem_starved(jc_collector *c, size_t starved, long kept_max) {

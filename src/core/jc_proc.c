@@ -22,7 +22,7 @@
 static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size) {
   char path[64];
   snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-  ssize_t len = jc_read_file_at(AT_FDCWD, path, buf, size - 1);
+  ssize_t len = jc_hier_read_file_at(AT_FDCWD, path, buf, size - 1);
   if (len == -ENOENT)
     return -ESRCH;
   if (len >= 0)

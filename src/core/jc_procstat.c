@@ -86,7 +86,7 @@ int jc_procstat_parse(const char *buf, size_t len, long ticks_per_second,
   return 0;
 }
 
-int jc_cputimes_delta(const jc_cputimes *a, const jc_cputimes *b,
+int jc_procstat_delta(const jc_cputimes *a, const jc_cputimes *b,
                       jc_cputimes *ret) {
   if (b->total_usec < a->total_usec || b->idle_usec < a->idle_usec)
     return -ERANGE;

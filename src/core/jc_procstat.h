@@ -48,7 +48,7 @@ int jc_procstat_parse(const char *buf, size_t len, long ticks_per_second,
 
 /* b - a, the CPU time between two readings; -ERANGE when either figure
  * went backwards (nothing is written then). */
-int jc_cputimes_delta(const jc_cputimes *a, const jc_cputimes *b,
+int jc_procstat_delta(const jc_cputimes *a, const jc_cputimes *b,
                       jc_cputimes *ret);
 
 typedef struct {

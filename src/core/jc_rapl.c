@@ -163,7 +163,7 @@ static int list_zones(jc_rapl *r, int rootfd) {
 static uint64_t read_number(int dirfd, const char *file) {
   char buf[64];
   uint64_t v;
-  ssize_t len = jc_read_file_at(dirfd, file, buf, sizeof(buf));
+  ssize_t len = jc_hier_read_file_at(dirfd, file, buf, sizeof(buf));
   if (len <= 0 || jc_parse_single(buf, (size_t)len, &v) < 0 ||
       v == JC_VALUE_MAX)
     return 0;
@@ -204,7 +204,7 @@ static void learn_zone(jc_rapl *r, int rootfd, size_t i, bool *ret_denied) {
     return;
   }
   char buf[64];
-  ssize_t len = jc_read_file_at(dirfd, "name", buf, sizeof(buf));
+  ssize_t len = jc_hier_read_file_at(dirfd, "name", buf, sizeof(buf));
   if (len > 0)
     set_name(z->name, sizeof(z->name), buf, (size_t)len);
   z->kind = kind_of(z->name);

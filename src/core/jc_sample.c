@@ -11,7 +11,7 @@
   "pressure stall information is off for this cgroup (0 in its "             \
   "cgroup.pressure) or for the kernel (booted with psi=0)"
 
-const jc_file_info jc_files[JC_FILE_COUNT] = {
+const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
     [JC_FILE_CPU_STAT] = {"cpu.stat", NULL, false, false},
     [JC_FILE_MEMORY_CURRENT] = {"memory.current", "memory",
                                 false, true},
@@ -53,9 +53,9 @@ const jc_file_info jc_files[JC_FILE_COUNT] = {
 #define KEY_NAME(k) #k,
 #define KEY_LEN(k) sizeof(#k) - 1,
 
-const char *const jc_cpu_keys[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_NAME)};
+const char *const jc_sample_cpu_keys[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_NAME)};
 static const uint8_t cpu_key_lens[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_LEN)};
-const char *const jc_events_keys[JC_EVENTS_KEY_COUNT] = {EVENTS_KEYS(KEY_NAME)};
+const char *const jc_sample_events_keys[JC_EVENTS_KEY_COUNT] = {EVENTS_KEYS(KEY_NAME)};
 static const uint8_t events_key_lens[JC_EVENTS_KEY_COUNT] = {
     EVENTS_KEYS(KEY_LEN)};
 static const char *const cgroup_stat_keys[] = {CGROUP_STAT_KEYS(KEY_NAME)};
@@ -73,7 +73,7 @@ static const struct {
     {"cgroups", JC_COLLECT_CGROUPS},
 };
 
-unsigned jc_collect_bit(const char *word) {
+unsigned jc_sample_collect_bit(const char *word) {
   for (size_t i = 0; i < sizeof(collect_groups) / sizeof(collect_groups[0]);
        i++)
     if (strcasecmp(word, collect_groups[i].word) == 0)
@@ -81,7 +81,7 @@ unsigned jc_collect_bit(const char *word) {
   return 0;
 }
 
-const char *jc_collect_word(size_t i, unsigned *ret_bit) {
+const char *jc_sample_collect_word(size_t i, unsigned *ret_bit) {
   if (i >= sizeof(collect_groups) / sizeof(collect_groups[0]))
     return NULL;
   if (ret_bit)
@@ -89,7 +89,7 @@ const char *jc_collect_word(size_t i, unsigned *ret_bit) {
   return collect_groups[i].word;
 }
 
-bool jc_memstat_key_is_event(const char *key) {
+bool jc_sample_memstat_key_is_event(const char *key) {
   /* docs/metrics.md's pg*, workingset_*, thp_*, zswp*, and the counters Linux 6.12
    * added that are no byte sizes either: swpin_zero, swpout_zero, numa_*. */
   static const char *const prefixes[] = {"pg",    "workingset_", "thp_",
@@ -127,11 +127,11 @@ static int parse_flat(const char *buf, size_t len, const char *const *names,
                       const uint8_t *lens, size_t n, uint64_t *values,
                       uint64_t *have) {
   jc_cursor c;
-  jc_cursor_init(&c, buf, len);
+  jc_parse_cursor_init(&c, buf, len);
   jc_token key;
   uint64_t value;
   int r, result = 0;
-  while ((r = jc_flat_next(&c, &key, &value)) != 0) {
+  while ((r = jc_parse_flat_next(&c, &key, &value)) != 0) {
     if (r < 0) {
       result = r;
       continue;
@@ -150,10 +150,10 @@ static int parse_io(jc_sample *s, const char *buf, size_t len) {
   s->io_device_count = 0;
   s->io_devices_truncated = s->io_malformed = false;
   jc_cursor c;
-  jc_cursor_init(&c, buf, len);
+  jc_parse_cursor_init(&c, buf, len);
   jc_io_line line;
   int r, result = 0;
-  while ((r = jc_io_next(&c, &line)) != 0) {
+  while ((r = jc_parse_io_next(&c, &line)) != 0) {
     if (r < 0) {
       result = r;
       s->io_malformed = true;
@@ -233,7 +233,7 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
   int r;
   switch (f) {
   case JC_FILE_CPU_STAT:
-    r = parse_flat(buf, len, jc_cpu_keys, cpu_key_lens, JC_CPU_KEY_COUNT,
+    r = parse_flat(buf, len, jc_sample_cpu_keys, cpu_key_lens, JC_CPU_KEY_COUNT,
                    s->cpu, &have);
     s->cpu_have = (uint16_t)have;
     if (r == 0 && !(have & 1u << JC_CPU_USAGE_USEC))
@@ -271,7 +271,7 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
                    keys->count, s->memstat, &s->memstat_have);
     break;
   case JC_FILE_MEMORY_EVENTS:
-    r = parse_flat(buf, len, jc_events_keys, events_key_lens,
+    r = parse_flat(buf, len, jc_sample_events_keys, events_key_lens,
                    JC_EVENTS_KEY_COUNT, s->events, &have);
     s->events_have = (uint8_t)have;
     break;

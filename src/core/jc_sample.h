@@ -44,10 +44,10 @@ enum {
 };
 
 /* Maps a Collect word ("cpu", "memory", ...) to its bit; 0 if unknown. */
-unsigned jc_collect_bit(const char *word);
+unsigned jc_sample_collect_bit(const char *word);
 /* The i-th Collect word and its bit; NULL past the last.  For listings of
  * the groups (tests/reference_lists, the reference of joule_cgroup(5)). */
-const char *jc_collect_word(size_t i, unsigned *ret_bit);
+const char *jc_sample_collect_word(size_t i, unsigned *ret_bit);
 
 typedef enum {
   JC_FILE_CPU_STAT,
@@ -91,7 +91,7 @@ typedef struct {
                              cgroupfs only */
 } jc_file_info;
 
-extern const jc_file_info jc_files[JC_FILE_COUNT];
+extern const jc_file_info jc_sample_files[JC_FILE_COUNT];
 
 /* cpu.stat keys we report, in the order of docs/metrics.md. */
 enum {
@@ -105,7 +105,7 @@ enum {
   JC_CPU_BURST_USEC,
   JC_CPU_KEY_COUNT
 };
-extern const char *const jc_cpu_keys[JC_CPU_KEY_COUNT];
+extern const char *const jc_sample_cpu_keys[JC_CPU_KEY_COUNT];
 
 /* memory.events keys (kernel 6.x set; older kernels print a subset). */
 enum {
@@ -117,7 +117,7 @@ enum {
   JC_EVENTS_OOM_GROUP_KILL,
   JC_EVENTS_KEY_COUNT
 };
-extern const char *const jc_events_keys[JC_EVENTS_KEY_COUNT];
+extern const char *const jc_sample_events_keys[JC_EVENTS_KEY_COUNT];
 
 /* The MemoryStat keys chosen in the configuration, in config order. */
 #define JC_MEMSTAT_MAX 64
@@ -134,7 +134,7 @@ typedef struct {
 } jc_memstat_keys;
 
 /* memory.stat keys that count events rather than bytes. */
-bool jc_memstat_key_is_event(const char *key);
+bool jc_sample_memstat_key_is_event(const char *key);
 
 typedef struct {
   unsigned major, minor;

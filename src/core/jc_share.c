@@ -48,7 +48,7 @@ static jc_share_rule rule_of(const jc_share_host *h, const jc_cputimes *d,
 jc_share_rule jc_share_host_end(jc_share_host *h, bool have,
                                 const jc_cputimes *now, bool final) {
   jc_cputimes d;
-  if (!have || !h->have_base || jc_cputimes_delta(&h->base, now, &d) < 0)
+  if (!have || !h->have_base || jc_procstat_delta(&h->base, now, &d) < 0)
     h->rule = JC_SHARE_NONE;
   else
     h->rule = rule_of(h, &d, final);

@@ -67,7 +67,7 @@ typedef struct {
 
 /*
  * Splits energy_uj over a stretch in which the host spent *host (a
- * jc_cputimes_delta) and the cgroups to be charged covered_usec in all.
+ * jc_procstat_delta) and the cgroups to be charged covered_usec in all.
  * -EDOM when the host's CPU time did not move (T = 0) or its idle time
  * exceeds its total; nothing is written then.
  */

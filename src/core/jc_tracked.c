@@ -180,11 +180,11 @@ static int open_peak(jc_collector *c, jc_tracked *t) {
 int jc_tracked_fd(jc_collector *c, jc_tracked *t, jc_file_id f) {
   if (t->fd[f] >= 0)
     return t->fd[f];
-  if (jc_files[f].reset_after_read)
+  if (jc_sample_files[f].reset_after_read)
     return open_peak(c, t);
   char path[PATH_MAX];
   int dirfd;
-  const char *name = jc_tracked_file(c, t, jc_files[f].name, path,
+  const char *name = jc_tracked_file(c, t, jc_sample_files[f].name, path,
                                      sizeof(path), &dirfd);
   return jc_hier_open_file(dirfd, name, !t->on_cgroupfs);
 }
@@ -193,7 +193,7 @@ void jc_tracked_fd_done(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
                         bool read_ok) {
   if (t->fd[f] == fd)
     return; /* kept already */
-  bool peak = jc_files[f].reset_after_read;
+  bool peak = jc_sample_files[f].reset_after_read;
   if (read_ok && (peak || may_keep(c))) {
     t->fd[f] = fd;
     c->fds.kept++;
@@ -208,7 +208,7 @@ static bool all_kept(const jc_collector *c, const jc_tracked *t) {
   uint32_t needed = c->files & ~t->absent;
   for (int f = 0; f < JC_FILE_COUNT; f++)
     if ((needed & (1u << f)) && t->fd[f] < 0 &&
-        !(!t->relpath[0] && jc_files[f].absent_at_root))
+        !(!t->relpath[0] && jc_sample_files[f].absent_at_root))
       return false;
   return true;
 }
@@ -343,7 +343,7 @@ static void restart(jc_collector *c, jc_tracked *t, const jc_found *e) {
   close_all(c, t);
   place(c, t, e);
   t->prior.rate = (jc_rate_state){0};
-  jc_io_totals_reset(&t->prior.io);
+  jc_metrics_io_reset(&t->prior.io);
   jc_oom_forget(t);
   jc_peak_forget(t);
   jc_energy_forget(t);
@@ -367,7 +367,7 @@ void jc_tracked_free(jc_collector *c, jc_tracked *t) {
     return;
   jc_end_forget(c, t, false);
   close_all(c, t);
-  jc_io_totals_reset(&t->prior.io);
+  jc_metrics_io_reset(&t->prior.io);
   jc_energy_forget(t);
   free(t->relpath);
   free(t);
@@ -394,7 +394,7 @@ jc_target jc_tracked_notify_target(const jc_tracked *t) {
 static int cmp_name(const void *a, const void *b) {
   const jc_tracked *x = *(jc_tracked *const *)a, *y = *(jc_tracked *const *)b;
   int r = strcmp(x->name, y->name);
-  return r ? r : jc_path_cmp(x->relpath, y->relpath);
+  return r ? r : jc_hier_path_cmp(x->relpath, y->relpath);
 }
 
 /* The instance t gets: its name, or its name and "~hash" when it collides

@@ -102,7 +102,7 @@ static int config_cgroup_option(jc_managed *m, const oconfig_item_t *ci) {
   if (strcasecmp(ci->key, "Instance") == 0) {
     if (expect(ci, OCONFIG_TYPE_STRING, false) < 0)
       return -1;
-    r = jc_managed_set_instance(m, ci->values[0].value.string, err, sizeof(err));
+    r = jc_config_managed_set_instance(m, ci->values[0].value.string, err, sizeof(err));
   } else if (strcasecmp(ci->key, "Create") == 0) {
     if (expect(ci, OCONFIG_TYPE_BOOLEAN, false) < 0)
       return -1;
@@ -111,12 +111,12 @@ static int config_cgroup_option(jc_managed *m, const oconfig_item_t *ci) {
     if (expect(ci, OCONFIG_TYPE_NUMBER, true) < 0)
       return -1;
     for (int i = 0; r == 0 && i < ci->values_num; i++)
-      r = jc_managed_add_pid(m, ci->values[i].value.number, err, sizeof(err));
+      r = jc_config_managed_add_pid(m, ci->values[i].value.number, err, sizeof(err));
   } else if (strcasecmp(ci->key, "AttachPidFile") == 0) {
     if (expect(ci, OCONFIG_TYPE_STRING, true) < 0)
       return -1;
     for (int i = 0; r == 0 && i < ci->values_num; i++)
-      r = jc_managed_add_pid_file(m, ci->values[i].value.string, err,
+      r = jc_config_managed_add_pid_file(m, ci->values[i].value.string, err,
                                   sizeof(err));
   } else {
     return config_error(ci, "unknown option in <Cgroup>; known: Instance, "

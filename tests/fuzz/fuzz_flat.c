@@ -1,6 +1,6 @@
 /*
  * fuzz_flat — the flat-keyed cursor (cpu.stat, memory.stat, memory.events):
- * jc_flat_next() until the end, on any bytes.
+ * jc_parse_flat_next() until the end, on any bytes.
  *
  * Checks: every call but the last moves the cursor forward and stays in
  * the buffer, so the loop ends within `size` steps; the end stays the end;
@@ -41,15 +41,15 @@ static void check_pair(const char *buf, size_t len, const char *line_start,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *buf = fuzz_copy(data, size);
   jc_cursor c;
-  jc_cursor_init(&c, buf, size);
+  jc_parse_cursor_init(&c, buf, size);
   const char *prev = buf;
   for (size_t steps = 0;; steps++) {
     jc_token key = {canary_key, sizeof(canary_key) - 1};
     uint64_t v = CANARY;
-    int r = jc_flat_next(&c, &key, &v);
+    int r = jc_parse_flat_next(&c, &key, &v);
     FUZZ_CHECK(c.end == buf + size && c.pos >= prev && c.pos <= c.end);
     if (r == 0) {
-      FUZZ_CHECK(jc_flat_next(&c, &key, &v) == 0);
+      FUZZ_CHECK(jc_parse_flat_next(&c, &key, &v) == 0);
       break;
     }
     FUZZ_CHECK(c.pos > prev && steps < size);

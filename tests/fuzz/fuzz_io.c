@@ -1,5 +1,5 @@
 /*
- * fuzz_io — io.stat lines through jc_io_next() until the end, on any bytes.
+ * fuzz_io — io.stat lines through jc_parse_io_next() until the end, on any bytes.
  *
  * Checks: the cursor moves forward and stays in the buffer on every call
  * but the last, the loop ends within `size` steps, the end stays the end,
@@ -64,16 +64,16 @@ static void check_device(const char *start, const char *end,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *buf = fuzz_copy(data, size);
   jc_cursor c;
-  jc_cursor_init(&c, buf, size);
+  jc_parse_cursor_init(&c, buf, size);
   const char *prev = buf;
   jc_io_line canary;
   memset(&canary, 0xa5, sizeof(canary));
   for (size_t steps = 0;; steps++) {
     jc_io_line line = canary;
-    int r = jc_io_next(&c, &line);
+    int r = jc_parse_io_next(&c, &line);
     FUZZ_CHECK(c.end == buf + size && c.pos >= prev && c.pos <= c.end);
     if (r == 0) {
-      FUZZ_CHECK(jc_io_next(&c, &line) == 0);
+      FUZZ_CHECK(jc_parse_io_next(&c, &line) == 0);
       break;
     }
     FUZZ_CHECK(c.pos > prev && steps < size);

@@ -49,7 +49,7 @@ static jc_memstat_keys *fuzz_keys(size_t count) {
   for (size_t i = 0; i < count; i++) {
     k->key[i] = (char *)fuzz_memstat_names[i];
     k->key_len[i] = (uint8_t)strlen(k->key[i]);
-    k->is_event[i] = jc_memstat_key_is_event(k->key[i]);
+    k->is_event[i] = jc_sample_memstat_key_is_event(k->key[i]);
     snprintf(derive[i], sizeof(derive[i]), "memory_%s", k->key[i]);
     k->derive_instance[i] = k->is_event[i] ? derive[i] : NULL;
   }
@@ -62,7 +62,7 @@ static const jc_selection *fuzz_selection(jc_memstat_keys *k) {
   static bool made;
   size_t failed;
   char err[256], *all[] = {"*"};
-  if (!made && jc_selection_make(&sel, k, true, ~0u, all, 1, &failed, err,
+  if (!made && jc_lists_select(&sel, k, true, ~0u, all, 1, &failed, err,
                                  sizeof(err)) < 0)
     abort();
   made = true;
@@ -88,7 +88,7 @@ static void fuzz_check_metric(void *ctx, const jc_metric *m) {
   FUZZ_CHECK(m->type && m->type[0] != '\0' && m->type_instance);
   /* Its list's id, which readers go by, agrees with its type. */
   FUZZ_CHECK(m->list <= JC_LIST_MEMSTAT_EVENT &&
-             strcmp(jc_list_type(m->list), m->type) == 0);
+             strcmp(jc_lists_type(m->list), m->type) == 0);
   FUZZ_CHECK(strlen(m->type_instance) < 128);
   FUZZ_CHECK(m->count >= 1 && m->count <= JC_METRIC_VALUES);
   FUZZ_CHECK(m->kind == JC_GAUGE || m->kind == JC_DERIVE);

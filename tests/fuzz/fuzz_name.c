@@ -44,7 +44,7 @@ static char *flattened(const char *relpath, jc_instance_from from) {
 static void check_hashed(const char *name, size_t len, const char *relpath,
                          const char *flat) {
   char prefix[16];
-  snprintf(prefix, sizeof(prefix), "%08x~", jc_fnv1a32(relpath));
+  snprintf(prefix, sizeof(prefix), "%08x~", jc_name_fnv1a32(relpath));
   FUZZ_CHECK(len >= 9 && memcmp(name, prefix, 9) == 0);
   const char *tail = name + 9;
   size_t tail_len = len - 9, flat_len = strlen(flat);
@@ -86,11 +86,11 @@ static void check_instance(const char *relpath, jc_instance_from from) {
   FUZZ_CHECK(strcmp(name, before) != 0);
   if (len + 9 <= JC_INSTANCE_MAX) {
     char want[JC_INSTANCE_SIZE];
-    snprintf(want, sizeof(want), "%s~%08x", before, jc_fnv1a32(relpath));
+    snprintf(want, sizeof(want), "%s~%08x", before, jc_name_fnv1a32(relpath));
     FUZZ_CHECK(strcmp(name, want) == 0);
   } else {
     char prefix[16];
-    snprintf(prefix, sizeof(prefix), "%08x~", jc_fnv1a32(relpath));
+    snprintf(prefix, sizeof(prefix), "%08x~", jc_name_fnv1a32(relpath));
     FUZZ_CHECK(dlen >= 9 && memcmp(name, prefix, 9) == 0);
   }
   free(before);

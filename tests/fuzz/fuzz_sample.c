@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                          devname};
     jc_metrics_emit(&s, &rate, NULL, &o, fuzz_check_metric, NULL);
   }
-  jc_io_totals_reset(&rate.io);
+  jc_metrics_io_reset(&rate.io);
   free(dev);
   free(buf);
   return 0;
