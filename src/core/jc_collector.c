@@ -373,6 +373,7 @@ void jc_collector_free(jc_collector *c) {
   jc_managed_release(c);
   jc_problem_release(c);
   jc_energy_free(c);
+  jc_oom_free(c);
   for (size_t i = 0; i < c->tracked_count; i++)
     jc_tracked_free(c, c->tracked[i]);
   free(c->tracked);

@@ -77,6 +77,7 @@ struct jc_collector {
   } oom_top_source;
   jc_oom_state oom_top;
   bool oom_pending; /* a kill or a loss to attribute after this pass */
+  struct jc_oom_log *oom_log; /* jc_oom: the kernel's log; NULL unread */
 
   struct jc_energy *energy; /* Collect "energy": NULL when off (jc_energy) */
 };
