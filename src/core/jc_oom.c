@@ -51,17 +51,29 @@ static int root_cgroup(const jc_collector *c, char *out, size_t size) {
   return jc_hier_cgroup_of("/proc/self/mountinfo", real, out, size);
 }
 
-static void open_log(jc_collector *c) {
+int jc_oom_open_log(jc_collector *c, const char *path,
+                    const char *root_cgroup) {
   struct jc_oom_log *l = calloc(1, sizeof(*l));
-  int r = l ? root_cgroup(c, l->root_cgroup, sizeof(l->root_cgroup))
-            : -ENOMEM;
-  if (r == 0)
-    r = jc_kmsg_open("/dev/kmsg", &l->kmsg);
-  if (r == 0) {
-    c->oom_log = l;
-    return;
+  if (!l)
+    return -ENOMEM;
+  snprintf(l->root_cgroup, sizeof(l->root_cgroup), "%s", root_cgroup);
+  int r = jc_kmsg_open(path, &l->kmsg);
+  if (r < 0) {
+    free(l);
+    return r;
   }
-  free(l);
+  jc_oom_free(c);
+  c->oom_log = l;
+  return 0;
+}
+
+static void open_log(jc_collector *c) {
+  char root[PATH_MAX];
+  int r = root_cgroup(c, root, sizeof(root));
+  if (r == 0)
+    r = jc_oom_open_log(c, "/dev/kmsg", root);
+  if (r == 0)
+    return;
   jc_logf(&c->log, JC_LOG_INFO,
           "OOM notifications do not name the process killed nor the limit "
           "that fired: the kernel log /dev/kmsg cannot be read (%s)%s",

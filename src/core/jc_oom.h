@@ -55,6 +55,12 @@ typedef struct {
  * the kernel's log, or says in one INFO why it cannot. */
 void jc_oom_init(jc_collector *c);
 
+/* Reads the kernel's log from path, whose paths put CgroupRoot at
+ * root_cgroup ("/": the kernel's root).  jc_oom_init opens /dev/kmsg so;
+ * tests open a file beside a copy of a tree.  0 or a negative errno. */
+int jc_oom_open_log(jc_collector *c, const char *path,
+                    const char *root_cgroup);
+
 /* Closes the kernel's log. */
 void jc_oom_free(jc_collector *c);
 
