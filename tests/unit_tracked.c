@@ -153,13 +153,31 @@ static void test_budget(void) {
 /* ---- OOM bookkeeping -------------------------------------------------------- */
 
 static int told;
-static char told_meta[256], told_message[512];
+static char told_meta[256], told_message[1024];
+static struct {
+  bool given;
+  int pid;
+  long long uid;
+  char command[64], cgroup[256], limit_cgroup[256];
+  uint64_t limit;
+} told_victim;
 
 static void notify_cb(void *ctx, const jc_target *t, const jc_notification *n) {
   (void)ctx;
   told++;
   snprintf(told_meta, sizeof(told_meta), "%s", t->meta);
   snprintf(told_message, sizeof(told_message), "%s", n->message);
+  told_victim.given = n->victim != NULL;
+  if (!n->victim)
+    return;
+  const jc_oom_victim *v = n->victim;
+  told_victim.pid = v->pid;
+  told_victim.uid = v->uid;
+  told_victim.limit = v->limit;
+  snprintf(told_victim.command, sizeof(told_victim.command), "%s", v->command);
+  snprintf(told_victim.cgroup, sizeof(told_victim.cgroup), "%s", v->cgroup);
+  snprintf(told_victim.limit_cgroup, sizeof(told_victim.limit_cgroup), "%s",
+           v->limit_cgroup ? v->limit_cgroup : "(none)");
 }
 
 /* t read with oom_kill `kills` in its memory.events. */
@@ -222,6 +240,133 @@ static void test_oom(void) {
   ok(!child->oom.seen && child->oom.owed == 0,
      "a re-created cgroup starts counting again");
   jc_collector_free(c);
+  fx_cleanup();
+}
+
+/* The kernel's log, a file the test appends records to: the oom-kill line
+ * of a kill of COMM (pid) in TASK at the limit of OOM (NULL: global). */
+static char log_path[64];
+static void log_kill(const char *task, const char *oom, int pid,
+                     const char *comm) {
+  static unsigned seq = 100;
+  FILE *f = fopen(log_path, "a");
+  if (!f)
+    return;
+  fprintf(f, "6,%u,1000,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),"
+             "cpuset=/,mems_allowed=0,%s%s,task_memcg=%s,task=%s,pid=%d,"
+             "uid=1000\n",
+          seq++, oom ? "oom_memcg=" : "global_oom", oom ? oom : "", task, comm,
+          pid);
+  fclose(f);
+}
+
+/* The kernel's log paired with the kills: CgroupRoot below the kernel's
+ * root (/k8s), deepest first, several kills, a report a pass early, a
+ * vanished cgroup, a kill outside CgroupRoot, a system-wide OOM. */
+static void test_oom_log(void) {
+  fx_root("cpu memory\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  fx_cgroup("pod", 1);
+  fx_cgroup("pod/c", 1);
+  fx_write("pod/memory.max", "67108864\n");
+  fx_write("pod/c/memory.max", "max\n");
+  jc_collector *c = start(-1);
+  ok(c != NULL && c->oom_log == NULL,
+     "a copy of a tree: the host's log is not its own");
+  if (!c)
+    return;
+  jc_collector_set_notify(c, notify_cb, NULL);
+  snprintf(log_path, sizeof(log_path), "/tmp/unit_tracked_kmsg.XXXXXX");
+  close(mkstemp(log_path));
+  log_kill("/k8s/pod/c", "/k8s/pod", 1, "before");
+  is_int(jc_oom_open_log(c, log_path, "/k8s"), 0, "a log opened at its end");
+  jc_tracked *pod = find(c, "pod"), *child = find(c, "pod/c");
+  note_kills(c, pod, 0);
+  note_kills(c, child, 0);
+  jc_oom_attribute(c);
+  told = 0;
+
+  log_kill("/other/x", "/other", 7, "elsewhere");
+  log_kill("/k8s/pod/c", "/k8s/pod", 42, "memhog");
+  note_kills(c, pod, 1);
+  note_kills(c, child, 1);
+  jc_oom_attribute(c);
+  ok(told == 1 && told_victim.given && told_victim.pid == 42 &&
+         told_victim.uid == 1000 &&
+         strcmp(told_victim.command, "memhog") == 0 &&
+         strcmp(told_victim.cgroup, "pod/c") == 0 &&
+         strcmp(told_victim.limit_cgroup, "pod") == 0 &&
+         told_victim.limit == 67108864,
+     "a child's kill at its parent's limit: pid 42, memhog, uid 1000, pod/c, "
+     "the limit of pod, 64 MiB (%d %s %s %s)", told_victim.pid,
+     told_victim.command, told_victim.cgroup, told_victim.limit_cgroup);
+  is_str(told_message,
+         "cgroup pod/c: 1 process killed by the OOM killer (memory.max 64.0 "
+         "MiB): memhog (pid 42, uid 1000) in pod/c, at the limit of pod "
+         "(memory.max 64.0 MiB)",
+         "the message names them; not the kill before init nor outside "
+         "CgroupRoot");
+
+  log_kill("/k8s/pod/c", "/k8s/pod/c", 43, "a");
+  log_kill("/k8s/pod/c", "/k8s/pod/c", 44, "b");
+  note_kills(c, pod, 3);
+  note_kills(c, child, 3);
+  jc_oom_attribute(c);
+  ok(told == 2 && strstr(told_message, "2 processes killed by the OOM killer "
+                                       "(memory.max 64.0 MiB): the last, b "
+                                       "(pid 44, uid 1000) in pod/c, at the "
+                                       "limit of pod/c") != NULL,
+     "two kills: one notification naming the last (%s)", told_message);
+
+  /* The child's report drained in a pass where only the parent counted
+   * (the child was read before its kill counted): paired a pass later. */
+  log_kill("/k8s/pod/c", "/k8s/pod", 45, "late");
+  log_kill("/k8s/pod", "/k8s/pod", 46, "own");
+  note_kills(c, pod, 4);
+  note_kills(c, child, 3);
+  jc_oom_attribute(c);
+  ok(told == 3 && strcmp(told_meta, "pod") == 0 && told_victim.pid == 46,
+     "the parent's own kill takes its own report (pid %d)", told_victim.pid);
+  note_kills(c, pod, 5);
+  note_kills(c, child, 4);
+  jc_oom_attribute(c);
+  ok(told == 4 && strcmp(told_meta, "pod/c") == 0 && told_victim.pid == 45,
+     "the child's, read a pass before its kill counted, the next pass "
+     "(pid %d)", told_victim.pid);
+  note_kills(c, pod, 6);
+  note_kills(c, child, 5);
+  jc_oom_attribute(c);
+  ok(told == 5 && !told_victim.given &&
+         strcmp(told_message, "cgroup pod/c: 1 process killed by the OOM "
+                              "killer (memory.max 64.0 MiB)") == 0,
+     "a kill without its report: the message without the process (%s)",
+     told_message);
+
+  log_kill("/k8s/pod/c", NULL, 47, "global");
+  note_kills(c, pod, 7);
+  note_kills(c, child, 6);
+  jc_oom_attribute(c);
+  ok(told == 6 && strcmp(told_victim.limit_cgroup, "(none)") == 0 &&
+         strstr(told_message, "in pod/c, at no cgroup's limit (the system was "
+                              "out of memory)") != NULL,
+     "a system-wide OOM: no limit's cgroup (%s)", told_message);
+
+  size_t at = 0;
+  while (c->tracked[at] != child)
+    at++;
+  log_kill("/k8s/pod/c", "/k8s/pod", 48, "gone");
+  jc_oom_lost(c, child, c->tracked, at);
+  child->gone = true;
+  note_kills(c, pod, 8);
+  jc_oom_attribute(c);
+  is_str(told_message,
+         "1 process killed by the OOM killer in a cgroup below pod that no "
+         "longer exists: gone (pid 48, uid 1000) in pod/c, at the limit of pod "
+         "(memory.max 64.0 MiB)",
+         "a vanished cgroup's kill, told by its ancestor, names it");
+  child->gone = false;
+  jc_collector_free(c);
+  unlink(log_path);
   fx_cleanup();
 }
 
@@ -340,6 +485,7 @@ int main(void) {
   test_walk();
   test_budget();
   test_oom();
+  test_oom_log();
   test_peak();
   return done_testing();
 }

@@ -439,6 +439,7 @@ void jc_collector_free(jc_collector *c) {
   jc_problem_release(c);
   jc_energy_free(c);
   jc_runtime_free(c->runtime);
+  jc_oom_free(c);
   for (size_t i = 0; i < c->tracked_count; i++)
     jc_tracked_free(c, c->tracked[i]);
   free(c->tracked);

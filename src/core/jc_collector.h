@@ -53,6 +53,20 @@ typedef struct {
   double number;
 } jc_note_meta;
 
+/* The process an OOM kill took, as the kernel's log tells it (NotifyOOM,
+ * where collectd may read /dev/kmsg): the notification's meta data.
+ * Paths are relative to CgroupRoot ("/" for it), or the kernel's own
+ * ("/…", from its root) for a cgroup above CgroupRoot. */
+typedef struct {
+  int pid;
+  const char *command;
+  long long uid;            /* -1: the kernel's log does not say */
+  const char *cgroup;       /* the cgroup it was in */
+  const char *limit_cgroup; /* whose memory.max fired; NULL: none did
+                               (the system was out of memory) */
+  uint64_t limit;           /* that memory.max; UINT64_MAX: not known */
+} jc_oom_victim;
+
 typedef struct {
   jc_severity severity;
   const char *type;          /* "memory" */
@@ -60,6 +74,7 @@ typedef struct {
   const char *message;       /* one line a person can act on */
   const jc_note_meta *meta;  /* besides the `cgroup` the target carries */
   size_t meta_count;
+  const jc_oom_victim *victim; /* NULL, or the process an OOM kill took */
 } jc_notification;
 
 typedef void (*jc_notify_fn)(void *ctx, const jc_target *t,

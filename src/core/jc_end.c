@@ -181,7 +181,7 @@ void jc_end_notify(jc_collector *c, jc_tracked *t, const jc_sample *s) {
   if (jc_energy_charged(c, t, &uj))
     add(&r, "energy_joules", uj / 1e6, "; energy %.1f J", uj / 1e6);
   jc_notification n = {JC_NOTIF_OKAY, "cgroup", "ended", r.text, r.meta,
-                       r.count};
+                       r.count, NULL};
   jc_target target = jc_tracked_notify_target(t);
   c->notify(c->notify_ctx, &target, &n);
 }

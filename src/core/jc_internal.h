@@ -77,6 +77,7 @@ struct jc_collector {
   } oom_top_source;
   jc_oom_state oom_top;
   bool oom_pending; /* a kill or a loss to attribute after this pass */
+  struct jc_oom_log *oom_log; /* jc_oom: the kernel's log; NULL unread */
 
   bool end_pending;   /* a tracked cgroup's cgroup.events changed (jc_end) */
   size_t ended_lost;  /* emptied and removed unread since the last pass */

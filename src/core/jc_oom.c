@@ -5,17 +5,84 @@
 
 #include "jc_hier.h"
 #include "jc_internal.h"
+#include "jc_kmsg.h"
 #include "jc_tracked.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define MIB (1024.0 * 1024.0)
 /* Deeper than the walk goes (64 levels below the root). */
 #define ANCESTORS_MAX 80
+/* Reports of the kernel's log kept to pair with kills, the newest. */
+#define REPORTS_MAX 16
+
+/*
+ * The kernel's log, where collectd may read it: the reports of the kills
+ * not paired yet.  The log writes a kill's report (the oom-kill line, or
+ * Task in and Kill process) before the kill counts in memory.events, so
+ * a kill the pass saw has its report in the log when the pass ends; a
+ * report drained in a pass whose reads came before its kill counted
+ * waits one pass more for it, then goes.
+ */
+struct jc_oom_log {
+  jc_kmsg *kmsg;
+  char root_cgroup[PATH_MAX]; /* CgroupRoot in the hierarchy: "/", "/a/b" */
+  struct {
+    jc_kmsg_report report;
+    unsigned passes; /* ends of passes it has waited */
+    bool used;
+  } kept[REPORTS_MAX];
+  size_t count;
+};
+
+/* Where CgroupRoot is in the kernel's hierarchy, whose paths the log
+ * writes.  Seen from collectd's cgroup namespace (docs/metrics.md, OOM
+ * notifications: the host's namespace is assumed). */
+static int root_cgroup(const jc_collector *c, char *out, size_t size) {
+  char real[PATH_MAX];
+  if (!realpath(c->root, real))
+    return -errno;
+  return jc_hier_cgroup_of("/proc/self/mountinfo", real, out, size);
+}
+
+int jc_oom_open_log(jc_collector *c, const char *path,
+                    const char *root_cgroup) {
+  struct jc_oom_log *l = calloc(1, sizeof(*l));
+  if (!l)
+    return -ENOMEM;
+  snprintf(l->root_cgroup, sizeof(l->root_cgroup), "%s", root_cgroup);
+  int r = jc_kmsg_open(path, &l->kmsg);
+  if (r < 0) {
+    free(l);
+    return r;
+  }
+  jc_oom_free(c);
+  c->oom_log = l;
+  return 0;
+}
+
+static void open_log(jc_collector *c) {
+  char root[PATH_MAX];
+  int r = root_cgroup(c, root, sizeof(root));
+  if (r == 0)
+    r = jc_oom_open_log(c, "/dev/kmsg", root);
+  if (r == 0)
+    return;
+  jc_logf(&c->log, JC_LOG_INFO,
+          "OOM notifications do not name the process killed nor the limit "
+          "that fired: the kernel log /dev/kmsg cannot be read (%s)%s",
+          JC_STRERROR(-r),
+          r == -EPERM || r == -EACCES
+              ? "; collectd needs CAP_SYSLOG while kernel.dmesg_restrict is "
+                "1, and a container seldom has the host's log"
+              : "");
+}
 
 void jc_oom_init(jc_collector *c) {
   c->oom_top_source = JC_OOM_TOP_NONE;
@@ -24,6 +91,15 @@ void jc_oom_init(jc_collector *c) {
   c->oom_top_source = faccessat(c->rootfd, "memory.events", F_OK, AT_EACCESS) == 0
                           ? JC_OOM_TOP_ROOT_EVENTS
                           : JC_OOM_TOP_VMSTAT;
+  open_log(c); /* nor the host's log a copy's */
+}
+
+void jc_oom_free(jc_collector *c) {
+  if (!c->oom_log)
+    return;
+  jc_kmsg_close(c->oom_log->kmsg);
+  free(c->oom_log);
+  c->oom_log = NULL;
 }
 
 /* A new value of a hierarchical counter: its growth since the last one. */
@@ -120,6 +196,59 @@ static void sum_below(jc_collector *c) {
   }
 }
 
+/* A report of the log: kept, the oldest making room. */
+static void keep_report(void *ctx, const jc_kmsg_report *r) {
+  struct jc_oom_log *l = ctx;
+  if (l->count == REPORTS_MAX)
+    memmove(&l->kept[0], &l->kept[1], (REPORTS_MAX - 1) * sizeof(l->kept[0]));
+  else
+    l->count++;
+  l->kept[l->count - 1].report = *r;
+  l->kept[l->count - 1].passes = 0;
+  l->kept[l->count - 1].used = false;
+}
+
+/* After a pass: paired reports go, and those that waited a pass. */
+static void age_reports(struct jc_oom_log *l) {
+  size_t n = 0;
+  for (size_t i = 0; i < l->count; i++)
+    if (!l->kept[i].used && l->kept[i].passes++ < 1)
+      l->kept[n++] = l->kept[i];
+  l->count = n;
+}
+
+/* kpath (the kernel's) relative to CgroupRoot; NULL when outside it. */
+static const char *below_root(const struct jc_oom_log *l, const char *kpath) {
+  const char *root = l->root_cgroup;
+  if (strcmp(root, "/") == 0)
+    return kpath[0] == '/' ? kpath + 1 : NULL;
+  size_t n = strlen(root);
+  if (strncmp(kpath, root, n) != 0 || (kpath[n] != '\0' && kpath[n] != '/'))
+    return NULL;
+  return kpath[n] ? kpath + n + 1 : kpath + n;
+}
+
+/*
+ * The newest unpaired report of a kill at or below relpath; the n - 1
+ * before it (the same kills, told in one notification) are paired too.
+ * Cgroups tell deepest first, so a deeper one has taken its own.
+ */
+static const jc_kmsg_report *pair_report(struct jc_oom_log *l,
+                                         const char *relpath, int64_t n) {
+  const jc_kmsg_report *newest = NULL;
+  for (size_t i = l->count; i-- > 0 && n > 0;) {
+    const char *rel = below_root(l, l->kept[i].report.task_memcg);
+    if (l->kept[i].used || !rel ||
+        !jc_hier_is_within(rel, relpath))
+      continue;
+    l->kept[i].used = true;
+    n--;
+    if (!newest)
+      newest = &l->kept[i].report;
+  }
+  return newest;
+}
+
 static void size_text(const char *label, uint64_t bytes, char *out,
                       size_t size) {
   snprintf(out, size, "%s%.1f MiB", label, (double)bytes / MIB);
@@ -158,17 +287,75 @@ static uint64_t read_memory_peak(const jc_collector *c, const char *relpath) {
                                                                    : JC_VALUE_MAX;
 }
 
-/* The message (docs/metrics.md, OOM notifications) for n kills told by the cgroup at relpath (path
- * as people read it: "/" for the root). */
+/* A cgroup of the log as people read it: relative to CgroupRoot ("/" for
+ * it), or the kernel's own path above it. */
+static const char *place(const struct jc_oom_log *l, const char *kpath) {
+  const char *rel = below_root(l, kpath);
+  return !rel ? kpath : rel[0] ? rel : "/";
+}
+
+/* memory.max of the cgroup whose limit fired, read when the kill is told:
+ * JC_VALUE_MAX when it is gone, above CgroupRoot or has none. */
+static uint64_t limit_of(const jc_collector *c, const char *kpath) {
+  const char *rel = below_root(c->oom_log, kpath);
+  char file[PATH_MAX + 16], text[64];
+  uint64_t v;
+  if (!rel || !rel[0])
+    return JC_VALUE_MAX;
+  jc_hier_join(rel, "memory.max", file, sizeof(file));
+  ssize_t len = jc_hier_read_file_at(c->rootfd, file, text, sizeof(text));
+  return len >= 0 && jc_parse_single(text, (size_t)len, &v) == 0 ? v
+                                                                   : JC_VALUE_MAX;
+}
+
+static jc_oom_victim victim_of(const jc_collector *c,
+                               const jc_kmsg_report *r) {
+  bool memcg = r->oom_memcg[0] != '\0';
+  return (jc_oom_victim){r->pid,
+                         r->comm,
+                         r->uid,
+                         place(c->oom_log, r->task_memcg),
+                         memcg ? place(c->oom_log, r->oom_memcg) : NULL,
+                         memcg ? limit_of(c, r->oom_memcg) : JC_VALUE_MAX};
+}
+
+/* ": memhog (pid 4242, uid 0) in job/worker, at the limit of job
+ * (memory.max 64.0 MiB)"; of n kills, the last. */
+static void describe_victim(const jc_oom_victim *v, int64_t n, char *out,
+                            size_t size) {
+  char uid[32] = "", limit[JC_KMSG_PATH_SIZE + 64], max[48];
+  if (v->uid >= 0)
+    snprintf(uid, sizeof(uid), ", uid %lld", v->uid);
+  if (!v->limit_cgroup)
+    snprintf(limit, sizeof(limit),
+             "at no cgroup's limit (the system was out of memory)");
+  else if (v->limit == JC_VALUE_MAX)
+    snprintf(limit, sizeof(limit), "at the limit of %s", v->limit_cgroup);
+  else {
+    size_text("memory.max ", v->limit, max, sizeof(max));
+    snprintf(limit, sizeof(limit), "at the limit of %s (%s)", v->limit_cgroup,
+             max);
+  }
+  snprintf(out, size, ": %s%s (pid %d%s) in %s, %s", n > 1 ? "the last, " : "",
+           v->command, v->pid, uid, v->cgroup, limit);
+}
+
+/* The message (docs/metrics.md, OOM notifications) for n kills told by the
+ * cgroup at relpath (path as people read it: "/" for the root), and the
+ * process killed when the kernel's log said which. */
 static void describe(const jc_collector *c, jc_oom_state *o,
-                     const jc_target *t, int64_t n, char *out, size_t size) {
+                     const jc_target *t, int64_t n, const jc_oom_victim *v,
+                     char *out, size_t size) {
   const char *path = t->meta;
   const char *processes = n == 1 ? "process" : "processes";
+  char killed[JC_KMSG_PATH_SIZE * 2 + 256] = "";
+  if (v)
+    describe_victim(v, n, killed, sizeof(killed));
   if (o->lost_below) {
     snprintf(out, size,
              "%" PRId64 " %s killed by the OOM killer in a cgroup below %s "
-             "that no longer exists",
-             n, processes, path);
+             "that no longer exists%s",
+             n, processes, path, killed);
     return;
   }
   char max[48] = "", peak[48] = "";
@@ -182,19 +369,24 @@ static void describe(const jc_collector *c, jc_oom_state *o,
     size_text("memory.max ", o->memory_max, max, sizeof(max));
   if (o->peak != JC_VALUE_MAX)
     size_text(max[0] ? ", peak " : "peak ", o->peak, peak, sizeof(peak));
-  snprintf(out, size, "cgroup %s: %" PRId64 " %s killed by the OOM killer%s%s%s%s",
-           path, n, processes, max[0] || peak[0] ? " (" : "", max, peak,
-           max[0] || peak[0] ? ")" : "");
+  snprintf(out, size,
+           "cgroup %s: %" PRId64 " %s killed by the OOM killer%s%s%s%s%s", path,
+           n, processes, max[0] || peak[0] ? " (" : "", max, peak,
+           max[0] || peak[0] ? ")" : "", killed);
 }
 
 /* Tells what o owes, if anything, and starts the next pass. */
 static void settle(jc_collector *c, jc_oom_state *o, const jc_target *target) {
   o->owed += (int64_t)o->growth - (int64_t)o->below;
   if (o->owed > 0 && c->notify) {
-    char message[512];
-    describe(c, o, target, o->owed, message, sizeof(message));
+    const jc_kmsg_report *r =
+        c->oom_log ? pair_report(c->oom_log, target->relpath, o->owed) : NULL;
+    jc_oom_victim victim = r ? victim_of(c, r) : (jc_oom_victim){0};
+    char message[1024];
+    describe(c, o, target, o->owed, r ? &victim : NULL, message,
+             sizeof(message));
     jc_notification n = {JC_NOTIF_FAILURE, "memory", "oom_kill", message,
-                         NULL, 0};
+                         NULL, 0, r ? &victim : NULL};
     c->notify(c->notify_ctx, target, &n);
   }
   if (o->owed > 0)
@@ -203,10 +395,23 @@ static void settle(jc_collector *c, jc_oom_state *o, const jc_target *target) {
   o->lost_below = false;
 }
 
+/* What the kernel's log holds now: reports of the kills just counted. */
+static void drain_log(jc_collector *c) {
+  int r = jc_kmsg_drain(c->oom_log->kmsg, keep_report, c->oom_log);
+  if (r < 0)
+    jc_logf(&c->log, JC_LOG_DEBUG, "the kernel log /dev/kmsg: %s",
+            JC_STRERROR(-r));
+}
+
 void jc_oom_attribute(jc_collector *c) {
-  if (!c->oom_pending)
+  if (!c->oom_pending) {
+    if (c->oom_log && c->oom_log->count)
+      age_reports(c->oom_log);
     return;
+  }
   c->oom_pending = false;
+  if (c->oom_log)
+    drain_log(c);
   sum_below(c);
   for (size_t i = c->tracked_count; i-- > 0;) {
     jc_tracked *t = c->tracked[i];
@@ -218,4 +423,6 @@ void jc_oom_attribute(jc_collector *c) {
   jc_target top = {"root", "", "/"};
   if (c->oom_top.seen)
     settle(c, &c->oom_top, &top);
+  if (c->oom_log)
+    age_reports(c->oom_log);
 }

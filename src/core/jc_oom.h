@@ -11,6 +11,13 @@
  * is told by its nearest tracked ancestor (or the top) as a kill below it
  * in a cgroup that no longer exists.
  *
+ * Where collectd may read the kernel's log (/dev/kmsg, jc_kmsg), each
+ * notification also names the process killed, its cgroup and the cgroup
+ * whose limit fired: the reports the log holds at the end of a pass in
+ * which a kill counted, paired with the cgroups that tell them (a report
+ * at or below the telling cgroup).  Without the log, the message is the
+ * same less those facts.
+ *
  * Parents are read before their children in a pass, so a kill that lands
  * between the two reads shows in the child first: the parent's share goes
  * negative for one read and is owed back, never told twice.
@@ -44,8 +51,18 @@ typedef struct {
   uint64_t peak;       /* memory.peak at the last read; JC_VALUE_MAX: none */
 } jc_oom_state;
 
-/* At init: chooses the top counter (none on a copy of a tree). */
+/* At init: chooses the top counter (none on a copy of a tree) and opens
+ * the kernel's log, or says in one INFO why it cannot. */
 void jc_oom_init(jc_collector *c);
+
+/* Reads the kernel's log from path, whose paths put CgroupRoot at
+ * root_cgroup ("/": the kernel's root).  jc_oom_init opens /dev/kmsg so;
+ * tests open a file beside a copy of a tree.  0 or a negative errno. */
+int jc_oom_open_log(jc_collector *c, const char *path,
+                    const char *root_cgroup);
+
+/* Closes the kernel's log. */
+void jc_oom_free(jc_collector *c);
 
 /* At the start of a read pass: reads the top counter. */
 void jc_oom_read_top(jc_collector *c);

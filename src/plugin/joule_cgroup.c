@@ -323,8 +323,23 @@ static void dispatch_metric(void *ctx, const jc_target *t,
   sstrncpy(vl->type_instance, m->type_instance, sizeof(vl->type_instance));
 }
 
+/* The process an OOM kill took, as meta data (docs/metrics.md, OOM
+ * notifications); what the kernel's log did not say is left out. */
+static void add_victim(notification_t *n, const jc_oom_victim *v) {
+  plugin_notification_meta_add_signed_int(n, "pid", v->pid);
+  plugin_notification_meta_add_string(n, "command", v->command);
+  if (v->uid >= 0)
+    plugin_notification_meta_add_unsigned_int(n, "uid", (uint64_t)v->uid);
+  plugin_notification_meta_add_string(n, "oom_cgroup", v->cgroup);
+  if (v->limit_cgroup)
+    plugin_notification_meta_add_string(n, "limit_cgroup", v->limit_cgroup);
+  if (v->limit != UINT64_MAX)
+    plugin_notification_meta_add_unsigned_int(n, "limit", v->limit);
+}
+
 /* A notification of the core (an OOM kill) as a collectd notification,
- * with the cgroup's path in the `cgroup` meta data. */
+ * with the cgroup's path in the `cgroup` meta data, and the process an
+ * OOM kill took when the core knows it. */
 static void dispatch_notification(void *ctx, const jc_target *t,
                                   const jc_notification *jn) {
   (void)ctx;
@@ -344,6 +359,8 @@ static void dispatch_notification(void *ctx, const jc_target *t,
     else
       plugin_notification_meta_add_double(&n, m->key, m->number);
   }
+  if (jn->victim)
+    add_victim(&n, jn->victim);
   plugin_dispatch_notification(&n);
   plugin_notification_meta_free(n.meta);
 }

@@ -303,3 +303,14 @@ le() { local v; for v; do printf "$(printf '\\%03o\\%03o\\%03o\\%03o\\%03o\\%03o
 { printf A; le 262143328850 230400000000 144000000000 10800123457 10800123457; } | seed energy split-full-range
 { printf A; le 1000000 0 0 0 0; } | seed energy split-no-time
 { printf A; le 5 100 200 1 1; } | seed energy split-idle-above-total
+
+# ---- kmsg: records of /dev/kmsg as the kernels write an OOM kill (6.1 and
+# 6.12 as the VM test's kernels logged it; the older forms as 4.5 to 4.18
+# print them), another subsystem's record with continuation lines, cut ones
+k() { printf '%b' "$2" | seed kmsg "$1"; }
+k k6.1-memcg '6,1234,5272344,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/p,task_memcg=/p/c,task=memhog,pid=132,uid=0\n3,1235,5273757,-;Memory cgroup out of memory: Killed process 132 (memhog) total-vm:104736kB, anon-rss:65324kB, file-rss:1140kB, shmem-rss:0kB, UID:0 pgtables:164kB oom_score_adj:0\n'
+k global '6,5,6,-;oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,mems_allowed=0,global_oom,task_memcg=/job/worker,task=memhog,pid=7,uid=1000\n'
+k k4.14-task-in '6,100,1000,-;Task in /job/worker killed as a result of limit of /job\n6,101,1001,-;memory: usage 65536kB, limit 65536kB, failcnt 12\n3,110,1010,-;Memory cgroup out of memory: Kill process 4242 (memhog) score 999 or sacrifice child\n3,111,1011,-;Killed process 4243 (child) total-vm:70216kB, anon-rss:65280kB, file-rss:1024kB, shmem-rss:0kB\n'
+k continuation '6,1236,56789015,-,caller=T9;usb 1-1: new high-speed USB device number 2\n SUBSYSTEM=usb\n DEVICE=c189:1\n'
+k escapes '6,5,6,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/a\\x5cb,c,task_memcg=/a\\x5cb,c/w,task=x\\x20y),pid=z,pid=8,uid=5\n'
+k cut '6,1,2,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/job,task_memcg=/job/worker,task=memhog'
