@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# OOM notifications through the real collectd (SPEC §5, NotifyOOM), on a
+# OOM notifications through the real collectd (docs/configuration.md, NotifyOOM), on a
 # tree whose memory.events a test rewrites between reads as the kernel
 # would: one notification per cgroup and read in which oom_kill grew,
 # severity FAILURE, the cgroup's path in the `cgroup` meta data, and a
