@@ -26,6 +26,7 @@ static int read_populated(const jc_collector *c, const jc_tracked *t,
                           bool *ret_frozen) {
   char path[PATH_MAX], text[128];
   int dirfd;
+  *ret_frozen = false; /* also where the file cannot be read */
   const char *name =
       jc_tracked_file(c, t, "cgroup.events", path, sizeof(path), &dirfd);
   ssize_t len = jc_hier_read_file_at(dirfd, name, text, sizeof(text));
@@ -36,7 +37,6 @@ static int read_populated(const jc_collector *c, const jc_tracked *t,
   jc_token key;
   uint64_t value;
   int r, populated = -EBADMSG;
-  *ret_frozen = false;
   while ((r = jc_parse_flat_next(&cur, &key, &value)) != 0)
     if (r > 0 && JC_TOKEN_IS(key, "populated"))
       populated = value != 0;
