@@ -480,8 +480,69 @@ static void test_end(void) {
   fx_cleanup();
 }
 
+/* A kill in a child that empties it and its parent: the kernel may say
+ * the parent's `populated 0` first (it notifies a cgroup.events change at
+ * most every 20 ms per file, and the child's had just changed when the
+ * process moved in).  Told once, by the child, after the next pass; a
+ * child removed after its final read is told once, by its parent. */
+static void test_end_oom(void) {
+  fx_root("cpu memory\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  fx_cgroup("lim", 1000);
+  fx_cgroup("lim/child", 1000);
+  fx_write("lim/memory.events", "oom 0\noom_kill 0\n");
+  fx_write("lim/child/memory.events", "oom 0\noom_kill 0\n");
+  fx_write("lim/cgroup.events", "populated 1\nfrozen 0\n");
+  fx_write("lim/child/cgroup.events", "populated 1\nfrozen 0\n");
+  jc_collector *c = start(-1);
+  ok(c && c->notify_oom && jc_collector_events_fd(c) >= 0,
+     "init with NotifyOOM and final reads");
+  if (!c)
+    return;
+  jc_collector_set_notify(c, notify_cb, NULL);
+  told = 0;
+  fx_write("lim/memory.events", "oom 1\noom_kill 1\n");
+  fx_write("lim/child/memory.events", "oom 1\noom_kill 1\n");
+  fx_write("lim/cgroup.events", "populated 0\nfrozen 0\n");
+  jc_end_event(c, find(c, "lim")->end.wd); /* the parent's event alone */
+  jc_collector_handle_events(c, NULL, NULL);
+  is_int(told, 0, "the parent's final read tells nothing yet");
+  fx_write("lim/child/cgroup.events", "populated 0\nfrozen 0\n");
+  jc_end_event(c, find(c, "lim/child")->end.wd);
+  jc_collector_handle_events(c, NULL, NULL);
+  is_int(told, 0, "nor the child's");
+  jc_collector_read(c, NULL, NULL);
+  ok(told == 1 && strcmp(told_meta, "lim/child") == 0,
+     "the pass: told once, by the child (%s)", told_meta);
+  jc_collector_read(c, NULL, NULL);
+  is_int(told, 1, "and never again");
+
+  /* Another kill, the child's final read, then the child removed. */
+  fx_write("lim/cgroup.events", "populated 1\nfrozen 0\n");
+  fx_write("lim/child/cgroup.events", "populated 1\nfrozen 0\n");
+  jc_end_event(c, -1);
+  jc_collector_handle_events(c, NULL, NULL);
+  fx_write("lim/memory.events", "oom 2\noom_kill 2\n");
+  fx_write("lim/child/memory.events", "oom 2\noom_kill 2\n");
+  fx_write("lim/child/cgroup.events", "populated 0\nfrozen 0\n");
+  jc_end_event(c, find(c, "lim/child")->end.wd);
+  jc_collector_handle_events(c, NULL, NULL);
+  fx_remove("lim/child");
+  jc_collector_read(c, NULL, NULL);
+  ok(told == 2 && strcmp(told_meta, "lim") == 0 &&
+         strstr(told_message, "in a cgroup below lim that no longer exists"),
+     "read at its end, then removed: told once, by its parent (%s)",
+     told_message);
+  jc_collector_read(c, NULL, NULL);
+  is_int(told, 2, "and never again");
+  jc_collector_free(c);
+  fx_cleanup();
+  told = 0;
+}
+
 int main(void) {
   test_end();
+  test_end_oom();
   test_walk();
   test_budget();
   test_oom();

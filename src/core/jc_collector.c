@@ -384,7 +384,12 @@ int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
       c->ended_lost++; /* removed while its files were read */
   }
   jc_discover_drop_gone(c);
-  jc_oom_attribute(c); /* a kill that ended it, told by it */
+  /* No OOM kill is told here: a final read's growth waits for the next
+   * pass.  The kernel notifies a cgroup.events change at most every
+   * 20 ms per file, so the parent's `populated 0` may come before its
+   * child's; told now, the parent would tell the child's kill and the
+   * child again (jc_oom: told once, by the deepest, after a pass that read
+   * them all). */
   return 0;
 }
 

@@ -102,10 +102,12 @@ void jc_oom_free(jc_collector *c) {
   c->oom_log = NULL;
 }
 
-/* A new value of a hierarchical counter: its growth since the last one. */
+/* A new value of a hierarchical counter: its growth since the last one,
+ * added to what the reads since the last pass counted (a final read, then
+ * the pass's). */
 static void counted(jc_collector *c, jc_oom_state *o, uint64_t value) {
   if (o->seen && value > o->last) {
-    o->growth = value - o->last;
+    o->growth += value - o->last;
     c->oom_pending = true;
   }
   o->last = value;

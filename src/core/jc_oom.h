@@ -2,7 +2,10 @@
  * jc_oom — OOM kills as notifications (NotifyOOM, docs/configuration.md).
  *
  * memory.events' oom_kill is hierarchical: a kill counts in its cgroup and
- * in every ancestor.  After each read pass, every kill is told once, by
+ * in every ancestor.  After each read pass (never after the final reads
+ * between passes, jc_end, whose growth waits for the pass, so that a
+ * parent that ended first cannot tell its child's kill before the child
+ * is read), every kill is told once, by
  * the deepest tracked cgroup that contains it: a cgroup's growth minus
  * the growth of its nearest tracked descendants.  Above every tracked
  * cgroup stands the top: CgroupRoot's own memory.events, or /proc/vmstat's
