@@ -7,6 +7,11 @@
 #            cgroups, for the shipped default's files and for those of
 #            Collect "cpu" "pressure": the floor, kept descriptors, files
 #            reopened at every read;
+#   names    the same pass with InstanceFrom "container" against "path"
+#            (bench/jc_names_bench): 1,000 Kubernetes containers of this
+#            host's cgroup v2, their runtime's state (written by
+#            bench/make-runtime-state.py) in a RuntimeRoot below /tmp, 10
+#            containers created and 10 removed before each pass;
 #   collectd the real collectd's CPU per cgroup per read, `network` to a
 #            sink on 127.0.0.1 (bench/jc_sink), on BENCH_CGROUPS (1000)
 #            cgroups of this host's cgroup v2, for four value sets;
@@ -22,8 +27,9 @@
 #
 # then the targets, met or missed.  BENCH_PARTS chooses parts (default all
 # of them), BENCH_SIZES the core's sizes, BENCH_WARM and BENCH_READS the
-# reads of each collectd (3 and 10).  Needs root; installs what it needs
-# (scripts/deps.sh --bench).  Every cgroup it makes is below one parent
+# reads of each collectd (3 and 10), BENCH_NAMES_PASSES the passes of a
+# run of the names part (60; 3 runs).  Needs root; installs what it needs
+# (scripts/deps.sh --bench, for the netdata and vm parts).  Every cgroup it makes is below one parent
 # named for the run and removed; every process it starts is stopped.
 set -euo pipefail
 : "${top_builddir:?run through make bench}"
@@ -32,12 +38,15 @@ top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 : "${COLLECTD_PLUGINDIR:=/usr/lib/collectd}"
 export top_srcdir top_builddir COLLECTD_BIN COLLECTD_PLUGINDIR
 sizes=${BENCH_SIZES:-"100 1000 10000"}
-parts=${BENCH_PARTS:-"core collectd tmpfs netdata vm"}
+parts=${BENCH_PARTS:-"core names collectd tmpfs netdata vm"}
 n=${BENCH_CGROUPS:-1000}
 vm_services=${BENCH_VM_SERVICES:-200}
 mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
 [ -n "$mnt" ] && [ "$(id -u)" -eq 0 ] || { echo "bench: needs root and a cgroup2 mount" >&2; exit 1; }
-"$top_srcdir/scripts/deps.sh" --bench
+case " $parts " in
+  *" netdata "* | *" vm "*) "$top_srcdir/scripts/deps.sh" --bench ;;
+  *) "$top_srcdir/scripts/deps.sh" ;;
+esac
 
 run="joule-bench-$$"
 parent="$mnt/$run"
@@ -125,6 +134,36 @@ EOF
     awk -v n="$size" -v e="${core_b[$size,energy]:-}" -v d="${core_b[$size,default]:-}" \
       'BEGIN { if (e == "" || d == "") exit; printf "   N %-6s b %.3f against %.3f µs per cgroup: %+.1f µs per pass, %+.3f µs per cgroup\n", n, e, d, (e - d) * n, e - d }'
   done
+  echo
+}
+
+# ---- names from the container runtime ------------------------------------------
+
+names_part() {
+  local pods=500 passes=${BENCH_NAMES_PASSES:-60} line
+  echo "1b. InstanceFrom \"container\" against \"path\": the core's read pass, µs per cgroup per pass"
+  python3 "$top_srcdir/bench/make-runtime-state.py" "$tmp/runtime" $((pods + 5 * passes))
+  if ! line=$("$top_builddir/bench/jc_names_bench" "$mnt" "$run" "$tmp/runtime" "$pods" "$passes" 3); then
+    echo "   failed (see above)"
+    drop_tree "$parent"
+    return 0
+  fi
+  names_ratio=$(field "$line" ratio)
+  echo "   $(field "$line" containers) containers of $pods pods (kubepods.slice, the systemd driver) on $mnt;"
+  echo "   containerd's bundles and the kubelet's logs in a RuntimeRoot in $tmp"
+  echo "   (bench/make-runtime-state.py); medians of $(field "$line" passes) passes in 3 runs"
+  printf '   %-16s %9s %9s\n' InstanceFrom churn quiet
+  printf '   %-16s %9s %9s\n' '"path"' "$(field "$line" path)" "$(field "$line" quiet_path)"
+  printf '   %-16s %9s %9s\n' '"container"' "$(field "$line" container)" "$(field "$line" quiet_container)"
+  printf '   %-16s %9s %9s\n' container/path "$names_ratio" "$(field "$line" quiet_ratio)"
+  echo "   one name looked up: $(field "$line" lookup) µs a container (jc_runtime_name, its files cached)"
+  echo "   named from the runtime: $(field "$line" named_container) (\"path\": $(field "$line" named_path))"
+  cat <<'EOF'
+   churn: before each pass 10 containers created and 10 removed (5 pods each way), a second of
+   Interval 1 at 10 a second: the pass walks the tree again, reads the new cgroups and, with
+   "container", names them; quiet: passes without a change. Each pass is read by both modes,
+   one after the other, each first in turn; container/path: the median of two passes' ratios.
+EOF
   echo
 }
 
@@ -338,6 +377,7 @@ vm_part() {
 # ---- the run ------------------------------------------------------------------------
 
 has core && core_part
+has names && names_part
 if has collectd || has tmpfs || has vm; then
   echo "   collectd: Interval 1, network to a sink on 127.0.0.1, no other write plugin; CPU ="
   echo "   utime + stime of the daemon over $BENCH_READS reads counted by the sink, after $BENCH_WARM;"
@@ -363,6 +403,10 @@ if has core; then
     r=$(ratio "${core_b[10000,$set]:-}" "${core_a[10000,$set]:-}")
     printf '  %-66s %5s  %s\n' "  core b at 10,000 ≤ 1.5× the kernel's floor at 10,000, $set files" "$r" "$(verdict "$r" 1.5)"
   done
+fi
+if has names; then
+  printf '  %-66s %5s  %s\n' "InstanceFrom \"container\" ≤ 1.05× \"path\", 1,000 containers, churn (1b)" \
+    "${names_ratio:--}" "$(verdict "${names_ratio:-}" 1.05)"
 fi
 if has tmpfs; then
   r=$(ratio "${cd_us[fx_default]:-}" "${cd_us[fx_first]:-}")

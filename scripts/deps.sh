@@ -13,6 +13,11 @@ test_pkgs="$test_pkgs libmicrohttpd12 libprotobuf-c1 prometheus"
 test_pkgs="$test_pkgs build-essential debhelper dh-autoreconf dpkg-dev fakeroot lintian man-db"
 # kernel_pid_reuse.sh: gdb stops collectd between a check and a move.
 test_pkgs="$test_pkgs gdb"
+# vm_podman.sh: a real Podman (rootful, no network) in the VM, on an image
+# imported from busybox-static; catatonit for its pods' pause image,
+# bpftool for the device program Podman 4.3 leaves on a pod's cgroup.
+# Its services (API socket, auto-update, restart) are disabled below.
+test_pkgs="$test_pkgs podman catatonit bpftool"
 # make check-vm and demo.sh --vm: qemu, a static busybox and the tools that
 # pack the VM's initramfs, and the two Debian kernels it boots (their
 # initramfs-tools hook makes an initrd in /boot that the VM does not use).

@@ -184,6 +184,55 @@ ok $? "hostile tree: valid JSON, U+FFFD for a bad byte, the valid values"
   [ "$(sort "$T/err" | uniq -d | wc -l)" -eq 0 ]
 ok $? "hostile tree: exit 0; $(wc -l <"$T/err") warnings on stderr, each once"
 
+# InstanceFrom "container": a cgroup's runtime files are read when it is
+# first seen, never at a later sample, nor at the walks a change in the
+# tree starts.  strace sees every open: a first sample opens each
+# container's config.json once; traced from its second sample on, while
+# directories come and go in the tree, the command opens none.
+if command -v strace >/dev/null; then
+  cp -a "$F/hosts/containerd-systemd" "$T/cd-host" && python3 "$F/make-runtimes.py" --special "$T/cd-host"
+  CD=(--root "$T/cd-host/sys/fs/cgroup" --runtime-root "$T/cd-host" --instance-from container
+    --select 'kubepods.slice/**/*.scope' --select 'kubepods.slice/**/kubepods-*pod*.slice')
+  opens() { grep -v '= -1 ' "$T/$1" | grep -cE "$2"; }
+  runtime='"([^"]*/)?(config\.json|io\.containerd\.runtime\.v2\.task|pods)"'
+  strace -f -qq -e trace=open,openat,openat2 -o "$T/strace-first" "$JC" sample --count 1 "${CD[@]}" >/dev/null
+  ids=$(grep -v '= -1 ' "$T/strace-first" | grep -oE '[0-9a-f]{64}/config\.json' | sort | uniq -c)
+  [ "$(wc -l <<<"$ids")" -eq 6 ] && ! grep -qv '^ *1 ' <<<"$ids"
+  ok $? "InstanceFrom container: the first sample opens each of the 6 containers' config.json once"
+  echo "$ids" | diag
+
+  : >"$T/out-bg"
+  "$JC" sample --interval 0.1 "${CD[@]}" >"$T/out-bg" 2>"$T/err-bg" &
+  jpid=$!
+  CLEANUPS+=("kill $jpid 2>/dev/null")
+  _l=()
+  lines() { mapfile -t _l <"$T/out-bg"; [ "${#_l[@]}" -ge "$1" ]; }
+  wait_until lines 1
+  strace -f -qq -p "$jpid" -e trace=open,openat,openat2 -o "$T/strace-later" &
+  tpid=$!
+  traced() { grep -qE 'TracerPid:[[:space:]]*[1-9]' "/proc/$jpid/status"; }
+  wait_until traced
+  mapfile -t _l <"$T/out-bg"
+  first=${#_l[@]}
+  for i in 1 2 3; do
+    mkdir "$T/cd-host/sys/fs/cgroup/kubepods.slice/churn$i"
+    mapfile -t _l <"$T/out-bg"
+    wait_until lines $((${#_l[@]} + 2))
+    rmdir "$T/cd-host/sys/fs/cgroup/kubepods.slice/churn$i"
+    mapfile -t _l <"$T/out-bg"
+    wait_until lines $((${#_l[@]} + 2))
+  done
+  kill -TERM "$jpid"
+  wait "$jpid" "$tpid"
+  mapfile -t _l <"$T/out-bg"
+  walks=$(opens strace-later '"kubepods\.slice"')
+  [ "$walks" -gt 0 ] && [ "$(opens strace-later "$runtime")" -eq 0 ] &&
+    [ "$(grep -c '"shop_cart-0_log-shipper"' "$T/out-bg")" -eq "${#_l[@]}" ]
+  ok $? "InstanceFrom container: $((${#_l[@]} - first)) later samples and the walks of 6 changes ($walks opens of kubepods.slice) open no runtime file ($(opens strace-later "$runtime"))"
+elif [ "${CI:-}" = true ]; then
+  ok 1 "required: strace"
+fi
+
 # SIGTERM ends an endless stream between two lines, with status 0.
 "$JC" sample --interval 0.1 --root "$F/k6.1-systemd" >"$T/out" 2>"$T/err" &
 pid=$!

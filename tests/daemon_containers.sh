@@ -112,9 +112,21 @@ for host in $hosts; do
   [ "$COLLECT_READS" -ge 2 ]
   ok $? "$host: collectd ran the page's plugin block for two reads"
   names_are "$dir" "$want" "$host: the names are the page's"
+  names "$dir" >>"$T/runtime-names"
   [ "$(loud_lines "$dir")" -eq 0 ]
   ok $? "$host: no WARNING or ERROR from the plugin"
   [ "$(loud_lines "$dir")" -eq 0 ] || grep 'joule_cgroup' "$dir/collectd.log" | head -5 | diag
+done
+
+# The runtime names other pages quote are among those the runs gave:
+# configuration.md's InstanceFrom ("runtime named it (`A`, `B`)") and the
+# README's row of it ("`"container"`: `A`").
+conf=$(sed -n 's/.*runtime named it (\(`[^)]*\)).*/\1/p' "$top_srcdir/docs/configuration.md")
+readme=$(sed -n 's/^| `InstanceFrom` .*`"container"`: \(`[^`]*`\).*/\1/p' "$top_srcdir/README.md")
+for q in "docs/configuration.md|$conf" "README.md|$readme"; do
+  ex=$(grep -oE '`[^`]+`' <<<"${q#*|}" | tr -d '`')
+  [ -n "$ex" ] && ! grep -vxFf "$T/runtime-names" <<<"$ex" | grep -q .
+  ok $? "${q%%|*}: the names it quotes ($(echo $ex)) are names the page's runtime snippets gave"
 done
 
 # The version: one source (configure.ac), the same in the plugin's INFO

@@ -16,19 +16,29 @@
 #include <unistd.h>
 
 static char logged[8192];
-static int log_lines, info_lines;
+static int log_lines, info_lines, warning_lines;
 
 static void log_cb(void *ctx, int level, const char *msg) {
   (void)ctx;
   log_lines++;
   info_lines += level == JC_LOG_INFO;
+  warning_lines += level == JC_LOG_WARNING;
   size_t len = strlen(logged);
   snprintf(logged + len, sizeof(logged) - len, "%s\n", msg);
 }
 
 static void log_reset(void) {
   logged[0] = '\0';
-  log_lines = info_lines = 0;
+  log_lines = info_lines = warning_lines = 0;
+}
+
+/* What was logged, as TAP diagnostics. */
+static void diag_logged(void) {
+  for (const char *l = logged; *l;) {
+    size_t n = strcspn(l, "\n");
+    printf("#   %.*s\n", (int)n, l);
+    l += n + (l[n] == '\n');
+  }
 }
 
 static const jc_log the_log = {log_cb, NULL};
@@ -96,7 +106,7 @@ static void kubernetes(jc_runtime *rt, const char *layout, const char *prefix,
   is_str(name_of(rt, "system.slice/kubelet.service"), "-ENOENT", "%s: a service is no container", layout);
   is_int(log_lines, 0, "%s: not a word logged", layout);
   if (log_lines)
-    printf("# %s", logged);
+    diag_logged();
 #undef CTR
 }
 
@@ -175,24 +185,51 @@ static void layouts(void) {
 #define BAD_FILE BAD_DIR "/config.v2.json"
 #define BAD_CGROUP "system.slice/docker-" BAD_ID ".scope"
 
-/* One bad file: the result, exactly one message, naming the file and
- * holding what. */
-static void bad(jc_runtime *rt, const char *what, int want, const char *phrase) {
+/* One bad file, read for cgroup: the result, exactly one message, naming
+ * the file, the cgroup and holding phrase. */
+static void bad_at(jc_runtime *rt, const char *cgroup, const char *file,
+                   const char *what, int want, const char *phrase) {
   char name[JC_INSTANCE_SIZE] = "untouched";
   log_reset();
   struct timespec a, b;
   clock_gettime(CLOCK_MONOTONIC, &a);
-  int r = jc_runtime_name(rt, BAD_CGROUP, name);
+  int r = jc_runtime_name(rt, cgroup, name);
   clock_gettime(CLOCK_MONOTONIC, &b);
   is_int(r, want, "%s: refused", what);
   is_str(name, "untouched", "%s: the cgroup keeps its path name", what);
   is_int(log_lines, 1, "%s: one message", what);
-  ok(strstr(logged, fx_path(BAD_FILE)) && strstr(logged, phrase) &&
-         strstr(logged, BAD_CGROUP),
+  ok(strstr(logged, fx_path(file)) && strstr(logged, phrase) &&
+         strstr(logged, cgroup),
      "%s: it names the file, the cgroup and \"%s\"", what, phrase);
-  printf("#   %s", logged);
+  diag_logged();
   ok((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < 500000000L,
      "%s: no wait", what);
+}
+
+static void bad(jc_runtime *rt, const char *what, int want, const char *phrase) {
+  bad_at(rt, BAD_CGROUP, BAD_FILE, what, want, phrase);
+}
+
+/* Every level of rel below the fixture's root. */
+static void mkdirs(const char *rel) {
+  char p[512];
+  for (const char *s = strchr(rel, '/'); ; s = strchr(s + 1, '/')) {
+    snprintf(p, sizeof(p), "%.*s", s ? (int)(s - rel) : (int)strlen(rel), rel);
+    if (access(fx_path(p), F_OK) != 0)
+      fx_mkdir(p);
+    if (!s)
+      return;
+  }
+}
+
+/* head, 3 MiB of '0', tail: a document whose end is past the 1 MiB read. */
+static void big_file(const char *rel, const char *head, const char *tail) {
+  FILE *f = fopen(fx_path(rel), "w");
+  fputs(head, f);
+  for (int i = 0; i < 3 * 1024; i++)
+    fprintf(f, "%01023d", 0);
+  fputs(tail, f);
+  fclose(f);
 }
 
 static void bad_inputs(void) {
@@ -278,6 +315,141 @@ static void bad_inputs(void) {
   fx_cleanup();
 }
 
+/* ---- bad input: the other runtimes' files ------------------------------------ */
+
+#define BAD_POD "kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pode04aa1a7_ada9_5951_980e_1e1f9372c098.slice"
+#define ANNOTATIONS                                                            \
+  "\"annotations\":{\"io.kubernetes.cri.sandbox-namespace\":\"shop\","           \
+  "\"io.kubernetes.cri.sandbox-name\":\"web-0\","                               \
+  "\"io.kubernetes.pod.namespace\":\"shop\",\"io.kubernetes.pod.name\":\"web-0\"," \
+  "\"io.kubernetes.cri.container-name\":\"nginx\","                             \
+  "\"io.kubernetes.container.name\":\"nginx\"}}"
+
+/* A runtime's file: what the cgroup's name is read from, a good document
+ * of it (the name it gives), the head of a 3 MiB one (big_file) whose
+ * tail is the good one, and malformed JSON. */
+typedef struct {
+  const char *what, *cgroup, *file, *good, *name, *big_head, *malformed;
+} runtime_file;
+
+static const runtime_file runtime_files[] = {
+    {"containerd's config.json", BAD_POD "/cri-containerd-" BAD_ID ".scope",
+     "run/containerd/io.containerd.runtime.v2.task/k8s.io/" BAD_ID "/config.json",
+     "{\"ociVersion\":\"1.1.0\"," ANNOTATIONS, "shop_web-0_nginx",
+     "{\"Pad\":\"", "{\"ociVersion\":\"1.1.0\",\"annotations\":{\"a\"}}"},
+    {"CRI-O's config.json", BAD_POD "/crio-" BAD_ID ".scope",
+     "run/containers/storage/overlay-containers/" BAD_ID "/userdata/config.json",
+     "{\"ociVersion\":\"1.1.0\"," ANNOTATIONS, "shop_web-0_nginx",
+     "{\"Pad\":\"", "{\"ociVersion\":\"1.1.0\"," ANNOTATIONS "}"},
+    {"Podman's containers.json", "machine.slice/libpod-" BAD_ID ".scope",
+     "var/lib/containers/storage/overlay-containers/containers.json",
+     "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"]}]", "web",
+     "[{\"id\":\"0\",\"names\":[\"other\"],\"metadata\":\"",
+     "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"],,}]"},
+};
+
+/* The file of rf, each way bad; then good again. */
+static void bad_runtime_file(jc_runtime *rt, const runtime_file *rf) {
+  char what[128], name[JC_INSTANCE_SIZE];
+  const char *dir_end = strrchr(rf->file, '/');
+  char dir[256];
+  snprintf(dir, sizeof(dir), "%.*s", (int)(dir_end - rf->file), rf->file);
+  mkdirs(dir);
+  fx_write(rf->file, rf->good);
+  log_reset();
+  int r = jc_runtime_name(rt, rf->cgroup, name);
+  ok(r == 0 && strcmp(name, rf->name) == 0 && log_lines == 0,
+     "%s, as the runtime writes it: \"%s\"", rf->what, r == 0 ? name : "-");
+
+  fx_write(rf->file, rf->malformed);
+  snprintf(what, sizeof(what), "%s: malformed JSON", rf->what);
+  bad_at(rt, rf->cgroup, rf->file, what, -EBADMSG, "is not valid JSON");
+
+  char tail[1024];
+  snprintf(tail, sizeof(tail), "\",%s", rf->good + 1);
+  big_file(rf->file, rf->big_head, tail);
+  snprintf(what, sizeof(what), "%s: 3 MiB, the name past the first 1 MiB", rf->what);
+  bad_at(rt, rf->cgroup, rf->file, what, -EFBIG, "longer than 1024 KiB");
+
+  unlink(fx_path(rf->file));
+  mkfifo(fx_path(rf->file), 0600);
+  snprintf(what, sizeof(what), "%s: a FIFO", rf->what);
+  bad_at(rt, rf->cgroup, rf->file, what, -EINVAL, "is a FIFO, not a regular file");
+
+  unlink(fx_path(rf->file));
+  fx_symlink("/etc/os-release", rf->file);
+  snprintf(what, sizeof(what), "%s: a symbolic link out of RuntimeRoot", rf->what);
+  bad_at(rt, rf->cgroup, rf->file, what, -ELOOP, "is a symbolic link");
+  unlink(fx_path(rf->file));
+}
+
+#define ROOTLESS_CGROUP USER(1000) BAD_ID ".scope"
+
+/* Rootless Podman's etc/passwd: whose home holds the containers.json. */
+static void bad_passwd(jc_runtime *rt) {
+  const char *storage = "srv/alice/.local/share/containers/storage/overlay-containers";
+  char file[256], name[JC_INSTANCE_SIZE];
+  mkdirs(storage);
+  snprintf(file, sizeof(file), "%s/containers.json", storage);
+  fx_write(file, "[{\"id\":\"" BAD_ID "\",\"names\":[\"toolbox\"]}]");
+  fx_mkdir("etc");
+  const char *alice = "alice:x:1000:1000:Alice:/srv/alice:/bin/sh\n";
+  fx_write("etc/passwd", alice);
+  log_reset();
+  int r = jc_runtime_name(rt, ROOTLESS_CGROUP, name);
+  ok(r == 0 && strcmp(name, "toolbox") == 0 && log_lines == 0,
+     "rootless Podman: etc/passwd gives uid 1000's home, its containers.json the name");
+
+  fx_write("etc/passwd", "alice:x:1000:1000:Alice\n");
+  bad_at(rt, ROOTLESS_CGROUP, "etc/passwd", "etc/passwd: uid 1000's line cut short",
+         -EBADMSG, "has a malformed line for uid 1000");
+  fx_write("etc/passwd", "alice:x:1000:1000:Alice:srv/alice:/bin/sh\n");
+  bad_at(rt, ROOTLESS_CGROUP, "etc/passwd", "etc/passwd: a home that is not absolute",
+         -EBADMSG, "has a malformed line for uid 1000");
+
+  /* 20,000 users (about 780 KiB) before alice: past the bounded read. */
+  FILE *f = fopen(fx_path("etc/passwd"), "w");
+  for (int i = 0; i < 20000; i++)
+    fprintf(f, "user%05d:x:%d:%d:User %05d:/home/user%05d:/bin/sh\n", i,
+            20000 + i, 20000 + i, i, i);
+  fputs(alice, f);
+  fclose(f);
+  bad_at(rt, ROOTLESS_CGROUP, "etc/passwd", "etc/passwd: uid 1000 past its first 256 KiB",
+         -EFBIG, "longer than 256 KiB, and its first 256 KiB do not list uid 1000");
+  f = fopen(fx_path("etc/passwd"), "w");
+  fputs(alice, f);
+  for (int i = 0; i < 20000; i++)
+    fprintf(f, "user%05d:x:%d:%d::/home/user%05d:/bin/sh\n", i, 20000 + i, 20000 + i, i);
+  fclose(f);
+  log_reset();
+  r = jc_runtime_name(rt, ROOTLESS_CGROUP, name);
+  ok(r == 0 && strcmp(name, "toolbox") == 0 && log_lines == 0,
+     "etc/passwd of 780 KiB with uid 1000 in its first 256 KiB: named");
+
+  unlink(fx_path("etc/passwd"));
+  log_reset();
+  is_int(jc_runtime_name(rt, ROOTLESS_CGROUP, name), -EAGAIN,
+         "no etc/passwd (yet): tried again later, not a word");
+  is_int(log_lines, 0, "  nothing logged");
+  mkfifo(fx_path("etc/passwd"), 0600);
+  bad_at(rt, ROOTLESS_CGROUP, "etc/passwd", "etc/passwd: a FIFO", -EINVAL,
+         "is a FIFO, not a regular file");
+  unlink(fx_path("etc/passwd"));
+  fx_symlink("/etc/passwd", "etc/passwd");
+  bad_at(rt, ROOTLESS_CGROUP, "etc/passwd", "etc/passwd: a symbolic link out of RuntimeRoot",
+         -ELOOP, "is a symbolic link");
+}
+
+static void bad_runtimes(void) {
+  fx_root("cpu\n");
+  jc_runtime *rt = jc_runtime_new(fx_path(""), NULL, &the_log);
+  for (size_t i = 0; i < sizeof(runtime_files) / sizeof(*runtime_files); i++)
+    bad_runtime_file(rt, &runtime_files[i]);
+  bad_passwd(rt);
+  jc_runtime_free(rt);
+  fx_cleanup();
+}
+
 /* ---- the collector: once, then retried, then given up -------------------- */
 
 static char found_instance[JC_INSTANCE_SIZE];
@@ -291,6 +463,24 @@ static const char *instance_of(jc_collector *c, const char *relpath) {
   found_instance[0] = '\0';
   jc_collector_each_target(c, find_target, (void *)relpath);
   return found_instance;
+}
+
+/* A collector with InstanceFrom "container" on runtime_root's cgroups
+ * below cgroot that select picks; the log reset. */
+static jc_collector *container_collector(const char *cgroot,
+                                         const char *runtime_root,
+                                         const char *select) {
+  char err[256];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, cgroot, err, sizeof(err));
+  jc_config_add_pattern(cfg, false, select, err, sizeof(err));
+  jc_config_set_instance_from(cfg, "container", err, sizeof(err));
+  jc_config_set_runtime_root(cfg, runtime_root, err, sizeof(err));
+  ok(jc_config_finish(cfg, err, sizeof(err)) == 0, "config: %s", err);
+  log_reset();
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  ok(jc_collector_init(c) == 0, "collector with InstanceFrom \"container\" on %s", select);
+  return c;
 }
 
 static void collector(void) {
@@ -307,17 +497,9 @@ static void collector(void) {
   fx_mkdir("var/lib/docker");
   fx_mkdir("var/lib/docker/containers");
 
-  char err[256], cgroot[PATH_MAX];
+  char cgroot[PATH_MAX];
   snprintf(cgroot, sizeof(cgroot), "%s/sys/fs/cgroup", root);
-  jc_config *cfg = jc_config_new();
-  jc_config_set_root(cfg, cgroot, err, sizeof(err));
-  jc_config_add_pattern(cfg, false, "system.slice/*", err, sizeof(err));
-  jc_config_set_instance_from(cfg, "container", err, sizeof(err));
-  jc_config_set_runtime_root(cfg, root, err, sizeof(err));
-  ok(jc_config_finish(cfg, err, sizeof(err)) == 0, "config: %s", err);
-  log_reset();
-  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
-  ok(jc_collector_init(c) == 0, "collector with InstanceFrom \"container\"");
+  jc_collector *c = container_collector(cgroot, root, "system.slice/*");
   is_str(instance_of(c, BAD_CGROUP), "system.slice_docker-" BAD_ID ".scope",
          "before Docker wrote its file: the path name");
   jc_collector_read(c, NULL, NULL);
@@ -344,6 +526,49 @@ static void collector(void) {
   fx_cleanup();
 }
 
+/* ---- a container restarted by Kubernetes ------------------------------------ */
+
+/* containerd-systemd's cart-0: its app restarted, the old container's
+ * cgroup still there.  Both follow the collision rule, said at INFO;
+ * when the old one goes the new one gets the plain name back. */
+static void restarted(void) {
+  char rtroot[PATH_MAX + 64], cgroot[PATH_MAX + 96];
+  snprintf(rtroot, sizeof(rtroot), "%s/containerd-systemd", hosts);
+  snprintf(cgroot, sizeof(cgroot), "%s/sys/fs/cgroup", rtroot);
+  jc_collector *c = container_collector(cgroot, rtroot, "kubepods.slice/**/*.scope");
+  const char *old = BU2 "/cri-containerd-" APP_OLD ".scope";
+  const char *new = BU2 "/cri-containerd-" APP ".scope";
+  char old_want[JC_INSTANCE_SIZE] = "shop_cart-0_app";
+  char new_want[JC_INSTANCE_SIZE] = "shop_cart-0_app";
+  jc_name_disambiguate(old_want, old);
+  jc_name_disambiguate(new_want, new);
+  is_str(instance_of(c, old), old_want, "the old container: its name, ~ and its path's hash");
+  is_str(instance_of(c, new), new_want, "the new one: its name, ~ and its path's hash");
+  is_int(warning_lines, 0, "no WARNING for a restart");
+  ok(info_lines >= 1 && strstr(logged, "both hold a container its runtime names "
+                                       "\"shop_cart-0_app\"") &&
+         strstr(logged, old_want) && strstr(logged, new_want),
+     "one INFO says so");
+  diag_logged();
+
+  /* The old container ends: its cgroup goes, then its bundle. */
+  char path[3 * PATH_MAX];
+  snprintf(path, sizeof(path),
+           "rm -r '%s/%s' '%s/run/containerd/io.containerd.runtime.v2.task/k8s.io/%s'",
+           cgroot, old, rtroot, APP_OLD);
+  ok(system(path) == 0, "the old container's cgroup and bundle removed");
+  log_reset();
+  jc_collector_read(c, NULL, NULL);
+  jc_collector_read(c, NULL, NULL);
+  is_str(instance_of(c, old), "", "the old cgroup is no longer reported");
+  is_str(instance_of(c, new), "shop_cart-0_app", "the new one gets the plain name back");
+  ok(info_lines == 1 && warning_lines == 0 &&
+         strstr(logged, "is reported as \"shop_cart-0_app\" again"),
+     "with one INFO");
+  diag_logged();
+  jc_collector_free(c);
+}
+
 int main(void) {
   const char *srcdir = getenv("top_srcdir");
   char src[PATH_MAX], cmd[3 * PATH_MAX];
@@ -355,7 +580,9 @@ int main(void) {
   ok(system(cmd) == 0, "a copy of tests/fixtures/hosts with its FIFOs and sockets");
   layouts();
   bad_inputs();
+  bad_runtimes();
   collector();
+  restarted();
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", hosts);
   if (system(cmd) != 0)
     perror(cmd);

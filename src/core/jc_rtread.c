@@ -122,7 +122,7 @@ static int open_file(int rootfd, const char *rel, char *why, size_t n) {
 }
 
 long jc_rtread_text(int rootfd, const char *rel, char *buf, size_t size,
-                    char *why, size_t n) {
+                    bool *ret_cut, char *why, size_t n) {
   int fd = open_file(rootfd, rel, why, n);
   if (fd < 0)
     return fd;
@@ -130,6 +130,8 @@ long jc_rtread_text(int rootfd, const char *rel, char *buf, size_t size,
   ssize_t r;
   while (len + 1 < size && (r = read(fd, buf + len, size - 1 - len)) > 0)
     len += (size_t)r;
+  char more;
+  *ret_cut = len + 1 == size && read(fd, &more, 1) == 1;
   close(fd);
   buf[len] = '\0';
   return (long)len;

@@ -43,8 +43,8 @@ int jc_rtread_json_file(int rootfd, const char *rel, size_t max,
                         size_t n);
 
 /* Reads at most size - 1 bytes of the regular file rel, NUL-terminated;
- * the length, or a negative errno. */
+ * the length, or a negative errno.  *ret_cut: the file had more. */
 long jc_rtread_text(int rootfd, const char *rel, char *buf, size_t size,
-                    char *why, size_t n);
+                    bool *ret_cut, char *why, size_t n);
 
 #endif

@@ -367,25 +367,9 @@ static int podman_in(const jc_runtime *rt, const char *storage, const char *id,
   return name_from(rt, &f, rel, relpath, ret_name);
 }
 
-static int find_home(char *text, const char *uid, char *home, size_t size);
-
-/* The home directory of uid in RuntimeRoot's etc/passwd, relative. */
-static int home_of(const jc_runtime *rt, const char *uid, char *home,
-                   size_t size, const char *relpath) {
-  char why[256];
-  char *text = malloc(PASSWD_MAX);
-  if (!text)
-    return -ENOMEM;
-  long len = jc_rtread_text(rt->rootfd, "etc/passwd", text, PASSWD_MAX, why,
-                            sizeof(why));
-  int r = len < 0 ? (int)len : find_home(text, uid, home, size);
-  free(text);
-  if (r == -ENOENT)
-    return -EAGAIN; /* no passwd, or a user not written yet */
-  return r < 0 && len < 0 ? report(rt, "etc/passwd", relpath, why, r) : r;
-}
-
-/* The home of uid in passwd's text (changed in place), relative. */
+/* The home of uid in passwd's text (changed in place), relative: 0,
+ * -ENOENT when no line is uid's, -EBADMSG when uid's line is malformed
+ * (no sixth field, or a home that is not an absolute path). */
 static int find_home(char *text, const char *uid, char *home, size_t size) {
   for (char *line = text, *next; *line; line = next) {
     next = line + strcspn(line, "\n");
@@ -402,12 +386,45 @@ static int find_home(char *text, const char *uid, char *home, size_t size) {
       }
       *p++ = '\0';
     }
-    if (nf >= 6 && !strcmp(field[2], uid) && field[5][0] == '/') {
-      snprintf(home, size, "%s", field[5] + strspn(field[5], "/"));
-      return 0;
-    }
+    if (nf < 3 || strcmp(field[2], uid))
+      continue;
+    if (nf < 6 || field[5][0] != '/')
+      return -EBADMSG;
+    snprintf(home, size, "%s", field[5] + strspn(field[5], "/"));
+    return 0;
   }
   return -ENOENT;
+}
+
+/* The home directory of uid in RuntimeRoot's etc/passwd, relative. */
+static int home_of(const jc_runtime *rt, const char *uid, char *home,
+                   size_t size, const char *relpath) {
+  char why[256];
+  char *text = malloc(PASSWD_MAX + 1);
+  if (!text)
+    return -ENOMEM;
+  bool cut = false;
+  long len = jc_rtread_text(rt->rootfd, "etc/passwd", text, PASSWD_MAX + 1,
+                            &cut, why, sizeof(why));
+  int r = len < 0 ? (int)len : find_home(text, uid, home, size);
+  free(text);
+  if (r == 0)
+    return 0;
+  if (r == -ENOENT && !cut)
+    return -EAGAIN; /* no passwd, or a user not written yet */
+  if (r == -ENOENT) {
+    snprintf(why, sizeof(why),
+             "is longer than %d KiB, and its first %d KiB do not list uid %s "
+             "(not read further)",
+             PASSWD_MAX / 1024, PASSWD_MAX / 1024, uid);
+    r = -EFBIG;
+  } else if (r == -EBADMSG) {
+    snprintf(why, sizeof(why),
+             "has a malformed line for uid %s (fields separated by ':', "
+             "the sixth an absolute home directory)",
+             uid);
+  }
+  return report(rt, "etc/passwd", relpath, why, r);
 }
 
 /* Rootless Podman: the uid of user@<uid>.service in the path. */

@@ -292,6 +292,7 @@ static bool runtime_name(jc_collector *c, jc_tracked *t) {
   int r = jc_runtime_name(c->runtime, t->relpath, t->name);
   if (r != -EAGAIN) {
     t->name_tries = 0;
+    t->runtime_named = r == 0;
     return r == 0;
   }
   if (++t->name_tries <= JC_RUNTIME_TRIES) {
@@ -411,11 +412,38 @@ static bool choose_instance(jc_tracked *t, bool collides) {
   return true;
 }
 
-/* One line for a group of cgroups sharing a name, when it changed. */
+/*
+ * One line for a group of cgroups sharing a name, when it changed.  Where
+ * every name is a container runtime's, the sharing is what runtimes do
+ * and lasts while it lasts: a container restarted by Kubernetes (a new
+ * cgroup, the same name) while its old cgroup is still there, a pod
+ * re-created under its name, replicas of one compose service.  Nothing
+ * is wrong, so INFO (docs/containers.md); any other shared name comes
+ * from the configuration, which can be changed: WARNING.
+ */
 static void report_collision(jc_collector *c, jc_tracked *const *group,
                              size_t count) {
   const jc_tracked *a = group[0], *b = group[1];
-  if (count == 2)
+  bool runtime = true;
+  for (size_t i = 0; i < count; i++)
+    runtime &= group[i]->runtime_named;
+  if (runtime && count == 2)
+    jc_logf(&c->log, JC_LOG_INFO,
+            "cgroups \"%s\" and \"%s\" both hold a container its runtime "
+            "names \"%s\" (a restarted container whose old cgroup is still "
+            "there, or replicas); while both are there they are reported as "
+            "\"%s\" and \"%s\"",
+            a->relpath, b->relpath, a->name, a->instance, b->instance);
+  else if (runtime)
+    jc_logf(&c->log, JC_LOG_INFO,
+            "cgroups \"%s\", \"%s\" and %zu more hold containers their "
+            "runtime names \"%s\" (restarted containers whose old cgroups "
+            "are still there, or replicas); while they are there each is "
+            "reported as that name, \"~\" and the hash of its path (\"%s\" "
+            "for \"%s\")",
+            a->relpath, b->relpath, count - 2, a->name, b->instance,
+            b->relpath);
+  else if (count == 2)
     jc_logf(&c->log, JC_LOG_WARNING,
             "cgroups \"%s\" and \"%s\" would both be reported as \"%s\"; "
             "they are reported as \"%s\" and \"%s\"",

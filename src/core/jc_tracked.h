@@ -50,6 +50,7 @@ typedef struct jc_tracked {
   char instance[JC_INSTANCE_SIZE]; /* the one it is reported with */
   bool explicit_name; /* the root's or an Instance: never given a suffix */
   bool name_is_path;  /* the instance is the path ('/' as '_') or "root" */
+  bool runtime_named; /* InstanceFrom "container": the runtime's name */
   ino_t ino;      /* a new inode under the same path is a new cgroup */
   dev_t dev;
   bool on_cgroupfs; /* the kernel's files: regular, no type check needed */
