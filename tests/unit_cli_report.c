@@ -527,7 +527,7 @@ static void test_energy(void) {
 
   jcli_reader rd = {.meminfo_fd = -1};
   jcli_energy_meter *m = &rd.energy;
-  jcli_energy_open(m, energy_root, stat_path);
+  jcli_energy_open(m, energy_root, stat_path, "/nonexistent/cpu");
   is_int(m->zones.count, 6, "six zones, no note (%zu)", m->notes);
   is_str(m->zones.zone[2].label, "package-0-dram", "labels from the core");
   jcli_result res;
@@ -646,7 +646,7 @@ static void test_energy(void) {
   ok(!m->opened && m->rapl == NULL, "closed, twice");
 
   /* No powercap tree: null keys, one note. */
-  jcli_energy_open(m, "/nonexistent/powercap", stat_path);
+  jcli_energy_open(m, "/nonexistent/powercap", stat_path, NULL);
   ok(m->zones.count == 0 && m->notes == 1 && strstr(m->note[0], "no powercap tree"),
      "no powercap tree: no zones, one note: %s", m->note[0]);
   jcli_result_init(&res, false, 0);
