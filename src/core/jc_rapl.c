@@ -31,6 +31,7 @@ typedef struct {
   dev_t dev;      /* the energy_uj kept open: another file under its */
   ino_t ino;      /* name is the zone registered again */
   bool present;   /* listed at the last look */
+  uint64_t own_power_uw; /* twice its largest constraint; 0: none */
   bool denied;    /* energy_uj could not be opened: EACCES, EPERM */
   bool have_prev; /* a baseline to count from */
   uint64_t prev_uj, prev_ns;
@@ -278,7 +279,7 @@ static void learn_zone(jc_rapl *r, int rootfd, size_t i, bool quiet,
   read_name(dirfd, z->name, sizeof(z->name));
   z->kind = kind_of(z->name);
   parse_package(z->name, &z->package_id, &z->die_id);
-  z->max_power_uw = 2 * constraint_power(dirfd);
+  r->st[i].own_power_uw = 2 * constraint_power(dirfd);
   z->range_uj = read_number(dirfd, "max_energy_range_uj");
   if (z->range_uj == 0) {
     if (!quiet)
@@ -296,14 +297,20 @@ static void relate_zone(jc_rapl *r, size_t i) {
   jc_rapl_zone *z = &r->zone[i];
   z->package = -1;
   for (size_t k = 0; k < r->count && r->st[i].sub >= 0; k++)
-    if (r->st[k].zone == r->st[i].zone && r->st[k].sub < 0 && r->st[k].present)
+    if (r->st[k].zone == r->st[i].zone && r->st[k].sub < 0)
       z->package = (int)k;
   const jc_rapl_zone *pkg = z->package >= 0 ? &r->zone[z->package] : NULL;
-  if (z->max_power_uw) {
+  uint64_t own = r->st[i].own_power_uw;
+  uint64_t of_pkg = pkg ? r->st[z->package].own_power_uw : 0;
+  if (own) {
     z->power_source = JC_RAPL_POWER_CONSTRAINT;
-  } else if (pkg && pkg->max_power_uw) {
+    z->max_power_uw = own;
+  } else if (of_pkg) {
     z->power_source = JC_RAPL_POWER_PACKAGE;
-    z->max_power_uw = pkg->max_power_uw;
+    z->max_power_uw = of_pkg;
+  } else if (pkg) {
+    z->power_source = JC_RAPL_POWER_PACKAGE; /* the package's fallback */
+    z->max_power_uw = JC_RAPL_FALLBACK_POWER_UW;
   } else {
     z->power_source = JC_RAPL_POWER_FALLBACK;
     z->max_power_uw = JC_RAPL_FALLBACK_POWER_UW;
