@@ -13,10 +13,11 @@
 #      rest by the packages' busy time; one without the cpuset file the
 #      same estimate; a cpuset that changes between reads moves the part;
 #      per package the parts and the idle part never exceed the zone;
-#   B. a zone whose energy_uj cannot be read for a while: its counters
-#      start again from 0 (a counter reset: nan in rrdtool and in collectd's
-#      rates), power-<zone> is nan for that read, one INFO; a second time
-#      a WARNING; never a flat counter;
+#   B. a zone whose energy_uj cannot be read for a while, then a zone
+#      that goes and comes back: its counters start again from 0 (a counter
+#      reset: unknown in rrdtool and in collectd's rates), power-<zone> is
+#      nan for that read, one INFO; the second time a WARNING; never a flat
+#      counter;
 #   C. zones that appear after collectd started (the driver loaded late):
 #      found at the next look, one INFO, values follow;
 #   D. an AMD zone (no constraint files: a wrap assumed possible in
@@ -188,12 +189,22 @@ JC_INTERVAL=1 write_conf "$dir" "  CgroupRoot \"$root\"
 start_collectd "$dir"
 pkg=$(zdir intel-rapl:1) # package-0
 wait_until _csv_has 2 "$dir" root derive-energy_package-0_uj
+# Round 1: energy_uj reads as garbage for two reads.  Round 2: the zone
+# goes (its driver unloaded: the entry leaves the powercap class) and
+# comes back, each seen at the plugin's next look (every 10 s).
 for round in 1 2; do
   step 1000000
   wait_reads 1 "$dir" root derive-energy_package-0_uj
-  echo garbage >"$pkg/energy_uj"
-  wait_reads 2 "$dir" p1 ps_cputime
-  echo "${uj[intel-rapl:1]}" >"$pkg/energy_uj"
+  if [ "$round" = 1 ]; then
+    echo garbage >"$pkg/energy_uj"
+    wait_reads 2 "$dir" p1 ps_cputime
+    echo "${uj[intel-rapl:1]}" >"$pkg/energy_uj"
+  else
+    mv "$pc/intel-rapl:1" "$T/away"
+    JC_WAIT_LIMIT=30 wait_until file_has "$dir/collectd.log" "RAPL zone intel-rapl:1 (package-0) is gone from"
+    mv "$T/away" "$pc/intel-rapl:1"
+    JC_WAIT_LIMIT=30 wait_until file_has "$dir/collectd.log" "RAPL zone intel-rapl:1 (package-0) in $pc can be read again"
+  fi
   wait_reads 2 "$dir" root derive-energy_package-0_uj
 done
 step 1000000
@@ -221,9 +232,9 @@ nan_after_value=$(awk -v s="$rrd" 'BEGIN { n = split(s, v, " "); seen = 0; gaps 
 [ "$nan_after_value" -ge 1 ]
 ok $? "rrdtool stores the gap as unknown ($nan_after_value rows)"
 info=$(grep -c '^\[info\] joule_cgroup plugin: RAPL zone intel-rapl:1 (package-0): the energy since the read before is not known (energy_uj could not be read' "$dir/collectd.log")
-warn=$(grep -c '^\[warning\] joule_cgroup plugin: RAPL zone intel-rapl:1 (package-0): the energy since the read before is not known' "$dir/collectd.log")
+warn=$(grep -c '^\[warning\] joule_cgroup plugin: RAPL zone intel-rapl:1 (package-0): the energy since the read before is not known (energy_uj could not be read, or the zone was gone)' "$dir/collectd.log")
 [ "$info" -eq 1 ] && [ "$warn" -eq 1 ]
-ok $? "the first gap said at INFO, the second a WARNING"
+ok $? "the first gap said at INFO, the second (the zone gone and back) a WARNING"
 
 # ---- C. zones that come later --------------------------------------------------
 
