@@ -519,6 +519,51 @@ static void test_due(void) {
       fprintf(stderr, "failed: %s\n", cmd_), exit(1);                          \
   } while (0)
 
+/* Every layout (Intel with constraint files, AMD without, a laptop with
+ * psys, a server with psys between its packages): each zone wraps inside
+ * a 60 s interval at its maximum power's half, read when jc_rapl_due_ns
+ * says or at the interval's end, whichever comes first: every µJ kept. */
+static void test_wrap_every_layout(void) {
+  static const char *const trees[] = {"intel-xeon-2s", "amd-epyc-2s",
+                                      "intel-laptop-psys", "intel-spr-psys"};
+  for (size_t k = 0; k < 4; k++) {
+    const char *root = tree(trees[k]);
+    jc_rapl *r = open_at(root);
+    size_t n = jc_rapl_zone_count(r), bad = 0, zones = 0;
+    uint64_t t0 = SEC, t = t0, start[JC_RAPL_ZONES_MAX], watts[JC_RAPL_ZONES_MAX];
+    for (size_t i = 0; i < n; i++) {
+      const jc_rapl_zone *z = jc_rapl_zone_at(r, i);
+      watts[i] = z->max_power_uw / 2000000; /* W */
+      start[i] = z->range_uj - 1000000;     /* 1 J below the top */
+      if (z->readable)
+        set_energy(root, z->id, start[i]);
+    }
+    jc_rapl_read(r, t);
+    while (t < t0 + 60 * SEC) {
+      uint64_t next = jc_rapl_due_ns(r);
+      t = next < t0 + 60 * SEC ? next : t0 + 60 * SEC;
+      for (size_t i = 0; i < n; i++) {
+        const jc_rapl_zone *z = jc_rapl_zone_at(r, i);
+        if (z->readable) /* W x ns / 1000 = uJ */
+          set_energy(root, z->id, (start[i] + watts[i] * (t - t0) / 1000) % z->range_uj);
+      }
+      jc_rapl_read(r, t);
+    }
+    for (size_t i = 0; i < n; i++) {
+      const jc_rapl_zone *z = jc_rapl_zone_at(r, i);
+      const jc_rapl_energy *e = jc_rapl_energy_of(r, i);
+      if (!z->readable)
+        continue;
+      zones++;
+      if (e->gaps || e->total_uj != watts[i] * 60 * 1000000)
+        bad++;
+    }
+    ok(bad == 0 && zones > 0, "%s: %zu zones wrap inside 60 s at half their maximum "
+       "power, every uJ counted (%zu wrong)", trees[k], zones, bad);
+    jc_rapl_free(r);
+  }
+}
+
 /* The driver loaded after the module opened, a zone gone, back, and
  * registered again. */
 static void test_look(void) {
@@ -614,6 +659,7 @@ int main(void) {
   test_unreadable();
   test_absent();
   test_due();
+  test_wrap_every_layout();
   test_look();
   char cmd[PATH_MAX + 16];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
