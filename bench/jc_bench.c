@@ -108,12 +108,18 @@ static bool floor_has(const char *name) {
 }
 
 /* The files the core reads for a set (what jc_collector_get_stats says),
- * each once: memory.peak is there twice when the interval peak is on. */
+ * each once (memory.peak is there twice when the interval peak is on),
+ * that the cgroups have (cpuset.cpus.effective, read for the energy per
+ * package, only where the cpuset controller is enabled). */
 static void floor_choose(uint32_t files) {
   floor_files = 0;
-  for (int f = 0; f < JC_FILE_COUNT; f++)
-    if ((files & (1u << f)) && !floor_has(jc_sample_files[f].name))
+  for (int f = 0; f < JC_FILE_COUNT; f++) {
+    char p[4200];
+    snprintf(p, sizeof(p), "%s/%s", paths[0], jc_sample_files[f].name);
+    if ((files & (1u << f)) && !floor_has(jc_sample_files[f].name) &&
+        access(p, F_OK) == 0)
       floor_names[floor_files++] = jc_sample_files[f].name;
+  }
 }
 
 static void floor_open(size_t first, size_t count) {
