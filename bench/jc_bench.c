@@ -108,12 +108,18 @@ static bool floor_has(const char *name) {
 }
 
 /* The files the core reads for a set (what jc_collector_get_stats says),
- * each once: memory.peak is there twice when the interval peak is on. */
+ * each once (memory.peak is there twice when the interval peak is on),
+ * that the cgroups have (cpuset.cpus.effective, read for the energy per
+ * package, only where the cpuset controller is enabled). */
 static void floor_choose(uint32_t files) {
   floor_files = 0;
-  for (int f = 0; f < JC_FILE_COUNT; f++)
-    if ((files & (1u << f)) && !floor_has(jc_sample_files[f].name))
+  for (int f = 0; f < JC_FILE_COUNT; f++) {
+    char p[4200];
+    snprintf(p, sizeof(p), "%s/%s", paths[0], jc_sample_files[f].name);
+    if ((files & (1u << f)) && !floor_has(jc_sample_files[f].name) &&
+        access(p, F_OK) == 0)
       floor_names[floor_files++] = jc_sample_files[f].name;
+  }
 }
 
 static void floor_open(size_t first, size_t count) {
@@ -211,9 +217,15 @@ static void core_open(const char *root, const char *parent, const value_set *set
   jc_config_add_pattern(cfg, false, pattern, err, sizeof(err));
   for (const char *const *w = set->collect; w && *w; w++)
     jc_config_add_collect(cfg, *w, err, sizeof(err));
-  const char *zones = getenv("JC_BENCH_POWERCAP"); /* the energy set's */
+  const char *zones = getenv("JC_BENCH_POWERCAP"); /* the energy sets' */
   if (zones)
     jc_config_set_powercap_root(cfg, zones, err, sizeof(err));
+  /* The packages set: the zones split per package, by the CPU topology
+   * and the per-CPU /proc/stat of the two-socket host of the fixtures. */
+  if (strcmp(set->name, "packages") == 0) {
+    jc_config_set_cpu_root(cfg, getenv("JC_BENCH_CPUROOT"), err, sizeof(err));
+    jc_config_set_proc_stat(cfg, getenv("JC_BENCH_PROCSTAT"), err, sizeof(err));
+  }
   cfg->report_root = false;
   if (max_open >= 0)
     jc_config_set_max_open_files(cfg, (double)max_open, err, sizeof(err));
@@ -301,8 +313,12 @@ int main(int argc, char **argv) {
       {"default", NULL, 1e99, 1e99, 1e99, 1e99, {0}, {0}},
       {"pressure", pressure, 1e99, 1e99, 1e99, 1e99, {0}, {0}},
       {"energy", energy, 1e99, 1e99, 1e99, 1e99, {0}, {0}},
+      {"packages", energy, 1e99, 1e99, 1e99, 1e99, {0}, {0}},
   };
-  size_t set_count = getenv("JC_BENCH_POWERCAP") ? 3 : 2;
+  size_t set_count = !getenv("JC_BENCH_POWERCAP") ? 2
+                     : getenv("JC_BENCH_CPUROOT") && getenv("JC_BENCH_PROCSTAT")
+                         ? 4
+                         : 3;
   for (int r = 0; r < repeats; r++)
     for (size_t i = 0; i < set_count; i++)
       measure(root, parent, &sets[i], passes);

@@ -77,21 +77,40 @@ field() { tr ' ' '\n' <<<"$1" | sed -n "s/^$2=//p"; }
 declare -A core_a core_b core_a_of core_line
 passes_for() { case $1 in 100) echo 500 ;; 1000) echo 50 ;; *) echo 5 ;; esac; }
 
+# energy_rows SET: what SET adds to the default's pass, per size.
+energy_rows() {
+  local size
+  for size in $sizes; do
+    awk -v n="$size" -v e="${core_b[$size,$1]:-}" -v d="${core_b[$size,default]:-}" \
+      'BEGIN { if (e == "" || d == "") exit; printf "   N %-6s b %.3f against %.3f µs per cgroup: %+.1f µs per pass, %+.3f µs per cgroup\n", n, e, d, (e - d) * n, e - d }'
+  done
+}
+
 core_part() {
   echo "1. The core's read pass, µs per cgroup per pass (jc_collector_read, no-op emit)"
   echo "   $mnt, flat cgroups, soft RLIMIT_NOFILE $(ulimit -Sn) (hard $(ulimit -Hn)), fastest of 7"
   printf '%-6s %-9s %5s %7s %7s %7s %5s %6s %6s %7s %8s %8s\n' \
     N "files of" files "a µs" "b µs" "reop µs" "b/a" "reop/a" "fds" "heap B" "a/a@1000" "b/b@1000"
-  local size line set
+  local size line set has_cpuset=no
   # The energy set reads the zones of the two-socket Xeon fixture (6 RAPL
-  # zones) and /proc/stat once per pass.
+  # zones) and /proc/stat once per pass; the packages set splits them per
+  # package, with the fixture's topology of two sockets and a /proc/stat
+  # of its 15 online CPUs (each cgroup's cpuset.cpus.effective is read
+  # too where the host's cgroup v2 has the cpuset controller).
   cp -a "$top_srcdir/tests/fixtures/powercap/intel-xeon-2s" "$tmp/xeon"
+  { echo "cpu  1500000 0 0 1500000 0 0 0 0 0 0"
+    for c in 0 1 2 3 4 5 6 7 8 9 10 11 12 14 15; do echo "cpu$c 100000 0 0 100000 0 0 0 0 0 0"; done
+    echo "intr 0"; } >"$tmp/stat"
   for size in $sizes; do
     make_flat "$parent" "$size"
     line=$(JC_BENCH_POWERCAP="$tmp/xeon/sys/class/powercap" \
+      JC_BENCH_CPUROOT="$top_srcdir/tests/fixtures/cpu/xeon-2s-interleaved" \
+      JC_BENCH_PROCSTAT="$tmp/stat" \
       "$top_builddir/bench/jc_bench" "$mnt" "$run" "$(passes_for "$size")" 7)
     core_line[$size]=$line
-    for set in default pressure energy; do
+    has_cpuset=no
+    compgen -G "$parent/*/cpuset.cpus.effective" >/dev/null && has_cpuset=yes
+    for set in default pressure energy packages; do
       core_a[$size,$set]=$(field "$line" "${set}_a")
       core_b[$size,$set]=$(field "$line" "${set}_b")
       core_a_of[$size,$set]=$(field "$line" "${set}_a_of1000")
@@ -130,10 +149,10 @@ EOF
   done
   echo "   Collect \"cpu\" \"energy\" (the 6 RAPL zones of tests/fixtures/powercap/intel-xeon-2s and"
   echo "   /proc/stat, read once per pass) against the default's cpu.stat alone:"
-  for size in $sizes; do
-    awk -v n="$size" -v e="${core_b[$size,energy]:-}" -v d="${core_b[$size,default]:-}" \
-      'BEGIN { if (e == "" || d == "") exit; printf "   N %-6s b %.3f against %.3f µs per cgroup: %+.1f µs per pass, %+.3f µs per cgroup\n", n, e, d, (e - d) * n, e - d }'
-  done
+  energy_rows energy
+  echo "   The same zones split per package (two sockets, 15 CPUs of tests/fixtures/cpu/xeon-2s-interleaved,"
+  echo "   their /proc/stat lines; the cgroups' cpuset.cpus.effective read as well: $has_cpuset):"
+  energy_rows packages
   echo
 }
 

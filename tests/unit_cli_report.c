@@ -15,6 +15,7 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -527,7 +528,7 @@ static void test_energy(void) {
 
   jcli_reader rd = {.meminfo_fd = -1};
   jcli_energy_meter *m = &rd.energy;
-  jcli_energy_open(m, energy_root, stat_path);
+  jcli_energy_open(m, energy_root, stat_path, "/nonexistent/cpu");
   is_int(m->zones.count, 6, "six zones, no note (%zu)", m->notes);
   is_str(m->zones.zone[2].label, "package-0-dram", "labels from the core");
   jcli_result res;
@@ -646,7 +647,7 @@ static void test_energy(void) {
   ok(!m->opened && m->rapl == NULL, "closed, twice");
 
   /* No powercap tree: null keys, one note. */
-  jcli_energy_open(m, "/nonexistent/powercap", stat_path);
+  jcli_energy_open(m, "/nonexistent/powercap", stat_path, NULL);
   ok(m->zones.count == 0 && m->notes == 1 && strstr(m->note[0], "no powercap tree"),
      "no powercap tree: no zones, one note: %s", m->note[0]);
   jcli_result_init(&res, false, 0);
@@ -675,6 +676,88 @@ static void test_energy(void) {
     perror(cmd);
 }
 
+/* /proc/stat of the interleaved two-socket fixture (tests/fixtures/cpu/
+ * xeon-2s-interleaved: even CPUs package 0, odd package 1, CPU 13
+ * offline), every online CPU at TICKS ticks, of them IDLE0 idle on
+ * package 0's CPUs and IDLE1 on package 1's. */
+static void set_stat_packages(unsigned ticks, unsigned idle0, unsigned idle1) {
+  char text[4096];
+  size_t len = (size_t)snprintf(text, sizeof(text), "cpu  %u 0 0 %u 0 0 0 0 0 0\n",
+                                15 * ticks - 8 * idle0 - 7 * idle1,
+                                8 * idle0 + 7 * idle1);
+  for (int n = 0; n < 16; n++) {
+    unsigned idle = n % 2 ? idle1 : idle0;
+    if (n != 13)
+      len += (size_t)snprintf(text + len, sizeof(text) - len,
+                              "cpu%d %u 0 0 %u 0 0 0 0 0 0\n", n, ticks - idle, idle);
+  }
+  write_text(stat_path, text);
+}
+
+/* run on a host of two packages: the command's part of each package by
+ * the time of that package's CPUs, with the plugin's rule: its cgroup's
+ * cpuset within package 1 gets package 1's energy alone; without a
+ * cpuset, the estimate by the packages' busy time. */
+static void test_energy_packages(void) {
+  energy_files();
+  const char *srcdir = getenv("top_srcdir");
+  char cpu_root[PATH_MAX], cg[PATH_MAX + 16];
+  snprintf(cpu_root, sizeof(cpu_root), "%s/tests/fixtures/cpu/xeon-2s-interleaved",
+           srcdir ? srcdir : "..");
+  snprintf(cg, sizeof(cg), "%s/cg", energy_tmp);
+  mkdir(cg, 0755);
+  for (int pinned = 1; pinned >= 0; pinned--) {
+    char cpuset[PATH_MAX + 64];
+    snprintf(cpuset, sizeof(cpuset), "%s/cpuset.cpus.effective", cg);
+    if (pinned)
+      write_text(cpuset, "1,3,5\n");
+    else
+      unlink(cpuset);
+    uint64_t p0 = 1000000000, p1 = 2000000000;
+    set_uj("intel-rapl:0", p0);
+    set_uj("intel-rapl:1", p1);
+    set_stat_packages(1000, 500, 500);
+    jcli_energy_meter m;
+    jcli_energy_open(&m, energy_root, stat_path, cpu_root);
+    int fd = open(cg, O_RDONLY | O_DIRECTORY);
+    jcli_energy_set_cgroup(&m, fd);
+    ok(m.zones.zone[0].domain == 0 && m.zones.zone[3].domain == 1 &&
+           m.zones.zone[4].domain == 1,
+       "zones per package: package-0 and package-1 (and its core) mapped");
+    jcli_energy_counters a, b;
+    jcli_energy_take(&m, JCLI_ENERGY_START, 1000000000, true, 0, &a);
+    /* 1 s: package 0 busy 2 s of 8 (16 J), package 1 busy 3.5 s of 7
+     * (21 J); the command 1.4 s. */
+    set_uj("intel-rapl:0", p0 + 16000000);
+    set_uj("intel-rapl:1", p1 + 21000000);
+    set_stat_packages(1100, 575, 550);
+    jcli_energy_take(&m, JCLI_ENERGY_END, 2000000000, true, 1400000, &b);
+    jcli_zone_energy e0, e1;
+    jcli_energy_between(&a.zone[0], &b.zone[0], &e0);
+    jcli_energy_between(&a.zone[3], &b.zone[3], &e1);
+    if (pinned) {
+      is_near(e0.proc_uj, 0, 1e-6, "pinned to package 1: none of package 0");
+      is_near(e1.proc_uj, 4200000, 1e-3,
+              "all its 1.4 s on package 1: 21 J x 1.4 / 7 = 4.2 J");
+    } else {
+      /* busy 2 : 3.5, so 1.4 s is 0.509 s on 0 and 0.891 s on 1 */
+      is_near(e0.proc_uj, 16e6 * (1.4e6 * 2 / 5.5) / 8e6, 1e-3,
+              "no cpuset: package 0 by its share of the busy time (%.0f uJ)",
+              e0.proc_uj);
+      is_near(e1.proc_uj, 21e6 * (1.4e6 * 3.5 / 5.5) / 7e6, 1e-3,
+              "and package 1 (%.0f uJ)", e1.proc_uj);
+    }
+    is_near(e0.idle_uj, 12000000, 1e-3, "package 0's idle part: its CPUs' 6 of 8 s");
+    is_near(e1.idle_uj, 10500000, 1e-3, "package 1's: 3.5 of 7 s");
+    jcli_energy_close(&m);
+    close(fd);
+  }
+  char cmd[PATH_MAX + 16];
+  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", energy_tmp);
+  if (system(cmd) != 0)
+    perror(cmd);
+}
+
 int main(void) {
   test_markers();
   test_meminfo();
@@ -684,6 +767,7 @@ int main(void) {
   test_repeated_marker();
   test_documents();
   test_energy();
+  test_energy_packages();
   printf("1..%d\n", tap_count);
   return tap_failed != 0;
 }

@@ -161,15 +161,15 @@ static jc_rapl_energy zone_now = {.read = true};
 static jc_share_rule reading(uint64_t total_us, uint64_t idle_us,
                              uint64_t usage_us, uint64_t zone_uj, bool final,
                              double *ret_a, double *ret_idle) {
-  jc_cputimes now = {total_us, idle_us};
+  jc_share_cpu now = {.host = {total_us, idle_us}};
   zone_now.total_uj = zone_uj;
   jc_share_rule rule =
       jc_share_host_end(&host_side, total_us > 0, &now, final);
   jc_share_usage_end(&cgroup_a, rule, true, usage_us);
   jc_share_split split;
   *ret_a = *ret_idle = -1;
-  if (jc_share_zone_split(&zone_side, &host_side, &zone_now,
-                          cgroup_a.last_usec, &split) == 0) {
+  if (jc_share_zone_split(&zone_side, &host_side, &zone_now, -1,
+                          (double)cgroup_a.last_usec, &split) == 0) {
     *ret_idle = split.idle_uj;
     *ret_a = cgroup_a.charged ? jc_share_charge(&split, cgroup_a.last_usec) : -1;
   }
@@ -196,7 +196,7 @@ static void test_stretches(void) {
   ok(reading(3000000, 500000, 1000500, 7200000, true, &a, &idle) ==
              JC_SHARE_PREVIOUS && a == 50000,
      "at a last reading too: the stretch before's proportions");
-  jc_cputimes now = {3000000, 500000};
+  jc_share_cpu now = {.host = {3000000, 500000}};
   jc_share_host_start(&host_side, true, &now);
   jc_share_usage_start(&cgroup_a, true, 1000500);
   jc_share_zone_start(&zone_side, &zone_now);

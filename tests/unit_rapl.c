@@ -12,6 +12,7 @@
 #include "tap.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
@@ -465,6 +466,175 @@ static void test_absent(void) {
      "a range of 0: that zone is not reported, said once: %s", o.last);
 }
 
+/* ---- reading often enough, looking again ------------------------------------ */
+
+/* The AMD host at 200 W for 70 s: a counter that wraps in 65.5 s at the
+ * 1 kW the module must assume.  Read when jc_rapl_due_ns says, every
+ * interval keeps; read only at the end, the 70 s are given up. */
+static void test_due(void) {
+  const char *root = tree("amd-epyc-2s");
+  uint64_t range = number(root, "intel-rapl:0", "max_energy_range_uj");
+  uint64_t e0 = number(root, "intel-rapl:0", "energy_uj");
+  jc_rapl *r = open_at(root);
+  ok(jc_rapl_due_ns(r) == UINT64_MAX, "nothing read yet: no time set");
+  uint64_t t0 = SEC, t = t0;
+  jc_rapl_read(r, t);
+  uint64_t period = jc_rapl_due_ns(r) - t;
+  is_near((double)period / 1e9, (double)range / 1e9 / 4, 1e-6,
+          "the next read within a quarter of 65.5 s: %.2f s", (double)period / 1e9);
+  uint64_t polls = 0;
+  while (t - t0 < 70 * SEC) {
+    uint64_t next = jc_rapl_due_ns(r);
+    if (next > t0 + 70 * SEC)
+      next = t0 + 70 * SEC;
+    t = next; /* 200 W: 0.2 uJ a ns */
+    set_energy(root, "intel-rapl:0", (e0 + (t - t0) / 5) % range);
+    jc_rapl_read(r, t);
+    polls++;
+  }
+  const jc_rapl_energy *e = energy(r, "intel-rapl:0");
+  is_u64(e->total_uj, 14000000000ull, "70 s at 200 W: 14 kJ, in %" PRIu64 " reads",
+         polls);
+  ok(e->gaps == 0, "no interval given up");
+  jc_rapl_free(r);
+
+  root = tree("amd-epyc-2s");
+  r = open_at(root);
+  jc_rapl_read(r, t0);
+  set_energy(root, "intel-rapl:0", (e0 + 14000000000ull) % range);
+  jc_rapl_read(r, t0 + 70 * SEC);
+  e = energy(r, "intel-rapl:0");
+  ok(e->gaps == 1 && e->gap == JC_RAPL_GAP_TOO_LONG && e->gap_ns == 70 * SEC &&
+         e->total_uj == 0,
+     "read only after 70 s: given up as too long, never guessed");
+  jc_rapl_free(r);
+}
+
+/* A shell command of two paths; exits on failure. */
+#define RUN(fmt, a, b)                                                         \
+  do {                                                                         \
+    char cmd_[4 * PATH_MAX];                                                   \
+    snprintf(cmd_, sizeof(cmd_), fmt, a, b);                                   \
+    if (system(cmd_) != 0)                                                     \
+      fprintf(stderr, "failed: %s\n", cmd_), exit(1);                          \
+  } while (0)
+
+/* Every layout (Intel with constraint files, AMD without, a laptop with
+ * psys, a server with psys between its packages): each zone wraps inside
+ * a 60 s interval at its maximum power's half, read when jc_rapl_due_ns
+ * says or at the interval's end, whichever comes first: every µJ kept. */
+static void test_wrap_every_layout(void) {
+  static const char *const trees[] = {"intel-xeon-2s", "amd-epyc-2s",
+                                      "intel-laptop-psys", "intel-spr-psys"};
+  for (size_t k = 0; k < 4; k++) {
+    const char *root = tree(trees[k]);
+    jc_rapl *r = open_at(root);
+    size_t n = jc_rapl_zone_count(r), bad = 0, zones = 0;
+    uint64_t t0 = SEC, t = t0, start[JC_RAPL_ZONES_MAX], watts[JC_RAPL_ZONES_MAX];
+    for (size_t i = 0; i < n; i++) {
+      const jc_rapl_zone *z = jc_rapl_zone_at(r, i);
+      watts[i] = z->max_power_uw / 2000000; /* W */
+      start[i] = z->range_uj - 1000000;     /* 1 J below the top */
+      if (z->readable)
+        set_energy(root, z->id, start[i]);
+    }
+    jc_rapl_read(r, t);
+    while (t < t0 + 60 * SEC) {
+      uint64_t next = jc_rapl_due_ns(r);
+      t = next < t0 + 60 * SEC ? next : t0 + 60 * SEC;
+      for (size_t i = 0; i < n; i++) {
+        const jc_rapl_zone *z = jc_rapl_zone_at(r, i);
+        if (z->readable) /* W x ns / 1000 = uJ */
+          set_energy(root, z->id, (start[i] + watts[i] * (t - t0) / 1000) % z->range_uj);
+      }
+      jc_rapl_read(r, t);
+    }
+    for (size_t i = 0; i < n; i++) {
+      const jc_rapl_zone *z = jc_rapl_zone_at(r, i);
+      const jc_rapl_energy *e = jc_rapl_energy_of(r, i);
+      if (!z->readable)
+        continue;
+      zones++;
+      if (e->gaps || e->total_uj != watts[i] * 60 * 1000000)
+        bad++;
+    }
+    ok(bad == 0 && zones > 0, "%s: %zu zones wrap inside 60 s at half their maximum "
+       "power, every uJ counted (%zu wrong)", trees[k], zones, bad);
+    jc_rapl_free(r);
+  }
+}
+
+/* The driver loaded after the module opened, a zone gone, back, and
+ * registered again. */
+static void test_look(void) {
+  const char *full = tree("intel-xeon-2s");
+  char empty[PATH_MAX];
+  snprintf(empty, sizeof(empty), "%s/late/sys/class/powercap", tmp);
+  RUN("rm -rf '%s' && mkdir -p '%s'", empty, empty);
+  jc_rapl *r = open_at(empty);
+  ok(jc_rapl_state_of(r) == JC_RAPL_ABSENT && info_lines() == 1,
+     "a powercap class without zones: absent, said once");
+  ok(!jc_rapl_look(r) && info_lines() == 1, "looking again at nothing: silent");
+  /* modprobe intel_rapl_msr: the zones appear (the links into the
+   * fixture's devices directory resolve as before). */
+  RUN("cp -a '%s'/../../devices '%s'/../../", full, empty);
+  RUN("cp -a '%s'/. '%s'/", full, empty);
+  ok(jc_rapl_look(r) && jc_rapl_state_of(r) == JC_RAPL_READY &&
+         jc_rapl_zone_count(r) == 6,
+     "the next look finds the six zones");
+  ok(info_lines() == 2 && strstr(said.last, "RAPL zones found in") &&
+         strstr(said.last, "package-0 (intel-rapl:0)") &&
+         strstr(said.last, "package-1-dram (intel-rapl:1:1)"),
+     "one INFO naming them: %s", said.last);
+  is_str(labels(r),
+         "package-0 package-0-core package-0-dram package-1 package-1-core "
+         "package-1-dram",
+         "labels as at open");
+  uint64_t t = SEC;
+  jc_rapl_read(r, t);
+  set_energy(empty, "intel-rapl:1", number(empty, "intel-rapl:1", "energy_uj") + 1000);
+  jc_rapl_read(r, t += SEC);
+  const jc_rapl_energy *pkg1 = energy(r, "intel-rapl:1");
+  ok(pkg1->fresh && pkg1->energy_uj == 1000, "and counts: 1000 uJ");
+  ok(!jc_rapl_look(r), "a look that finds the same zones changes nothing");
+
+  /* rmmod: the zone is gone. */
+  char link[PATH_MAX];
+  snprintf(link, sizeof(link), "%s/intel-rapl:1", empty);
+  RUN("mv '%s' '%s.away'", link, link);
+  ok(jc_rapl_look(r) && !jc_rapl_zone_at(r, 3)->readable && pkg1->gaps == 1 &&
+         pkg1->gap == JC_RAPL_GAP_UNREADABLE,
+     "a zone no longer listed: closed, its interval since the last read "
+     "given up");
+  ok(strstr(said.last, "is gone from") && strstr(said.last, "package-1"),
+     "said: %s", said.last);
+  jc_rapl_read(r, t += SEC);
+  ok(!pkg1->read && energy(r, "intel-rapl:0")->fresh,
+     "not read while gone; the others are");
+  RUN("mv '%s.away' '%s'", link, link);
+  ok(jc_rapl_look(r) && jc_rapl_zone_at(r, 3)->readable &&
+         strstr(said.last, "can be read again"),
+     "back: opened again, at the same index, said: %s", said.last);
+  jc_rapl_read(r, t += SEC);
+  ok(pkg1->read && !pkg1->fresh, "its first read is a new baseline");
+
+  /* The driver loaded again: energy_uj is another file under the name. */
+  char path[PATH_MAX];
+  snprintf(path, sizeof(path), "%s", zone_file(empty, "intel-rapl:1", "energy_uj"));
+  RUN("cp '%s' '%s.new'", path, path);
+  RUN("mv '%s.new' '%s'", path, path);
+  uint64_t gaps = pkg1->gaps;
+  ok(jc_rapl_look(r) && pkg1->gaps == gaps + 1 && pkg1->gap == JC_RAPL_GAP_REOPENED,
+     "registered again: opened again, the interval given up");
+  set_energy(empty, "intel-rapl:1", 5000);
+  jc_rapl_read(r, t += SEC);
+  set_energy(empty, "intel-rapl:1", 6500);
+  jc_rapl_read(r, t += SEC);
+  ok(pkg1->fresh && pkg1->energy_uj == 1500, "the new file counts: 1500 uJ");
+  is_int(loud_lines(), 0, "nothing above INFO");
+  jc_rapl_free(r);
+}
+
 static void test_ids(void) {
   int z = -2, s = -2;
 #define ID(text) jc_rapl_parse_id(text, strlen(text), &z, &s)
@@ -488,6 +658,9 @@ int main(void) {
   test_spr();
   test_unreadable();
   test_absent();
+  test_due();
+  test_wrap_every_layout();
+  test_look();
   char cmd[PATH_MAX + 16];
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
   if (system(cmd) != 0)

@@ -6,9 +6,12 @@
  * time is, so phases add up to the run exactly.
  *
  *   jcli_energy_meter m = {0};
- *   jcli_energy_open(&m, powercap_root, proc_stat);   once per `run`
+ *   jcli_energy_open(&m, powercap_root, proc_stat, cpu_root);  once per `run`
+ *   jcli_energy_set_cgroup(&m, cgroup_fd);   the command's cgroup (borrowed)
  *   jcli_energy_take(&m, edge, now_ns, have_usage, usage_usec, &counters);
  *                                     at every reading: no allocation
+ *   jcli_energy_poll(&m, now_ns);     by jcli_energy_due_ns: the counters
+ *                                     read before one could wrap twice
  *   jcli_energy_between(&a, &b, &zone_energy);        a span's figures
  *   jcli_energy_print_notes(&m);      why figures are missing, once
  *   jcli_energy_close(&m);            NULL-safe, idempotent
@@ -21,13 +24,17 @@
  * /proc/stat did not move is split in the proportions of the stretch
  * before it; the first stretch after START, when it is that short, is
  * added to the next one (and a whole run that short has no share: its
- * figures are null).  What is the command's alone: the counters since
+ * figures are null).  On a host of several packages, each package's
+ * energy is split by the CPU time of its own CPUs, and the command's time
+ * on a package is all of it where its cgroup's cpuset.cpus.effective lies
+ * within the package, else its share by the packages' busy time (jc_share:
+ * the plugin's rule).  What is the command's alone: the counters since
  * the meter opened, which make a span's figures from its two edges.
  */
 #ifndef JCLI_ENERGY_H
 #define JCLI_ENERGY_H
 
-#include "jc_procstat.h"
+#include "jc_cpus.h"
 #include "jc_rapl.h"
 #include "jc_share.h"
 
@@ -55,6 +62,7 @@ typedef struct {
     char label[JC_RAPL_LABEL_MAX]; /* "package-0", "package-0-dram" */
     char id[32];                   /* "intel-rapl:0:1" */
     jc_rapl_kind kind;
+    int domain; /* its package's CPUs (jc_cpus), -1: the host's */
   } zone[JC_RAPL_ZONES_MAX];
 } jcli_energy_zones;
 
@@ -70,7 +78,8 @@ typedef enum {
 typedef struct {
   bool opened;
   jc_rapl *rapl;
-  jc_procstat stat; /* fd -1: the host's CPU time is not known */
+  jc_cpus *cpus; /* the host's CPU time; NULL: not known */
+  int cgroup_fd; /* the command's cgroup (its cpuset), borrowed; -1 */
   jcli_energy_zones zones;
   /* what the modules said (INFO and above), printed with the report */
   char note[JCLI_ENERGY_NOTES][1024]; /* as long as a jc_log line */
@@ -83,12 +92,22 @@ typedef struct {
   jcli_energy_counters now;
 } jcli_energy_meter;
 
-/* Opens the zones below powercap_root (NULL: /sys/class/powercap) and
- * proc_stat (NULL: /proc/stat).  Missing figures are no error: the notes
- * say why. */
+/* Opens the zones below powercap_root (NULL: /sys/class/powercap),
+ * proc_stat (NULL: /proc/stat) and the CPUs' topology below cpu_root
+ * (NULL: /sys/devices/system/cpu).  Missing figures are no error: the
+ * notes say why. */
 void jcli_energy_open(jcli_energy_meter *m, const char *powercap_root,
-                      const char *proc_stat);
+                      const char *proc_stat, const char *cpu_root);
 void jcli_energy_close(jcli_energy_meter *m);
+
+/* The command's cgroup, whose cpuset.cpus.effective says its packages
+ * (-1: none); borrowed until the next call or close. */
+void jcli_energy_set_cgroup(jcli_energy_meter *m, int cgroup_fd);
+
+/* When the zones must be read again (CLOCK_MONOTONIC; UINT64_MAX: no
+ * need), and that read, which adds to no span. */
+uint64_t jcli_energy_due_ns(const jcli_energy_meter *m);
+void jcli_energy_poll(jcli_energy_meter *m, uint64_t now_ns);
 
 /* Reads the zones and the host's CPU time at now_ns; usage_usec is the
  * command's cgroup's (have_usage false: unknown).  ret is all zero when

@@ -22,6 +22,7 @@ void jcli_usage(FILE *out) {
       "                           [--phases [--token-pattern RE]]\n"
       "                           [--iterations N] [--format json|csv]\n"
       "                           [--powercap-root DIR] [--proc-stat FILE]\n"
+      "                           [--cpu-root DIR]\n"
       "                           [--output FILE] -- CMD [ARG...]\n"
       "       joule-cgroup --help | --version\n"
       "\n"
@@ -58,6 +59,7 @@ enum {
   KEY_FORMAT,
   KEY_POWERCAP_ROOT,
   KEY_PROC_STAT,
+  KEY_CPU_ROOT,
   KEY_RUNTIME_ROOT,
 };
 
@@ -77,6 +79,7 @@ static const struct option long_options[] = {
     {"format", required_argument, NULL, KEY_FORMAT},
     {"powercap-root", required_argument, NULL, KEY_POWERCAP_ROOT},
     {"proc-stat", required_argument, NULL, KEY_PROC_STAT},
+    {"cpu-root", required_argument, NULL, KEY_CPU_ROOT},
     {"runtime-root", required_argument, NULL, KEY_RUNTIME_ROOT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
@@ -100,7 +103,8 @@ static unsigned bit_of(int key) {
   case KEY_ITERATIONS: return JCLI_OPT_ITERATIONS;
   case KEY_FORMAT: return JCLI_OPT_FORMAT;
   case KEY_POWERCAP_ROOT:
-  case KEY_PROC_STAT: return JCLI_OPT_ENERGY;
+  case KEY_PROC_STAT:
+  case KEY_CPU_ROOT: return JCLI_OPT_ENERGY;
   default: return 0;
   }
 }
@@ -168,6 +172,7 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
     break;
   case KEY_POWERCAP_ROOT: o->powercap_root = v; break;
   case KEY_PROC_STAT: o->proc_stat = v; break;
+  case KEY_CPU_ROOT: o->cpu_root = v; break;
   }
   return r < 0 ? value_error(option, v, err) : 0;
 }

@@ -35,7 +35,8 @@ enum {
   JCLI_OPT_PHASES = 1u << 9,        /* --phases, --token-pattern RE */
   JCLI_OPT_ITERATIONS = 1u << 10,   /* --iterations N */
   JCLI_OPT_FORMAT = 1u << 11,       /* --format json|csv */
-  JCLI_OPT_ENERGY = 1u << 12,       /* --powercap-root DIR, --proc-stat FILE */
+  JCLI_OPT_ENERGY = 1u << 12,       /* --powercap-root DIR, --proc-stat FILE,
+                                       --cpu-root DIR */
 };
 
 typedef enum { JCLI_FORMAT_JSON, JCLI_FORMAT_CSV } jcli_format;
@@ -54,6 +55,7 @@ typedef struct {
   jcli_format format;
   const char *powercap_root; /* NULL: /sys/class/powercap */
   const char *proc_stat;     /* NULL: /proc/stat */
+  const char *cpu_root;      /* NULL: /sys/devices/system/cpu */
 } jcli_opts;
 
 /*

@@ -119,6 +119,8 @@ static int open_cgroup(profile *p) {
     r = read_populated(p->eventsfd, &populated);
   if (r < 0)
     jcli_error("cannot read %s/cgroup.events: %s", p->cgroup, strerror(-r));
+  else /* its cpuset says on which packages its CPU time was spent */
+    jcli_energy_set_cgroup(&p->env->reader->energy, p->cgfd);
   return r;
 }
 
@@ -249,13 +251,18 @@ static bool wait_once(profile *p, uint64_t deadline) {
   return true;
 }
 
-/* Reads every interval until CMD and everything it started are gone. */
+/* Reads every interval until CMD and everything it started are gone; and
+ * the energy counters in between where an interval is longer than they
+ * may take to wrap twice (jcli_energy). */
 static void wait_for_end(profile *p, uint64_t t_start) {
   uint64_t step = (uint64_t)(p->env->interval * 1e9), next = t_start + step;
+  jcli_energy_meter *energy = &p->env->reader->energy;
   while (!finished(p)) {
-    if (!wait_once(p, next))
+    uint64_t due = jcli_energy_due_ns(energy);
+    if (!wait_once(p, due < next ? due : next))
       break; /* run_command() still waits for CMD's status */
     uint64_t now = jc_now_ns();
+    jcli_energy_poll(energy, now);
     if (finished(p))
       break;
     if (now >= next) {
@@ -301,6 +308,7 @@ static void close_fd(int *fd) {
 }
 
 static void release(profile *p) {
+  jcli_energy_set_cgroup(&p->env->reader->energy, -1);
   if (p->piped)
     jcli_passthru_close(&p->pass);
   close_fd(&p->eventsfd);

@@ -108,7 +108,7 @@ static int set_up(run_state *s) {
   s->runs = s->opts.iterations ? (size_t)s->opts.iterations : 1;
   jcli_reader_init(&s->reader);
   jcli_energy_open(&s->reader.energy, s->opts.powercap_root,
-                   s->opts.proc_stat);
+                   s->opts.proc_stat, s->opts.cpu_root);
   const char *pattern = s->opts.token_pattern ? s->opts.token_pattern
                                               : JCLI_MARKERS_DEFAULT;
   s->env = (jcli_profile_env){

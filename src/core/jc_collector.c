@@ -366,6 +366,20 @@ static void rescan_if_changed(jc_collector *c) {
   }
 }
 
+bool jc_collector_wants_ticks(const jc_collector *c) {
+  return c->energy != NULL;
+}
+
+int jc_collector_tick_in_ms(const jc_collector *c) {
+  uint64_t due = jc_energy_due_ns(c), now = jc_now_ns();
+  if (due == UINT64_MAX)
+    return -1;
+  uint64_t ms = due > now ? (due - now + 999999) / 1000000 : 0;
+  return ms > INT_MAX ? INT_MAX : (int)ms;
+}
+
+void jc_collector_tick(jc_collector *c) { jc_energy_tick(c, jc_now_ns()); }
+
 int jc_collector_events_fd(const jc_collector *c) { return c->inotify_fd; }
 
 int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,

@@ -100,6 +100,18 @@ int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx);
  * caller serializes the two.
  */
 int jc_collector_events_fd(const jc_collector *c);
+
+/*
+ * Between reads the core may want to read something of its own: the RAPL
+ * energy counters, before one could wrap twice (Collect "energy", a long
+ * Interval).  jc_collector_wants_ticks: whether it ever may (a thread to
+ * keep); jc_collector_tick_in_ms: milliseconds until it wants
+ * jc_collector_tick, -1 for no time set; jc_collector_tick: does what is
+ * due.  Same thread rule as the rest of the collector.
+ */
+bool jc_collector_wants_ticks(const jc_collector *c);
+int jc_collector_tick_in_ms(const jc_collector *c);
+void jc_collector_tick(jc_collector *c);
 int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
                                void *ctx);
 

@@ -59,6 +59,7 @@ void jc_config_free(jc_config *cfg) {
   free(cfg->root);
   free(cfg->powercap_root);
   free(cfg->proc_stat);
+  free(cfg->cpu_root);
   free(cfg->runtime_root);
   for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
     free(cfg->runtime_dir[k]);
@@ -111,6 +112,11 @@ int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n) {
 int jc_config_set_powercap_root(jc_config *cfg, const char *path, char *err,
                                 size_t n) {
   return set_path(&cfg->powercap_root, path, err, n);
+}
+
+int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *err,
+                           size_t n) {
+  return set_path(&cfg->cpu_root, path, err, n);
 }
 
 int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,

@@ -40,6 +40,7 @@ typedef struct {
   char *root;       /* NULL: the first cgroup2 mount in /proc/self/mountinfo */
   char *powercap_root; /* Collect "energy": NULL for /sys/class/powercap */
   char *proc_stat;     /* the host's CPU time: NULL for /proc/stat */
+  char *cpu_root;      /* the CPUs' topology: NULL for /sys/devices/system/cpu */
   bool report_root; /* default true */
   jc_pattern **select;
   size_t select_count;
@@ -69,9 +70,11 @@ jc_config *jc_config_new(void);
 void jc_config_free(jc_config *cfg);
 
 int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n);
-/* PowercapRoot and ProcStat: absolute paths (Collect "energy"). */
+/* PowercapRoot, ProcStat and CpuRoot: absolute paths (Collect "energy"). */
 int jc_config_set_powercap_root(jc_config *cfg, const char *path, char *err,
                                 size_t n);
+int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *err,
+                           size_t n);
 int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
                             size_t n);
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,

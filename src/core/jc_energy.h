@@ -13,14 +13,20 @@
  * zone measured when the cgroups cover all the busy time (a parent's
  * part includes its children's, as cpu.stat does).
  *
- * The zones and /proc/stat are read once per read pass, not per cgroup.
- * Used by jc_collector.c:
+ * The zones and /proc/stat are read once per read pass, not per cgroup;
+ * the zones also between passes when a counter could otherwise wrap
+ * twice (jc_energy_due_ns), and the powercap tree is listed again every
+ * 10 s for zones that came, went or were registered again.  On a host of
+ * several packages each package's energy goes to the CPU time spent on
+ * its CPUs (jc_share; the cgroups' cpuset.cpus.effective, read in the
+ * pass).  Used by jc_collector.c:
  *
  *   jc_energy_init(c);               at init, when energy lists are chosen
  *   jc_energy_begin(c);              at the start of every read pass
  *   jc_energy_note(c, t, s);         after each cgroup's sample s
  *   jc_energy_end(c, emit, ctx);     after the pass: split, charge, emit
  *   jc_energy_forget(t);             a tracked cgroup freed or re-created
+ *   jc_energy_tick(c, now);          between passes, by jc_energy_due_ns
  *   jc_energy_free(c);
  */
 #ifndef JC_ENERGY_H
@@ -36,6 +42,11 @@ void jc_energy_begin(jc_collector *c);
 void jc_energy_note(jc_collector *c, jc_tracked *t, const jc_sample *s);
 void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx);
 void jc_energy_forget(jc_tracked *t);
+
+/* Between passes: when the zones must be read next (CLOCK_MONOTONIC;
+ * UINT64_MAX: no need), and that read. */
+uint64_t jc_energy_due_ns(const jc_collector *c);
+void jc_energy_tick(jc_collector *c, uint64_t now_ns);
 
 /* What t was charged so far, in µJ, over the packages (psys and the
  * subzones are parts of a whole, not added); false when energy is not

@@ -205,6 +205,44 @@ int jc_parse_cpu_max(const char *buf, size_t len, uint64_t *ret_quota,
   return 0;
 }
 
+/* A CPU number of the list at *p (advanced past it). */
+static int list_number(const char **p, const char *end, uint64_t *ret) {
+  const char *start = *p;
+  while (*p < end && **p >= '0' && **p <= '9')
+    (*p)++;
+  return jc_parse_u64_token((jc_token){start, (size_t)(*p - start)}, ret);
+}
+
+int jc_parse_cpu_list(const char *buf, size_t len, uint64_t *words,
+                      size_t nwords, bool *ret_beyond) {
+  const char *p = buf, *end = buf + len;
+  while (end > p && (end[-1] == '\n' || end[-1] == ' '))
+    end--;
+  memset(words, 0, nwords * sizeof(*words));
+  *ret_beyond = false;
+  uint64_t bits = (uint64_t)nwords * 64;
+  while (p < end) {
+    uint64_t lo, hi;
+    if (list_number(&p, end, &lo) < 0)
+      return -EINVAL;
+    hi = lo;
+    if (p < end && *p == '-') {
+      p++;
+      if (list_number(&p, end, &hi) < 0 || hi < lo)
+        return -EINVAL;
+    }
+    if (p < end && *p++ != ',')
+      return -EINVAL;
+    if (p == end && end[-1] == ',')
+      return -EINVAL; /* a list ends with a number */
+    if (hi >= bits)
+      *ret_beyond = true;
+    for (uint64_t cpu = lo; cpu <= hi && cpu < bits; cpu++)
+      words[cpu / 64] |= UINT64_C(1) << (cpu % 64);
+  }
+  return 0;
+}
+
 /* "12.34" as the kernel prints it (LOAD_INT.LOAD_FRAC); no locale. */
 static int parse_fixed_point(jc_token t, double *ret_value) {
   const char *dot = memchr(t.ptr, '.', t.len);

@@ -76,6 +76,16 @@ int jc_parse_io_next(jc_cursor *c, jc_io_line *ret_line);
 int jc_parse_cpu_max(const char *buf, size_t len, uint64_t *ret_quota,
                      uint64_t *ret_period);
 
+/*
+ * A CPU list as the kernel prints them (cpuset.cpus.effective, the
+ * cpu/online file): "0-3,8,10-11", possibly empty, with or without a
+ * newline, into a bitmap of nwords 64-bit words (CPU n: bit n % 64 of
+ * word n / 64), cleared first.  *ret_beyond is set when the list names a
+ * CPU past the bitmap (it is left out).  -EINVAL when malformed.
+ */
+int jc_parse_cpu_list(const char *buf, size_t len, uint64_t *words,
+                      size_t nwords, bool *ret_beyond);
+
 /* A {cpu,memory,io}.pressure file. Values of avg* in percent (a share
  * of time: above 100 is malformed). */
 typedef struct {

@@ -50,18 +50,36 @@ static int ticks_to_usec(uint64_t ticks, long hz, uint64_t *ret) {
   return 0;
 }
 
-int jc_procstat_parse(const char *buf, size_t len, long ticks_per_second,
-                      jc_cputimes *ret) {
+/* "cpu" (-1) or "cpuN" (N, at most 7 digits); -EINVAL otherwise. */
+static int cpu_of(jc_token t, int *ret_cpu) {
+  if (t.len < 3 || memcmp(t.ptr, "cpu", 3) != 0 || t.len > 10)
+    return -EINVAL;
+  if (t.len == 3) {
+    *ret_cpu = -1;
+    return 0;
+  }
+  int cpu = 0;
+  for (size_t i = 3; i < t.len; i++) {
+    if (t.ptr[i] < '0' || t.ptr[i] > '9' || (i == 3 && t.ptr[i] == '0' && t.len > 4))
+      return -EINVAL;
+    cpu = cpu * 10 + (t.ptr[i] - '0');
+  }
+  *ret_cpu = cpu;
+  return 0;
+}
+
+int jc_procstat_parse_line(const char *line, size_t len, long ticks_per_second,
+                           int *ret_cpu, jc_cputimes *ret) {
   if (ticks_per_second <= 0 || ticks_per_second > 1000000)
     return -EINVAL;
-  const char *nl = memchr(buf, '\n', len);
-  const char *pos = buf, *end = nl ? nl : buf + len;
-  jc_token t = next_word(&pos, end);
-  if (!JC_TOKEN_IS(t, "cpu"))
+  const char *nl = memchr(line, '\n', len);
+  const char *pos = line, *end = nl ? nl : line + len;
+  int cpu;
+  if (cpu_of(next_word(&pos, end), &cpu) < 0)
     return -EINVAL;
   uint64_t field[F_COUNT] = {0};
   size_t n = 0;
-  for (t = next_word(&pos, end); t.len > 0; t = next_word(&pos, end)) {
+  for (jc_token t = next_word(&pos, end); t.len > 0; t = next_word(&pos, end)) {
     uint64_t v;
     int r = jc_parse_u64_token(t, &v);
     if (r < 0)
@@ -82,7 +100,21 @@ int jc_procstat_parse(const char *buf, size_t len, long ticks_per_second,
   if (ticks_to_usec(total, ticks_per_second, &times.total_usec) < 0 ||
       ticks_to_usec(idle, ticks_per_second, &times.idle_usec) < 0)
     return -ERANGE;
+  *ret_cpu = cpu;
   *ret = times;
+  return 0;
+}
+
+int jc_procstat_parse(const char *buf, size_t len, long ticks_per_second,
+                      jc_cputimes *ret) {
+  int cpu;
+  jc_cputimes t;
+  int r = jc_procstat_parse_line(buf, len, ticks_per_second, &cpu, &t);
+  if (r < 0)
+    return r;
+  if (cpu != -1)
+    return -EINVAL;
+  *ret = t;
   return 0;
 }
 
@@ -103,6 +135,13 @@ int jc_procstat_open(jc_procstat *ps, const char *path) {
   if (ps->ticks_per_second <= 0)
     ps->ticks_per_second = 100; /* USER_HZ on every Linux but alpha */
   return 0;
+}
+
+ssize_t jc_procstat_read_text(jc_procstat *ps, char *buf, size_t size) {
+  if (ps->fd < 0)
+    return -EBADF;
+  ssize_t len = pread(ps->fd, buf, size, 0);
+  return len < 0 ? -errno : len;
 }
 
 int jc_procstat_read(jc_procstat *ps, jc_cputimes *ret) {

@@ -28,6 +28,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define JC_PROCSTAT_DEFAULT "/proc/stat"
 
@@ -46,6 +47,16 @@ typedef struct {
 int jc_procstat_parse(const char *buf, size_t len, long ticks_per_second,
                       jc_cputimes *ret);
 
+/*
+ * One of /proc/stat's CPU lines (buf, len; it ends at the first newline
+ * or at len): *ret_cpu is -1 for the first line, "cpu", the sums over
+ * every CPU, and N for "cpuN", one CPU's (an online CPU's: the kernel
+ * prints the lines of online CPUs only).  -EINVAL for any other line,
+ * -ERANGE as above.
+ */
+int jc_procstat_parse_line(const char *buf, size_t len, long ticks_per_second,
+                           int *ret_cpu, jc_cputimes *ret);
+
 /* b - a, the CPU time between two readings; -ERANGE when either figure
  * went backwards (nothing is written then). */
 int jc_procstat_delta(const jc_cputimes *a, const jc_cputimes *b,
@@ -59,6 +70,9 @@ typedef struct {
 /* Opens path (NULL: /proc/stat) and keeps it open. */
 int jc_procstat_open(jc_procstat *ps, const char *path);
 int jc_procstat_read(jc_procstat *ps, jc_cputimes *ret);
+/* The file's first size bytes (one pread; the kernel renders it whole for
+ * each read at offset 0): their length, or a negative errno. */
+ssize_t jc_procstat_read_text(jc_procstat *ps, char *buf, size_t size);
 void jc_procstat_close(jc_procstat *ps); /* idempotent */
 
 #endif

@@ -21,27 +21,45 @@
  *
  * Life cycle; one jc_rapl is not thread-safe:
  *
- *   jc_rapl_open(root, log, &r);       discovers the zones, once; the only
+ *   jc_rapl_open(root, log, &r);       discovers the zones; the only
  *                                      allocation.  A missing root or
  *                                      unreadable counters are no error:
  *                                      jc_rapl_state() says which, and one
  *                                      INFO line said why
- *   jc_rapl_read(r, now_ns);           every interval: one bounded pread
- *                                      of each zone's energy_uj on a kept
- *                                      descriptor, no allocation
+ *   jc_rapl_read(r, now_ns);           every interval, and whenever
+ *                                      jc_rapl_due_ns() comes first: one
+ *                                      bounded pread of each zone's
+ *                                      energy_uj on a kept descriptor, no
+ *                                      allocation
+ *   jc_rapl_look(r);                   now and then (the caller's rate):
+ *                                      the tree listed again, below
  *   jc_rapl_energy_of(r, i);           zone i's figures from that read
  *   jc_rapl_free(r);
  *
  * Counting: the first read of a zone is its baseline.  After it, each read
  * gives the energy since the one before; where the counter went down it
- * wrapped once: (max_energy_range_uj - previous) + current.  An interval
- * in which it may have wrapped more than once (longer than the range at
- * the zone's maximum power, below) is dropped with a DEBUG line, never
- * guessed, and so is a read that fails or a value above the range; the
- * next good read is a new baseline.  total_uj adds up the intervals kept,
- * and gaps counts those given up: the difference of total_uj between two
- * reads is all the energy between them exactly when the zone was read at
- * both and gaps did not change.
+ * wrapped once: (max_energy_range_uj - previous) + current.  A counter
+ * read often enough never wraps twice between two reads:
+ * jc_rapl_due_ns() says by when the next read must come (a quarter of the
+ * time the fastest zone takes to wrap at its maximum power), and the
+ * plugin and the command read the zones by then, whatever their own
+ * interval (docs/metrics.md, Energy).  An interval that may still hold
+ * more than one wrap (the reader was held up longer than the time to
+ * wrap), a read that fails or a value above the range is given up, never
+ * guessed: the next good read is a new baseline.  total_uj adds up the
+ * intervals kept, and gaps counts those given up (gap says why the last
+ * one was): the difference of total_uj between two reads is all the
+ * energy between them exactly when the zone was read at both and gaps
+ * did not change.
+ *
+ * Looking again (jc_rapl_look): zones that appear after open (the driver
+ * loaded later: one INFO naming them) get the next free index, and the
+ * indexes of the zones found before never change; a zone that is no
+ * longer listed is closed (a gap); one listed again, or whose energy_uj
+ * is another file than the one kept open (the driver unloaded and loaded
+ * again: the kernel's old file reads ENODEV for good), is learnt and
+ * opened again, and counts from a new baseline; a zone that could not be
+ * opened is tried again, and said when it can.
  *
  * The zone's maximum power: twice the largest of its constraint files
  * (constraint_*_max_power_uw and constraint_*_power_limit_uw that read as
@@ -54,7 +72,9 @@
  * (root only since Linux 5.10, CVE-2020-8694) with the udev rule that
  * gives a group read access (INFO, one line for every zone); a zone that
  * cannot be used or whose reads start failing (INFO, once per zone, and
- * once when it reads again).  Dropped intervals: DEBUG, each time.
+ * once when it reads again); zones found by a later look (INFO).  The
+ * gaps themselves are said by the caller, which knows what it sends
+ * (jc_energy).
  */
 #ifndef JC_RAPL_H
 #define JC_RAPL_H
@@ -105,8 +125,21 @@ typedef struct {
   uint64_t range_uj;      /* max_energy_range_uj */
   uint64_t max_power_uw;  /* of the multiple-wrap check */
   jc_rapl_power_source power_source;
-  bool readable; /* energy_uj was opened; false: the zone yields nothing */
+  bool readable; /* energy_uj is open; false: the zone yields nothing */
+  /* A package zone's "package-N" or "package-N-die-M": N and M, the
+   * physical package and die of its CPUs (CpuRoot's topology); -1 where
+   * the name says none (subzones, psys, other names). */
+  int package_id, die_id;
 } jc_rapl_zone;
+
+/* Why an interval of a zone was given up. */
+typedef enum {
+  JC_RAPL_GAP_NONE,
+  JC_RAPL_GAP_UNREADABLE, /* energy_uj could not be read, or went away */
+  JC_RAPL_GAP_RANGE,      /* energy_uj read above max_energy_range_uj */
+  JC_RAPL_GAP_TOO_LONG,   /* longer than the counter takes to wrap */
+  JC_RAPL_GAP_REOPENED,   /* the zone was opened again (a driver reload) */
+} jc_rapl_gap;
 
 /* A zone's figures at the latest read. */
 typedef struct {
@@ -116,6 +149,8 @@ typedef struct {
   uint64_t interval_ns; /* fresh: its length */
   uint64_t total_uj;    /* the kept intervals' energy since open */
   uint64_t gaps;        /* intervals given up since open */
+  jc_rapl_gap gap;      /* why the last one was */
+  uint64_t gap_ns;      /* its length, where it is known (TOO_LONG) */
 } jc_rapl_energy;
 
 typedef enum {
@@ -132,13 +167,26 @@ int jc_rapl_open(const char *root, const jc_log *log, jc_rapl **ret);
 void jc_rapl_free(jc_rapl *r); /* NULL-safe */
 
 jc_rapl_state jc_rapl_state_of(const jc_rapl *r);
-/* Every zone found, readable or not, in the order of their ids
- * (intel-rapl:0, intel-rapl:0:0, intel-rapl:0:1, intel-rapl:1, ...). */
+/* Every zone found, readable or not: those of open in the order of their
+ * ids (intel-rapl:0, intel-rapl:0:0, intel-rapl:0:1, intel-rapl:1, ...),
+ * then those later looks found, in the order found.  An index, once
+ * given, is the same zone's for good. */
 size_t jc_rapl_zone_count(const jc_rapl *r);
 const jc_rapl_zone *jc_rapl_zone_at(const jc_rapl *r, size_t i);
 
 /* Reads every readable zone; now_ns: CLOCK_MONOTONIC (jc_now_ns). */
 void jc_rapl_read(jc_rapl *r, uint64_t now_ns);
+
+/* The time (CLOCK_MONOTONIC) by which the zones must be read again so
+ * that no counter can wrap twice in between; UINT64_MAX when no zone is
+ * read.  At least JC_RAPL_MIN_PERIOD_NS after the last read. */
+#define JC_RAPL_MIN_PERIOD_NS UINT64_C(100000000)
+uint64_t jc_rapl_due_ns(const jc_rapl *r);
+
+/* Lists the tree again (above); true when zones were added, opened or
+ * closed, so that the caller's names and mappings may have changed.
+ * The state follows. */
+bool jc_rapl_look(jc_rapl *r);
 const jc_rapl_energy *jc_rapl_energy_of(const jc_rapl *r, size_t i);
 
 /* Mean power of a fresh interval, in watts; 0 for an empty one. */

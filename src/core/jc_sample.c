@@ -41,6 +41,10 @@ const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
                              true},
     [JC_FILE_PIDS_MAX] = {"pids.max", "pids", true, true},
     [JC_FILE_CGROUP_STAT] = {"cgroup.stat", NULL, false, false},
+    /* Only where the cpuset controller is enabled: elsewhere the CPUs
+     * are those of the nearest cgroup above that has the file. */
+    [JC_FILE_CPUSET_CPUS_EFFECTIVE] = {"cpuset.cpus.effective", NULL, true,
+                                       true},
 };
 
 /* Key tables with their lengths, both from one list (X-macros), so that
@@ -104,9 +108,13 @@ bool jc_sample_memstat_key_is_event(const char *key) {
 void jc_sample_reset(jc_sample *s) {
   jc_io_device *storage = s->io_device;
   size_t capacity = s->io_device_capacity;
+  uint64_t *cpuset = s->cpuset;
+  size_t words = s->cpuset_words;
   memset(s, 0, sizeof(*s));
   s->io_device = storage;
   s->io_device_capacity = capacity;
+  s->cpuset = cpuset;
+  s->cpuset_words = words;
 }
 
 /* Index of key in names[0..n) (lengths in lens), or -1.  Lengths first:
@@ -292,6 +300,12 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
   case JC_FILE_MEMORY_PRESSURE:
   case JC_FILE_IO_PRESSURE:
     r = jc_parse_pressure(buf, len, &s->psi[f - JC_FILE_CPU_PRESSURE]);
+    break;
+  case JC_FILE_CPUSET_CPUS_EFFECTIVE:
+    if (!s->cpuset)
+      return -EINVAL; /* no storage: the caller does not read it */
+    r = jc_parse_cpu_list(buf, len, s->cpuset, s->cpuset_words,
+                          &s->cpuset_beyond);
     break;
   default:
     return -EINVAL;

@@ -68,6 +68,8 @@ typedef enum {
   JC_FILE_MEMORY_PEAK_INTERVAL, /* memory.peak again, through a descriptor
                                    reset after each read (Linux 6.12) */
   JC_FILE_CGROUP_STAT,
+  JC_FILE_CPUSET_CPUS_EFFECTIVE, /* for Collect "energy" on a host of
+                                    several packages (jc_energy) */
   JC_FILE_COUNT
 } jc_file_id;
 
@@ -171,6 +173,13 @@ typedef struct {
 
   uint64_t pids_current;
   uint64_t nr_descendants, nr_dying_descendants; /* cgroup.stat */
+
+  /* cpuset.cpus.effective: CPU n is bit n % 64 of word n / 64 of the
+   * caller's storage (cleared by the parse, not by a reset); beyond: the
+   * list names CPUs past it. */
+  uint64_t *cpuset;
+  size_t cpuset_words;
+  bool cpuset_beyond;
 } jc_sample;
 
 /* Clears sample for a new read, keeping its device storage. */

@@ -178,6 +178,8 @@ static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
     return each_string(cfg, ci, jc_config_set_powercap_root, false);
   if (strcasecmp(k, "ProcStat") == 0)
     return each_string(cfg, ci, jc_config_set_proc_stat, false);
+  if (strcasecmp(k, "CpuRoot") == 0)
+    return each_string(cfg, ci, jc_config_set_cpu_root, false);
   if (strcasecmp(k, "ReportRoot") == 0)
     return config_bool(&cfg->report_root, ci);
   if (strcasecmp(k, "Select") == 0)
@@ -369,9 +371,12 @@ static void dispatch_notification(void *ctx, const jc_target *t,
  * Between collectd's reads a thread of the plugin waits on the core's
  * events descriptor (inotify: a cgroup appeared, or one emptied) and lets
  * the core read a cgroup that ended at once, while its files still hold
- * its last figures (docs/metrics.md, final figures).  It sleeps in poll()
- * otherwise: no cost, no wake-up.  The collector and the batch are used
- * by one thread at a time: collector_lock.
+ * its last figures (docs/metrics.md, final figures); and it wakes when the
+ * core wants a reading of its own between collectd's reads (the energy
+ * counters, read before they could wrap twice, whatever the interval:
+ * jc_collector_tick).  It sleeps in poll() otherwise: no cost, no
+ * wake-up.  The collector and the batch are used by one thread at a time:
+ * collector_lock.
  */
 static pthread_mutex_t collector_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_t watcher;
@@ -390,23 +395,31 @@ static void *watch_events(void *arg) {
   struct pollfd fds[2] = {
       {.fd = jc_collector_events_fd(collector), .events = POLLIN},
       {.fd = watcher_stop[0], .events = POLLIN}};
+  pthread_mutex_lock(&collector_lock);
+  int timeout = jc_collector_tick_in_ms(collector);
+  pthread_mutex_unlock(&collector_lock);
   for (;;) {
-    if (poll(fds, 2, -1) < 0 && errno != EINTR)
+    int ready = poll(fds, 2, timeout);
+    if (ready < 0 && errno != EINTR)
       break;
     if (fds[1].revents)
       break;
-    if (!(fds[0].revents & POLLIN))
-      continue;
     pthread_mutex_lock(&collector_lock);
-    jc_collector_handle_events(collector, dispatch_metric, NULL);
-    batch_flush();
+    if (fds[0].revents & POLLIN) {
+      jc_collector_handle_events(collector, dispatch_metric, NULL);
+      batch_flush();
+    }
+    jc_collector_tick(collector);
+    timeout = jc_collector_tick_in_ms(collector);
     pthread_mutex_unlock(&collector_lock);
   }
   return NULL;
 }
 
 static void watcher_start(void) {
-  if (jc_collector_events_fd(collector) < 0 || pipe2(watcher_stop, O_CLOEXEC) < 0)
+  if ((jc_collector_events_fd(collector) < 0 &&
+       !jc_collector_wants_ticks(collector)) ||
+      pipe2(watcher_stop, O_CLOEXEC) < 0)
     return;
   if (plugin_thread_create(&watcher, watch_events, NULL, PLUGIN_NAME) == 0) {
     watcher_running = true;

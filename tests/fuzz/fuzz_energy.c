@@ -8,17 +8,26 @@
  *   'A' numbers   jc_share_split_energy and jc_share_charge: energy, the
  *                 host's total and idle time, covered and a usage, from
  *                 up to 40 bytes (8 each, little-endian; missing bytes 0)
+ *   'L' text      jc_parse_cpu_list: a cpuset list into two words
+ *   'P' hz line   jc_procstat_parse_line: one CPU line
+ *   'D' numbers   jc_share_domain_times: two packages' times, then up to
+ *                 six parties (usage, a mask byte, a parent byte)
  *
- * (any other first byte: its value modulo 3 chooses).  Checks: outputs
+ * (any other first byte: its value modulo 6 chooses).  Checks: outputs
  * untouched on failure and only the documented errors; /proc/stat: idle
  * never above total, whole ticks of 10 ms at USER_HZ 100; zone ids: a
  * name accepted is exactly "intel-rapl:N" or "intel-rapl:N:M" printed
  * back; the split: it succeeds exactly when the host's time moved and its
  * idle fits, idle and busy parts add up to the energy, a charge never
- * exceeds E x u / T nor, for the covered time, the busy part.
+ * exceeds E x u / T nor, for the covered time, the busy part; a CPU list:
+ * the words cleared on failure, no bit past them; a CPU line: idle never
+ * above total, a "cpu" word in it; the times per package: finite,
+ * never negative, a party's times adding up to at most its usage plus its
+ * children's, all on the one package of a single-package cpuset.
  */
 // fuzz-sources: jc_procstat.c jc_share.c jc_rapl.c jc_hier.c jc_parse.c jc_log.c
 #include "fuzz_util.h"
+#include "jc_parse.h"
 #include "jc_procstat.h"
 #include "jc_rapl.h"
 #include "jc_share.h"
@@ -92,15 +101,81 @@ static void split(const uint8_t *data, size_t size) {
   FUZZ_CHECK(jc_share_charge(&s, covered) <= s.busy_uj * (1 + 1e-12) + slack);
 }
 
+static void cpu_list(const uint8_t *data, size_t size) {
+  char *buf = fuzz_copy(data, size);
+  uint64_t w[2] = {7, 7};
+  bool beyond = false;
+  int r = jc_parse_cpu_list(buf, size, w, 2, &beyond);
+  FUZZ_CHECK(r == 0 || r == -EINVAL);
+  if (r == 0 && !beyond)
+    FUZZ_CHECK(size > 0 || (w[0] == 0 && w[1] == 0));
+  free(buf);
+}
+
+static void cpu_line(const uint8_t *data, size_t size) {
+  static const long rates[] = {100, 250, 1000, 1};
+  if (size == 0)
+    return;
+  char *buf = fuzz_copy(data + 1, size - 1);
+  int cpu = -7;
+  jc_cputimes t = {7, 7};
+  int r = jc_procstat_parse_line(buf, size - 1, rates[data[0] % 4], &cpu, &t);
+  if (r < 0) {
+    FUZZ_CHECK((r == -EINVAL || r == -ERANGE) && cpu == -7 && t.total_usec == 7);
+  } else {
+    FUZZ_CHECK(cpu >= -1 && t.idle_usec <= t.total_usec);
+    FUZZ_CHECK(memmem(buf, size - 1, "cpu", 3) != NULL);
+  }
+  free(buf);
+}
+
+static void domain_times(const uint8_t *data, size_t size) {
+  jc_share_host h = {0};
+  jc_share_cpu a = {.domains = 2}, b = {.domains = 2};
+  for (int d = 0; d < 2; d++) {
+    b.domain[d].total_usec = word(data, size, (size_t)(2 * d)) % (1ull << 40);
+    b.domain[d].idle_usec = word(data, size, (size_t)(2 * d + 1)) % (1ull << 40);
+  }
+  b.host.total_usec = b.domain[0].total_usec + b.domain[1].total_usec + 1;
+  jc_share_host_start(&h, true, &a);
+  jc_share_host_end(&h, true, &b, false);
+  jc_share_party p[6];
+  size_t n = 0;
+  for (size_t i = 0; i < 6 && 32 + 10 * i + 10 <= size; i++) {
+    const uint8_t *q = data + 32 + 10 * i;
+    uint64_t usec = 0;
+    for (int k = 0; k < 8; k++)
+      usec |= (uint64_t)q[k] << (8 * k);
+    long parent = (long)(q[9] % 8) - 1;
+    p[n] = (jc_share_party){usec % (1ull << 40),
+                            (q[8] & 3) | (q[8] & 4 ? JC_SHARE_OUTSIDE : 0),
+                            parent < (long)n ? parent : -1};
+    n++;
+  }
+  double on[12], work[18];
+  jc_share_domain_times(&h, p, n, on, work);
+  for (size_t i = 0; i < n && h.last.domains == 2; i++) {
+    FUZZ_CHECK(isfinite(on[2 * i]) && isfinite(on[2 * i + 1]));
+    FUZZ_CHECK(on[2 * i] >= 0 && on[2 * i + 1] >= 0);
+    if (p[i].mask == 1 || p[i].mask == 2)
+      FUZZ_CHECK(on[2 * i + (p[i].mask == 1)] == 0);
+  }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size == 0)
     return 0;
-  int which = data[0] == 'S' ? 0 : data[0] == 'Z' ? 1 : data[0] == 'A' ? 2 : data[0] % 3;
-  if (which == 0)
-    stat_text(data + 1, size - 1);
-  else if (which == 1)
-    zone_id(data + 1, size - 1);
-  else
-    split(data + 1, size - 1);
+  static const char kinds[] = "SZALPD";
+  const char *k = memchr(kinds, data[0], 6);
+  int which = k ? (int)(k - kinds) : data[0] % 6;
+  data++, size--;
+  switch (which) {
+  case 0: stat_text(data, size); break;
+  case 1: zone_id(data, size); break;
+  case 2: split(data, size); break;
+  case 3: cpu_list(data, size); break;
+  case 4: cpu_line(data, size); break;
+  default: domain_times(data, size); break;
+  }
   return 0;
 }

@@ -7,7 +7,8 @@
  * 'd' memory.swap.current, 'e' memory.stat, 'f' io.stat, 'g' cpu.pressure,
  * 'h' memory.pressure, 'i' io.pressure, 'j' memory.events, 'k'
  * pids.current, 'l' cpu.max, 'm' memory.max, 'n' memory.high, 'o'
- * pids.max, 'p' memory.peak (interval), 'q' an id out of range.  Byte 1 gives the io device storage, byte % 8 entries ('0'-'7'),
+ * pids.max, 'p' memory.peak (interval), 'q' cgroup.stat, 'r'
+ * cpuset.cpus.effective (into two words), 's' an id out of range.  Byte 1 gives the io device storage, byte % 8 entries ('0'-'7'),
  * and the number of memory.stat keys configured, 64 - byte % 8.  The rest
  * is the file's text, in an exactly-sized unterminated heap copy; the
  * device storage is exactly-sized too.
@@ -30,9 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!dev)
     abort();
 
-  jc_sample s = {.io_device = dev, .io_device_capacity = capacity};
+  uint64_t cpuset[2];
+  jc_sample s = {.io_device = dev, .io_device_capacity = capacity,
+                 .cpuset = cpuset, .cpuset_words = 2};
   jc_sample_reset(&s);
-  FUZZ_CHECK(s.io_device == dev && s.io_device_capacity == capacity);
+  FUZZ_CHECK(s.io_device == dev && s.io_device_capacity == capacity &&
+             s.cpuset == cpuset && s.cpuset_words == 2);
   s.time_ns = 1000000000u;
   int r = jc_sample_parse(&s, (jc_file_id)f, buf, size - 2, k);
   fuzz_check_sample(&s, f, r, k, 0);

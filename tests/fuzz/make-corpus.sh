@@ -190,7 +190,7 @@ sample_seed sample memory.pressure-k6.1 h 0 "$fx/k6.1-systemd/memory.pressure"
 sample_seed sample io.pressure-k5.10 i 0 "$fx/k5.10-basic/io.pressure"
 sample_seed sample memory.events-k6.1 j 0 "$fx/k6.1-systemd/system.slice/memory.events"
 sample_seed sample pids.current-k6.8 k 0 "$fx/k6.8-kubernetes/kubepods.slice/pids.current"
-sample_seed sample bad-file-id q 0 "$fx/k6.1-systemd/cpu.stat"
+sample_seed sample bad-file-id s 0 "$fx/k6.1-systemd/cpu.stat"
 printf 'a4' | seed sample cpu.stat-empty
 sample_seed sample cpu.stat-k6.1-real a 4 "$d61/limited.slice/cpu.stat"
 sample_seed sample cpu.stat-k6.12-real-nice a 4 "$d612/limited.slice/cpu.stat"
@@ -303,6 +303,15 @@ le() { local v; for v; do printf "$(printf '\\%03o\\%03o\\%03o\\%03o\\%03o\\%03o
 { printf A; le 262143328850 230400000000 144000000000 10800123457 10800123457; } | seed energy split-full-range
 { printf A; le 1000000 0 0 0 0; } | seed energy split-no-time
 { printf A; le 5 100 200 1 1; } | seed energy split-idle-above-total
+# cpuset lists; CPU lines of /proc/stat (the rate byte, 0: 100 Hz); two
+# packages' total and idle time, then parties: usage, mask, parent + 1
+printf 'L0-3,8,10-11\n' | seed energy list-ranges
+printf 'L1,3,5,7,9,11,13,15' | seed energy list-interleaved
+printf 'P\000cpu13 1200 3 400 88812 52 0 7 0 0 0\n' | seed energy line-cpu13
+{ printf D; le 8000000 6000000 7000000 4000000
+  le 2500000; printf '\003\000'; le 1000000; printf '\001\001'
+  le 1000000; printf '\002\001'; le 500000; printf '\000\000'; } | seed energy domains-nested
+sample_seed sample cpuset.cpus.effective-list r 0 /dev/stdin <<<'0-12,14-15'
 
 # ---- kmsg: records of /dev/kmsg as the kernels write an OOM kill (6.1 and
 # 6.12 as the VM test's kernels logged it; the older forms as 4.5 to 4.18
