@@ -2,9 +2,10 @@
 # The main job: collectd in the foreground with the joule_cgroup plugin on
 # this machine's cgroups, every value printed to the terminal (csv plugin,
 # DataDir stdout).  Installs what is missing, builds, runs until Ctrl-C
-# (or for DEMO_SECONDS seconds when that is set).
-#   sudo ./demo.sh [plugin config file, default conf/joule_cgroup.conf]
-#   sudo ./demo.sh --vm [plugin config file]
+# (or for N seconds with --seconds N, or DEMO_SECONDS=N: `sudo
+# DEMO_SECONDS=10 ./demo.sh`, since sudo drops what comes before it).
+#   sudo ./demo.sh [--seconds N] [plugin config file, default conf/joule_cgroup.conf]
+#   sudo ./demo.sh --vm [--seconds N] [plugin config file]
 # --vm: the same in a VM booted from Debian's newest kernel of
 # tests/vm/kernels.sh (tests/vm/vm-run.sh), where cgroup v2 has every
 # controller, as on a systemd host, and a workload runs in
@@ -14,8 +15,17 @@
 # stops after DEMO_SECONDS (default 30).
 set -euo pipefail
 top=$(cd "$(dirname "$0")" && pwd)
-if [ "${1:-}" = --vm ]; then
-  shift
+vm=
+while [ $# -gt 0 ]; do
+  case $1 in
+  --vm) vm=1; shift ;;
+  --seconds)
+    case ${2:-} in '' | *[!0-9]*) echo "demo.sh: --seconds takes a whole number" >&2; exit 2 ;; esac
+    DEMO_SECONDS=$2; shift 2 ;;
+  *) break ;;
+  esac
+done
+if [ -n "$vm" ]; then
   "$top/scripts/deps.sh" --vm
   "$top/scripts/build.sh" >&2
   secs=${DEMO_SECONDS:-30}
@@ -50,7 +60,13 @@ CONF
 else
   conf=$(realpath "${1:-$top/conf/joule_cgroup.conf}")
   "$top/scripts/deps.sh"
-  "$top/scripts/build.sh" >&2
+  # A tree built already is brought up to date (make reconfigures when it
+  # must); the test programs scripts/build.sh makes are for --vm only.
+  if [ -f "$top/_build/Makefile" ]; then
+    make -s -C "$top/_build" all >&2
+  else
+    "$top/scripts/build.sh" >&2
+  fi
 fi
 cat >"$run/collectd.conf" <<CONF
 Hostname "$(hostname)"

@@ -11,6 +11,8 @@ test_pkgs="valgrind clang libclang-rt-14-dev strace curl python3 rrdtool librrd8
 # Prometheus server; the Debian package's build and its test.
 test_pkgs="$test_pkgs libmicrohttpd12 libprotobuf-c1 prometheus"
 test_pkgs="$test_pkgs build-essential debhelper dh-autoreconf dpkg-dev fakeroot lintian man-db"
+# tests/docs_check.py renders the pages as GitHub does (cmark-gfm).
+test_pkgs="$test_pkgs cmark-gfm"
 # kernel_pid_reuse.sh: gdb stops collectd between a check and a move.
 test_pkgs="$test_pkgs gdb"
 # vm_podman.sh: a real Podman (rootful, no network) in the VM, on an image

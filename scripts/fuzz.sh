@@ -5,7 +5,8 @@
 #   FUZZ_TARGETS="io name"   only these targets (default: every fuzz_*.c)
 #
 # Each target is built with clang, libFuzzer, ASan and UBSan straight from
-# the core files its "// fuzz-sources:" line names (no automake).  Its
+# the files its "// fuzz-sources:" line names, relative to src/core (the
+# command's, src/cli, as ../cli/...), with no automake.  Its
 # regression inputs, tests/fuzz/regressions/<target>/*, run first as plain
 # inputs; then it fuzzes a copy of tests/fuzz/corpus/<target>/ (the
 # committed corpus never grows here) for SECONDS.  One line per target:
@@ -19,7 +20,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${FUZZ_BUILD:-$top/_build-fuzz}
 fuzzdir=$top/tests/fuzz
-cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -I$top/src/core -I$fuzzdir"
+cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -I$top/src/core -I$top/src/cli -I$fuzzdir"
 
 case $seconds in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a number, not '$seconds'" >&2; exit 2 ;; esac
 mkdir -p "$build" || exit 2
@@ -43,7 +44,7 @@ build_target() {
   [ -n "$core" ] || { echo "$t: no '// fuzz-sources:' line in $src" >&2; return 1; }
   for f in $core; do deps+=("$top/src/core/$f"); done
   local newest
-  newest=$(ls -t "$src" "${deps[@]}" "$fuzzdir"/*.h "$top"/src/core/jc_*.h "$0" 2>/dev/null | head -n 1)
+  newest=$(ls -t "$src" "${deps[@]}" "$fuzzdir"/*.h "$top"/src/core/jc_*.h "$top"/src/cli/jcli_*.h "$0" 2>/dev/null | head -n 1)
   [ -x "$bin" ] && [ "$bin" -nt "$newest" ] && return 0
   # shellcheck disable=SC2086
   if ! clang $cflags -o "$bin.tmp" "$src" "${deps[@]}" >"$build/$t.build.log" 2>&1; then

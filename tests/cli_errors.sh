@@ -21,7 +21,7 @@ fails() {
 
 fails 2 'missing command' "no subcommand" --
 fails 2 'unknown command "frobnicate"' "unknown subcommand" -- frobnicate
-for cmd in list sample run; do
+for cmd in list sample run check; do
   fails 2 "$cmd: unknown option \"--frobnicate\"" "$cmd --frobnicate" -- \
     "$cmd" --frobnicate
   fails 2 "$cmd: missing value for option \"--root\"" "$cmd --root without a value" -- \
@@ -55,6 +55,15 @@ fails 2 '--collect "cpus": unknown group' "an unknown Collect group" -- \
   sample --collect cpus
 fails 2 '--instance-from "name": must be "path", "basename" or "container"' "a bad --instance-from" -- \
   list --instance-from name
+fails 2 'check: unexpected argument "b.conf"' "check with two files" -- check a.conf b.conf
+fails 2 'check: option not available here: "--select"' "check --select" -- check --select '*'
+fails 2 'sample: --config takes Select, Ignore, InstanceFrom, Collect and Values from the file' \
+  "sample --config with --select" -- sample --config /dev/null --select '*'
+fails 2 '--values "!": is empty' "an empty --values" -- sample --values '!'
+fails 1 'Values "memory-curent": matches no value list' "an unknown --values name" -- \
+  sample --count 1 --root "$F/k6.1-systemd" --values memory-curent
+fails 1 '/nonexistent-joule.conf: No such file or directory' \
+  "check of a file that does not exist" -- check /nonexistent-joule.conf
 
 # Roots that are not cgroup v2.
 fails 1 '"[^"]*/v1-only" is not a cgroup v2 directory' "list on a cgroup v1 tree" -- \

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The real collectd refuses bad configuration: each row below makes the
 # config callback fail, collectd exit non-zero, and the log hold exactly
-# one ERROR line from the plugin naming the key and the value.
+# one ERROR line from the plugin naming the key and the value; and
+# `joule-cgroup check` on the same file exits 1 with the same message.
 . "$(dirname "$0")/lib/common.sh"
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
+JC="$top_builddir/joule-cgroup"
+need "built joule-cgroup" -- test -x "$JC"
 
 root="$T/root"
 mkdir -p "$root/plain-dir"
@@ -27,6 +30,11 @@ $(printf '%b' "$block")"
   [ "$n" -eq 1 ] && echo "$line" | grep -qE -- "$want"
   ok $? "one ERROR line matching /$want/"
   [ "$n" -eq 1 ] && echo "$line" | diag
+  "$JC" check "$dir/collectd.conf" >/dev/null 2>"$dir/check.err"
+  status=$?
+  said=$(sed -n 's/^joule-cgroup: [^ ]*:[0-9]*: //p' "$dir/check.err")
+  [ "$status" -eq 1 ] && [ "$said" = "${line#\[error\] joule_cgroup plugin: }" ]
+  ok $? "joule-cgroup check: exit 1, the same message" || diag <"$dir/check.err"
 done <<'TABLE'
   Bogus "x"	Bogus "x": unknown option
   ReportRoot "yes"	ReportRoot "yes": expects a boolean

@@ -78,8 +78,8 @@ for tree in $trees; do
   plugin=$(fence "$tree" plugin) && want=$(fence "$tree" names) &&
     chain=$(fence "$tree" chain) && short=$(fence "$tree" short-names)
   ok $? "$tree: the page has its plugin block, names, filter chain and short names" || continue
-  case $plugin in *'Collect '*'"events"'*) true ;; *) false ;; esac
-  ok $? "$tree: the snippet counts OOM kills (Collect ... \"events\")"
+  case $plugin in *'Collect '*'"+events"'*) true ;; *) false ;; esac
+  ok $? "$tree: the snippet keeps the default groups and counts OOM kills (Collect \"+events\")"
 
   run_snippet "$T/$tree" "$tree" "$plugin"
   ok $? "$tree: collectd ran the page's plugin block for two reads"

@@ -3,6 +3,11 @@
 as a reader would follow them, and prints TAP:
 
   * every code fence is closed (an open one swallows the rest of a page);
+  * rendered by GitHub's renderer (cmark-gfm, Debian's package), no table
+    ends early (rows after a blank line become a paragraph of pipes), no
+    fenced block runs past where it was meant to close, and no heading
+    lands inside code; each fault is planted in a copy of the README to
+    prove the check sees it;
   * every relative link resolves to a file of the tree, and its #anchor to
     a heading of that page (GitHub's slugs);
   * every repository path it names in backquotes (conf/..., tests/...,
@@ -10,8 +15,9 @@ as a reader would follow them, and prints TAP:
   * every command of a shell fence that runs a file of the tree
     (./demo.sh, scripts/deps.sh, tests/vm/vm-run.sh...) names one that
     exists, and every `make TARGET` is a target of the Makefiles;
-  * the README is at most 250 lines, starts with the two commands, and
-    its default configuration is conf/joule_cgroup.conf without comments;
+  * the README is at most 250 lines, starts with the two commands after
+    one sentence saying what test.sh installs, and its default
+    configuration is conf/joule_cgroup.conf without comments;
   * the counts the tree changes: fuzz targets and seed corpus
     (reliability.md), the host kernel tests that also run in the VMs and
     the suites per kernel (development.md), against tests/.
@@ -20,9 +26,13 @@ joule_cgroup(5) against the code: tests/reference_check.sh.
 
     python3 tests/docs_check.py TOP_SRCDIR
 """
+import html.parser
 import os
 import re
+import shutil
+import subprocess
 import sys
+import tempfile
 
 TOP = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else '.')
 N = 0
@@ -170,6 +180,85 @@ def check_page(page):
     ok(not bad, '%s: every command it runs from the tree exists' % page, bad)
 
 
+class Blocks(html.parser.HTMLParser):
+    """The blocks cmark-gfm --sourcepos renders: (tag, first line, last
+    line, text), for p, pre and h1-h6."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.blocks, self.open = [], []
+
+    def handle_starttag(self, tag, attrs):
+        pos = dict(attrs).get('data-sourcepos')
+        if tag in ('p', 'pre', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6') and pos:
+            m = re.match(r'(\d+):\d+-(\d+):\d+', pos)
+            self.open.append([tag, int(m.group(1)), int(m.group(2)), ''])
+
+    def handle_endtag(self, tag):
+        if self.open and self.open[-1][0] == tag:
+            self.blocks.append(tuple(self.open.pop()))
+
+    def handle_data(self, data):
+        if self.open:
+            self.open[-1][3] += data
+
+
+def rendered_problems(path):
+    """What GitHub would show wrong in the page at path (cmark-gfm)."""
+    out = subprocess.run(['cmark-gfm', '--sourcepos', '-e', 'table', path],
+                         capture_output=True, text=True, check=True).stdout
+    lines = open(path, encoding='utf-8').read().split('\n')
+    parser = Blocks()
+    parser.feed(out)
+    bad = []
+    for tag, first, last, text in parser.blocks:
+        rows = [l.strip() for l in text.split('\n') if l.strip()]
+        if tag == 'p' and any(r.startswith('|') and r.endswith('|') and r.count('|') >= 3 for r in rows):
+            bad.append('line %d: a table that ends early: its rows render as a paragraph of pipes' % first)
+        if tag == 'pre' and re.match(r'^\s*(`{3,}|~{3,})', lines[first - 1]):
+            end = lines[last - 1].strip() if last - 1 < len(lines) else ''
+            if not re.match(r'^(`{3,}|~{3,})$', end):
+                bad.append('line %d: a fence that does not close where it should: its code runs to line %d' % (first, last))
+        if tag == 'pre':
+            for i, l in enumerate(text.split('\n')):
+                if re.match(r'^#{2,6} \S', l):
+                    bad.append('line %d: a heading inside code: %s' % (first + 1 + i, l[:60]))
+    return bad
+
+
+def check_rendered(page):
+    path = os.path.join(TOP, page)
+    bad = rendered_problems(path)
+    ok(not bad, '%s: as GitHub renders it (cmark-gfm): tables whole, fences closed, no heading in code' % page, bad)
+
+
+def check_planted():
+    """Each fault planted in a copy of the README: the check sees it."""
+    text = open(os.path.join(TOP, 'README.md'), encoding='utf-8').read()
+    lines = text.split('\n')
+    table = [i for i, l in enumerate(lines) if l.startswith('| ') and i > 0 and lines[i - 1].startswith('|')]
+    fence = [i for i, l in enumerate(lines) if l == '```' and i > 0]
+    cut = lines[:table[len(table) // 2]] + [''] + lines[table[len(table) // 2]:]
+    # a closing fence with a word after it closes nothing: the code runs on
+    # over the headings to the next bare fence
+    unclosed = lines[:fence[0]] + ['``` x'] + lines[fence[0] + 1:]
+    heading = lines[:fence[0]] + ['## Quick start'] + lines[fence[0]:]
+    faults = [('a table cut by a blank line', cut, 'a table that ends early'),
+              ('an open fence', text.split('\n') + ['```sh', 'make'], 'does not close where it should'),
+              ('a closing fence with a word after it', unclosed, 'a heading inside code'),
+              ('a heading inside code', heading, 'a heading inside code')]
+    tmp = tempfile.mkdtemp()
+    try:
+        for what, planted, want in faults:
+            path = os.path.join(tmp, 'README.md')
+            with open(path, 'w', encoding='utf-8') as f:
+                f.write('\n'.join(planted))
+            bad = rendered_problems(path)
+            ok(any(want in b for b in bad), 'planted in a copy of README.md, %s: caught' % what, bad or ['nothing found'])
+    finally:
+        shutil.rmtree(tmp)
+
+
 def check_readme():
     text = open(os.path.join(TOP, 'README.md'), encoding='utf-8').read()
     lines = text.split('\n')
@@ -177,6 +266,9 @@ def check_readme():
     first = [l for l in lines[:8] if l.startswith('sudo ')]
     ok(len(first) >= 2 and first[0].startswith('sudo ./demo.sh') and first[1].startswith('sudo ./test.sh'),
        'README.md starts with the two commands: sudo ./demo.sh, sudo ./test.sh')
+    before = '\n'.join(lines[:lines.index(first[0])]) if first else ''
+    ok('`test.sh`' in before and '/boot' in before and 'servers' in before,
+       'README.md says what test.sh installs (kernels into /boot, servers) before the commands')
     _, fences, _ = parse(text)
     shown = [f for f in fences if f[2] and f[2][0] == 'LoadPlugin joule_cgroup']
     conf = [l.rstrip() for l in open(os.path.join(TOP, 'conf/joule_cgroup.conf'), encoding='utf-8')]
@@ -231,8 +323,15 @@ def check_counts():
 
 
 def main():
+    rendered = shutil.which('cmark-gfm') is not None
+    ok(rendered or os.environ.get('CI') != 'true',
+       'cmark-gfm renders the pages (scripts/deps.sh --tests installs it)')
     for page in pages():
         check_page(page)
+        if rendered:
+            check_rendered(page)
+    if rendered:
+        check_planted()
     check_readme()
     check_counts()
     print('1..%d' % N)

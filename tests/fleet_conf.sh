@@ -9,7 +9,8 @@
 # Values are fed through unixsock in joule_cgroup's shapes, and each file's
 # own joule_cgroup block runs too, with one line added (CgroupRoot, a copy
 # of the Linux 6.12 fixture tree): the series the files' comments promise
-# (the default set and the OOM kill counter of Collect "events") arrive.
+# (the default set and the OOM kill counter of Collect "+events") arrive;
+# and each file's block on this host's own tree logs no WARNING.
 . "$(dirname "$0")/lib/common.sh"
 # Ports apart from fleet_smoke.sh's, so both can run at once.
 FLEET_PORT_OFFSET=${FLEET_PORT_OFFSET:-100}
@@ -177,5 +178,24 @@ for name in single central fleethost; do
 	fi
 done
 ok "$rc" "no collectd logged an error"
+
+# Each file's block on this host's own hierarchy (no CgroupRoot): the
+# controllers a hybrid host binds to cgroup v1 are INFO lines, so the
+# shipped files log no WARNING (tests/cli_check.sh: joule-cgroup check on
+# each says the same).
+for f in influxdb graphite prometheus fleet-host fleet-central; do
+	d="$tmp/host-$f"
+	mkdir -p "$d/csv"
+	{
+		conf_head "$d"
+		printf 'PluginDir "%s"\n' "$PLUGIN_BUILDDIR"
+		awk '/^LoadPlugin joule_cgroup/ { on = 1 } on { print }
+		     on && /^<\/Plugin>/ { on = 0 }' "$repo/conf/$f.conf"
+	} >"$d/collectd.conf"
+	timeout 30 "${COLLECTD_ENV[@]}" "$COLLECTD_BIN" -T -C "$d/collectd.conf" >"$d/collectd.out" 2>&1
+	[ "$(loud_lines "$d")" -eq 0 ] && grep -q 'joule_cgroup plugin: version' "$d/collectd.log"
+	ok $? "conf/$f.conf's block on this host: no WARNING or ERROR from the plugin"
+	grep -E '^\[(warning|error)\]' "$d/collectd.log" | diag
+done
 
 tap_done

@@ -223,6 +223,19 @@ import json, sys
 doc = json.loads(sys.stdin.read())
 sys.exit(0 if any(c["instance"] == "root" for c in doc["cgroups"]) else 1)' <<<"$out"
 ok $? "/usr/bin/joule-cgroup list prints JSON with the root cgroup"
+
+# joule-cgroup check on the same configuration: the snippet enabled passes;
+# an example of the package enabled beside it makes two blocks.
+/usr/bin/joule-cgroup check "$cdir/collectd.conf" >"$T/check.json" 2>"$T/check.err" &&
+  python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); sys.exit(not d["block"].endswith("conf.d/joule_cgroup.conf:" + d["block"].split(":")[-1]))' "$T/check.json"
+ok $? "/usr/bin/joule-cgroup check with the snippet enabled: exit 0, the block found in it"
+example=/usr/share/doc/$pkg/examples/influxdb.conf
+[ -f "$example" ] || example=$example.gz # dh_compress may have made it
+zcat -f "$example" >"$cdir/conf.d/influxdb.conf"
+/usr/bin/joule-cgroup check "$cdir/collectd.conf" >/dev/null 2>"$T/check.err"
+[ $? -eq 1 ] && grep -q 'only one <Plugin joule_cgroup> block is allowed' "$T/check.err"
+ok $? "the snippet and the InfluxDB example enabled together: check exits 1, only one block is allowed"
+rm -f "$cdir/conf.d/influxdb.conf"
 m1=$(man -w joule-cgroup 2>/dev/null)
 m5=$(man -w 5 joule_cgroup 2>/dev/null)
 [ "$m1" = /usr/share/man/man1/joule-cgroup.1.gz ] && [ "$m5" = /usr/share/man/man5/joule_cgroup.5.gz ]

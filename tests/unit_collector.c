@@ -123,7 +123,7 @@ static jc_collector *start(const char *root, const char *const *select,
   for (; ignore && *ignore; ignore++)
     jc_config_add_pattern(cfg, true, *ignore, err, sizeof(err));
   if (collect) {
-    cfg->collect = collect;
+    cfg->collect = cfg->collect_asked = collect;
     cfg->collect_given = true;
   }
   jc_config_add_values(cfg, "*", err, sizeof(err)); /* every list */

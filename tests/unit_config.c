@@ -60,6 +60,30 @@ int main(void) {
      "later Collect adds, case-insensitive");
   refused(jc_config_add_collect(c, "gpu", err, sizeof(err)), "Collect gpu",
           "unknown group");
+  refused(jc_config_add_collect(c, "+gpu", err, sizeof(err)), "Collect +gpu",
+          "\"+GROUP\" adds one to the default set");
+  jc_config_free(c);
+
+  /* "+GROUP": the default set and the group, in any order */
+  c = jc_config_new();
+  is_int(jc_config_add_collect(c, "+events", err, sizeof(err)), 0,
+         "Collect +events");
+  ok(c->collect == (JC_COLLECT_DEFAULT | JC_COLLECT_EVENTS) &&
+         c->collect_asked == JC_COLLECT_EVENTS,
+     "+events adds to the default set, and only events is asked for");
+  jc_config_add_collect(c, "+pressure", err, sizeof(err));
+  ok(c->collect == (JC_COLLECT_DEFAULT | JC_COLLECT_EVENTS | JC_COLLECT_PRESSURE),
+     "a second + adds too");
+  jc_config_add_collect(c, "cpu", err, sizeof(err));
+  ok(c->collect == (JC_COLLECT_CPU | JC_COLLECT_EVENTS | JC_COLLECT_PRESSURE),
+     "a group without + replaces the default set, the + ones stay");
+  jc_config_free(c);
+  c = jc_config_new();
+  jc_config_add_collect(c, "cpu", err, sizeof(err));
+  jc_config_add_collect(c, "+events", err, sizeof(err));
+  ok(c->collect == (JC_COLLECT_CPU | JC_COLLECT_EVENTS) &&
+         c->collect_asked == c->collect,
+     "cpu then +events: the two");
   refused(jc_config_set_instance_from(c, "name", err, sizeof(err)),
           "InstanceFrom name", "\"path\", \"basename\" or \"container\"");
   is_int(jc_config_set_instance_from(c, "basename", err, sizeof(err)), 0,

@@ -1,4 +1,4 @@
-/* Unit tests of reading files to their end (jc_hier): a kernel seq_file
+/* Unit tests of reading files to their end (jc_hier): /proc/cgroups; a kernel seq_file
  * of many records gives about a page per read(), and jc_hier_read_file_at
  * still returns all of it; a file larger than the buffer is -EFBIG, never
  * its first part; cgroup.procs of any length is read whole; a kept
@@ -183,10 +183,27 @@ static void test_u64_memory_stat(void) {
   jc_metrics_io_reset(&prior.io);
 }
 
+/* /proc/cgroups of a hybrid host: the controllers bound to cgroup v1. */
+static void test_v1_controllers(void) {
+  FILE *f = fopen(at("cgroups"), "w");
+  must(f ? 0 : -1, "cgroups");
+  fputs("#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+        "cpuset\t3\t1\t1\ncpu\t1\t1\t1\ncpuacct\t2\t1\t1\n"
+        "blkio\t7\t1\t1\nmemory\t4\t18\t1\ndevices\t5\t1\t1\n"
+        "hugetlb\t0\t1\t1\npids\t0\t1\t0\n", f);
+  fclose(f);
+  unsigned v1 = 0;
+  is_int(jc_hier_v1_controllers(at("cgroups"), &v1), 0, "/proc/cgroups read");
+  ok(v1 == (JC_CTRL_CPU | JC_CTRL_MEMORY | JC_CTRL_IO),
+     "bound to v1: cpu, memory, blkio as io; not pids (hierarchy 0)");
+  is_int(jc_hier_v1_controllers(at("none"), &v1), -ENOENT, "no such file");
+}
+
 int main(void) {
   snprintf(dir, sizeof(dir), "/tmp/jc-unit-read.XXXXXX");
   if (!mkdtemp(dir))
     return 1;
+  test_v1_controllers();
   test_seq_file();
   test_bounds();
   test_long_procs();

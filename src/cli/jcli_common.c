@@ -48,6 +48,13 @@ void jcli_log(void *ctx, int level, const char *msg) {
     put_line("warning: ", msg);
 }
 
+void jcli_log_info(void *ctx, int level, const char *msg) {
+  if (level <= JC_LOG_WARNING)
+    jcli_log(ctx, level, msg);
+  else if (level <= JC_LOG_INFO)
+    put_line("info: ", msg);
+}
+
 int jcli_parse_seconds(const char *text, double *ret_seconds) {
   char *end;
   errno = 0;

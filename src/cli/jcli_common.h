@@ -16,6 +16,8 @@
 #include <stdint.h>
 
 #define JCLI_PROGRAM "joule-cgroup"
+/* collectd's own configuration (collectd -h: "Config file"). */
+#define JCLI_COLLECTD_CONF "/etc/collectd/collectd.conf"
 
 /* Exit statuses of list and sample; run ends with its command's status. */
 enum {
@@ -33,6 +35,9 @@ void jcli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * for collectd's log and are dropped here.
  */
 void jcli_log(void *ctx, int level, const char *msg);
+/* The same with notices and info lines too ("joule-cgroup: info: ..."),
+ * for check, whose reader wants every line collectd's log would have. */
+void jcli_log_info(void *ctx, int level, const char *msg);
 
 /* "0.5", "2": seconds, 0.01 to 86400.  -1 when not such a number. */
 int jcli_parse_seconds(const char *text, double *ret_seconds);

@@ -17,7 +17,10 @@ void jcli_usage(FILE *out) {
       "       joule-cgroup sample [--root DIR] [--select PAT]... [--ignore PAT]...\n"
       "                           [--instance-from path|basename|container]\n"
       "                           [--runtime-root DIR] [--collect GROUP]...\n"
-      "                           [--interval SEC] [--count N]\n"
+      "                           [--values GLOB]... [--interval SEC] [--count N]\n"
+      "       joule-cgroup sample --config FILE [--root DIR] [--interval SEC]\n"
+      "                           [--count N]\n"
+      "       joule-cgroup check  [FILE]\n"
       "       joule-cgroup run    [--root DIR] [--interval SEC] [--keep]\n"
       "                           [--phases [--token-pattern RE]]\n"
       "                           [--iterations N] [--format json|csv]\n"
@@ -27,8 +30,14 @@ void jcli_usage(FILE *out) {
       "       joule-cgroup --help | --version\n"
       "\n"
       "list    the cgroups a selection picks and the instance each gets (JSON)\n"
-      "sample  one JSON line per sample with every metric of each cgroup\n"
-      "        (default: every 1 s until interrupted)\n"
+      "sample  one JSON line per sample with the value lists the plugin sends\n"
+      "        for each cgroup (default: every 1 s until interrupted); --config\n"
+      "        takes the <Plugin joule_cgroup> block of a collectd configuration\n"
+      "check   reads collectd's configuration (default FILE:\n"
+      "        " JCLI_COLLECTD_CONF ") as collectd does, checks\n"
+      "        the plugin's block with the plugin's own code, and prints each\n"
+      "        cgroup it selects here with the value lists it sends; exits 1\n"
+      "        on any error\n"
       "run     run CMD in a new cgroup, sample it every --interval (default\n"
       "        0.1 s) and print a report (JSON, or --format csv) of what it\n"
       "        cost when it and its children have exited, beside what the\n"
@@ -37,8 +46,8 @@ void jcli_usage(FILE *out) {
       "        RAPL energy (--powercap-root, default /sys/class/powercap)\n"
       "        and CMD's part of it by CPU time; exits with CMD's status\n"
       "\n"
-      "Patterns and groups are the plugin's Select, Ignore and Collect values\n"
-      "(cpu memory io limits pressure events pids energy cgroups); see\n"
+      "Patterns, groups and globs are the plugin's Select, Ignore, Collect\n"
+      "(cpu memory io limits pressure events pids energy cgroups) and Values; see\n"
       "joule-cgroup(1) and joule_cgroup(5).\n",
       out);
 }
@@ -61,6 +70,8 @@ enum {
   KEY_PROC_STAT,
   KEY_CPU_ROOT,
   KEY_RUNTIME_ROOT,
+  KEY_VALUES,
+  KEY_CONFIG,
 };
 
 static const struct option long_options[] = {
@@ -81,6 +92,8 @@ static const struct option long_options[] = {
     {"proc-stat", required_argument, NULL, KEY_PROC_STAT},
     {"cpu-root", required_argument, NULL, KEY_CPU_ROOT},
     {"runtime-root", required_argument, NULL, KEY_RUNTIME_ROOT},
+    {"values", required_argument, NULL, KEY_VALUES},
+    {"config", required_argument, NULL, KEY_CONFIG},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -105,6 +118,8 @@ static unsigned bit_of(int key) {
   case KEY_POWERCAP_ROOT:
   case KEY_PROC_STAT:
   case KEY_CPU_ROOT: return JCLI_OPT_ENERGY;
+  case KEY_VALUES: return JCLI_OPT_VALUES;
+  case KEY_CONFIG: return JCLI_OPT_CONFIG;
   default: return 0;
   }
 }
@@ -146,6 +161,8 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
     r = jc_config_set_runtime_root(o->cfg, v, err, sizeof(err));
     break;
   case KEY_COLLECT: r = jc_config_add_collect(o->cfg, v, err, sizeof(err)); break;
+  case KEY_VALUES: r = jc_config_add_values(o->cfg, v, err, sizeof(err)); break;
+  case KEY_CONFIG: o->config = v; break;
   case KEY_INTERVAL:
     if (jcli_parse_seconds(v, &o->interval) < 0)
       return value_error(option, v, "must be a number of seconds from 0.01 to 86400");
@@ -177,8 +194,18 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
   return r < 0 ? value_error(option, v, err) : 0;
 }
 
-/* The positional arguments: run's command, an error for the others. */
+/* The positional arguments: run's command, check's file, an error for
+ * the others; --config instead of the options it gives. */
 static int take_rest(jcli_opts *o, unsigned allowed, int argc, char **argv) {
+  if (o->config && (o->given & JCLI_OPT_BY_CONFIG)) {
+    jcli_error("%s: --config takes Select, Ignore, InstanceFrom, Collect and "
+               "Values from the file's <Plugin joule_cgroup> block; give them "
+               "there, not as options",
+               argv[0]);
+    return -1;
+  }
+  if ((allowed & JCLI_OPT_FILE) && optind < argc)
+    o->file = argv[optind++];
   if (!(allowed & JCLI_OPT_COMMAND)) {
     if (optind < argc)
       return usage_error(argv[0], "unexpected argument", argv[optind]);
@@ -220,6 +247,7 @@ int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv) {
       snprintf(name, sizeof(name), "--%s", long_options[index].name);
       return usage_error(argv[0], "option not available here:", name);
     }
+    o->given |= bit_of(key);
     if (apply(o, key, long_options[index].name, optarg) < 0)
       return -1;
   }

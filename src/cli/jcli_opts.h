@@ -6,7 +6,9 @@
  * validation), the others into plain fields.  The options are the
  * configuration keys of the plugin where there is one: --root is
  * CgroupRoot, --select Select, --ignore Ignore, --collect Collect,
- * --instance-from InstanceFrom, --runtime-root RuntimeRoot.
+ * --values Values, --instance-from InstanceFrom, --runtime-root
+ * RuntimeRoot; --config FILE names a collectd configuration whose
+ * <Plugin joule_cgroup> block gives them all (the caller reads it).
  *
  *   jcli_opts o;
  *   r = jcli_opts_parse(&o, "sample", JCLI_OPT_ROOT | ..., argc, argv);
@@ -37,7 +39,15 @@ enum {
   JCLI_OPT_FORMAT = 1u << 11,       /* --format json|csv */
   JCLI_OPT_ENERGY = 1u << 12,       /* --powercap-root DIR, --proc-stat FILE,
                                        --cpu-root DIR */
+  JCLI_OPT_VALUES = 1u << 13,       /* --values GLOB */
+  JCLI_OPT_CONFIG = 1u << 14,       /* --config FILE */
+  JCLI_OPT_FILE = 1u << 15,         /* [FILE] after the options */
 };
+
+/* The options a --config FILE gives instead. */
+#define JCLI_OPT_BY_CONFIG                                             \
+  (JCLI_OPT_SELECT | JCLI_OPT_INSTANCE_FROM | JCLI_OPT_COLLECT |       \
+   JCLI_OPT_VALUES)
 
 typedef enum { JCLI_FORMAT_JSON, JCLI_FORMAT_CSV } jcli_format;
 
@@ -56,6 +66,9 @@ typedef struct {
   const char *powercap_root; /* NULL: /sys/class/powercap */
   const char *proc_stat;     /* NULL: /proc/stat */
   const char *cpu_root;      /* NULL: /sys/devices/system/cpu */
+  const char *config;        /* --config FILE; NULL when not given */
+  const char *file;          /* [FILE]; NULL when not given */
+  unsigned given;            /* the JCLI_OPT_* bits of the options given */
 } jcli_opts;
 
 /*

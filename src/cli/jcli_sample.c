@@ -9,10 +9,15 @@
  *                            "derive-cpu_usage_usec": 9876000,
  *                            "gauge-cpu_cores": 0.25, ...}}]}
  *
- * The first line comes one interval after the baseline sample, so that
- * every line has the rates (gauge-cpu_cores, percent-cpu) as well.
- * SIGINT and SIGTERM end the stream between two lines.
+ * The value lists are the plugin's: its default set, or those of
+ * --collect and --values, or of the <Plugin joule_cgroup> block of a
+ * collectd configuration (--config FILE, read as `check` reads it; its
+ * <Cgroup> blocks are read where they exist, never created).  The first
+ * line comes one interval after the baseline sample, so that every line
+ * has the rates (gauge-cpu_cores) as well.  SIGINT and SIGTERM end the
+ * stream between two lines.
  */
+#include "jcli_check.h"
 #include "jcli_commands.h"
 #include "jcli_common.h"
 #include "jcli_json.h"
@@ -127,17 +132,21 @@ int jcli_sample(int argc, char **argv) {
   int r = jcli_opts_parse(&o,
                           JCLI_OPT_ROOT | JCLI_OPT_SELECT |
                               JCLI_OPT_INSTANCE_FROM | JCLI_OPT_COLLECT |
+                              JCLI_OPT_VALUES | JCLI_OPT_CONFIG |
                               JCLI_OPT_INTERVAL | JCLI_OPT_COUNT,
                           argc, argv);
   if (r != 0) {
     jcli_opts_release(&o);
     return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
   }
-  /* Every value list of the groups, not the plugin's lean default: a
-   * sample is looked at by a person, who pays no dispatch per list. */
-  char err[128];
-  jc_config_add_values(o.cfg, "*", err, sizeof(err));
-  jc_collector *c = jcli_collector_at(o.root, o.cfg);
+  char where[1200];
+  if (o.config && jcli_check_load(o.config, o.cfg, where, sizeof(where)) < 0) {
+    jcli_opts_release(&o);
+    return JCLI_EXIT_FAILURE;
+  }
+  o.cfg->preview = true; /* sample only reads */
+  /* --root, else the block's CgroupRoot, else the mount */
+  jc_collector *c = jcli_collector_at(o.root ? o.root : o.cfg->root, o.cfg);
   o.cfg = NULL; /* taken */
   double interval = o.interval > 0 ? o.interval : DEFAULT_INTERVAL;
   r = c ? sample_loop(c, interval, o.count) : -1;

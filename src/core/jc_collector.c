@@ -109,15 +109,55 @@ static int open_root(jc_collector *c) {
   return 0;
 }
 
+/* The controllers the host binds to cgroup v1; none for a copy of a tree,
+ * which is not the host's hierarchy. */
+static unsigned bound_to_v1(const jc_collector *c) {
+  unsigned v1 = 0;
+  if (!c->root_on_cgroupfs || jc_hier_v1_controllers("/proc/cgroups", &v1) < 0)
+    return 0;
+  return v1;
+}
+
+/* A controller this hierarchy lacks, said once: an INFO when the host
+ * binds it to cgroup v1 (a hybrid host is healthy so, docs/compatibility.md)
+ * or only the default set wants it, a WARNING when a group named in
+ * Collect does (its cgroup.subtree_control above, or the kernel, may be
+ * the cause). */
+static void say_unavailable(jc_collector *c, const char *controller,
+                            bool v1, bool asked, bool limits) {
+  const char *what = limits ? "limits are" : "values are";
+  if (v1)
+    jc_logf(&c->log, JC_LOG_INFO,
+            "controller \"%s\" is bound to cgroup v1 on this host "
+            "(/proc/cgroups), so %s has none; its %s not collected",
+            controller, c->root, what);
+  else
+    jc_logf(&c->log, asked ? JC_LOG_WARNING : JC_LOG_INFO,
+            "controller \"%s\" is not available in %s (not listed in its "
+            "cgroup.controllers: the cgroup above does not enable it for its "
+            "children, or the kernel has it off); its %s not collected",
+            controller, c->root, what);
+}
+
+/* The files of the cgroup v2 file table that controller ctrl provides. */
+static uint32_t files_of(unsigned ctrl) {
+  uint32_t files = 0;
+  for (int f = 0; f < JC_FILE_COUNT; f++)
+    if (jc_sample_files[f].controller &&
+        jc_hier_ctrl_bit(jc_sample_files[f].controller) == ctrl)
+      files |= 1u << f;
+  return files;
+}
+
 /* Which files to read: those of the chosen value lists whose controller
- * this hierarchy has.  A controller bound to cgroup v1 (hybrid hosts) is
- * not an error. */
+ * this hierarchy has. */
 static void choose_files(jc_collector *c) {
   if (jc_hier_controllers(c->rootfd, "cgroup.controllers", &c->available) < 0)
     c->available = 0;
   uint32_t wanted = jc_lists_files(&c->cfg->sel, &c->cfg->memstat);
-  bool asked = c->cfg->collect_given;
-  unsigned reported = 0;
+  uint32_t asked = jc_lists_files_of(&c->cfg->sel, &c->cfg->memstat,
+                                     c->cfg->collect_asked);
+  unsigned reported = 0, v1 = bound_to_v1(c);
   for (int f = 0; f < JC_FILE_COUNT; f++) {
     const jc_file_info *fi = &jc_sample_files[f];
     if (!(wanted & (1u << f)))
@@ -130,12 +170,9 @@ static void choose_files(jc_collector *c) {
     if (reported & ctrl)
       continue;
     reported |= ctrl;
-    jc_logf(&c->log, asked ? JC_LOG_WARNING : JC_LOG_INFO,
-            "controller \"%s\" is not available in %s (not listed in its "
-            "cgroup.controllers; on a hybrid host it is bound to cgroup v1); "
-            "its %s not collected",
-            fi->controller, c->root,
-            (1u << f) & JC_LIMIT_FILES ? "limits are" : "values are");
+    uint32_t lacking = files_of(ctrl) & wanted;
+    say_unavailable(c, fi->controller, v1 & ctrl, asked & lacking,
+                    !(lacking & ~JC_LIMIT_FILES));
   }
   /* OOM notifications read memory.events whatever the lists are. */
   c->collect_files = c->files;

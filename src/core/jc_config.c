@@ -185,14 +185,18 @@ int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
 
 int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
                           size_t n) {
-  unsigned bit = jc_sample_collect_bit(word);
+  bool add = word[0] == '+';
+  unsigned bit = jc_sample_collect_bit(word + add);
   if (!bit)
     return ERR("unknown group; known: cpu, memory, io, pressure, events, "
-               "pids, limits, energy, cgroups");
-  if (!cfg->collect_given)
-    cfg->collect = 0;
-  cfg->collect_given = true;
+               "pids, limits, energy, cgroups (\"+GROUP\" adds one to the "
+               "default set)");
+  if (!add && !cfg->collect_given) { /* the default goes, "+" ones stay */
+    cfg->collect &= cfg->collect_asked;
+    cfg->collect_given = true;
+  }
   cfg->collect |= bit;
+  cfg->collect_asked |= bit;
   return 0;
 }
 

@@ -49,8 +49,9 @@ typedef struct {
   jc_instance_from instance_from;
   char *runtime_root; /* InstanceFrom "container": NULL for "/" */
   char *runtime_dir[JC_RUNTIME_DIR_COUNT]; /* RuntimeDir: NULL, the default */
-  unsigned collect;    /* JC_COLLECT_* */
-  bool collect_given;  /* "Collect" was in the config (not the default) */
+  unsigned collect;    /* JC_COLLECT_*: the groups read */
+  bool collect_given;  /* a group was named: the default set is replaced */
+  unsigned collect_asked; /* the groups named, with or without "+" */
   jc_memstat_keys memstat;
   bool memstat_given;
   char **values;       /* Values patterns, in order */
@@ -64,6 +65,10 @@ typedef struct {
   double rescan_interval; /* seconds between safety-net full walks */
   jc_managed *managed;
   size_t managed_count;
+  /* A preview of the configuration (joule-cgroup check, sample
+   * --config): nothing is created, attached or removed; a <Cgroup> that
+   * exists is read, one that does not is said at init. */
+  bool preview;
 } jc_config;
 
 jc_config *jc_config_new(void);
@@ -87,7 +92,9 @@ int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *err,
                                size_t n);
 int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
                               const char *path, char *err, size_t n);
-/* The first call replaces the default set; later calls add to it. */
+/* A Collect group: "events" replaces the default set (the first one
+ * named does; later ones add to it), "+events" adds to the default set,
+ * or to the named ones, wherever it comes. */
 int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
                           size_t n);
 int jc_config_add_memstat(jc_config *cfg, const char *key, char *err,

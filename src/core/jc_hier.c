@@ -320,6 +320,29 @@ int jc_hier_controllers(int dirfd, const char *file, unsigned *ret_mask) {
   return 0;
 }
 
+int jc_hier_v1_controllers(const char *proc_cgroups, unsigned *ret_mask) {
+  char buf[4096];
+  ssize_t len = jc_hier_read_file_at(AT_FDCWD, proc_cgroups, buf,
+                                     sizeof(buf) - 1);
+  if (len < 0)
+    return (int)len;
+  buf[len] = '\0';
+  unsigned mask = 0;
+  char *save = NULL;
+  for (char *line = strtok_r(buf, "\n", &save); line;
+       line = strtok_r(NULL, "\n", &save)) {
+    char name[32];
+    unsigned hierarchy, enabled;
+    if (line[0] == '#' ||
+        sscanf(line, "%31s %u %*u %u", name, &hierarchy, &enabled) != 3 ||
+        hierarchy == 0 || !enabled)
+      continue;
+    mask |= jc_hier_ctrl_bit(strcmp(name, "blkio") == 0 ? "io" : name);
+  }
+  *ret_mask = mask;
+  return 0;
+}
+
 /* Opens one level below dirfd, explaining failures. */
 static int open_level(int dirfd, const char *level, char *why, size_t n) {
   int fd = jc_hier_open_level(dirfd, level);

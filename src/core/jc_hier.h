@@ -70,6 +70,14 @@ bool jc_hier_is_cgroupfs(int fd);
 int jc_hier_controllers(int dirfd, const char *file, unsigned *ret_mask);
 
 /*
+ * The controllers a cgroup v1 hierarchy holds, from proc_cgroups (the
+ * kernel's /proc/cgroups: a controller with a hierarchy id other than 0
+ * is bound to v1 and missing from cgroup v2; "blkio" is v2's io).  On a
+ * hybrid host, memory, io and often cpu and pids are.
+ */
+int jc_hier_v1_controllers(const char *proc_cgroups, unsigned *ret_mask);
+
+/*
  * Opens a file of a cgroup for reading: never blocks (O_NONBLOCK), never
  * follows a symlink (-ELOOP).  With check_type, anything but a regular
  * file (a FIFO, socket or device in a copy of a tree) is refused with

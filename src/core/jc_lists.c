@@ -202,16 +202,21 @@ int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
   return 0;
 }
 
-uint32_t jc_lists_files(const jc_selection *sel,
-                            const jc_memstat_keys *memstat) {
+uint32_t jc_lists_files_of(const jc_selection *sel,
+                           const jc_memstat_keys *memstat, unsigned groups) {
   uint32_t files = 0;
   for (int i = 0; i < JC_LIST_COUNT; i++)
-    if (sel->list[i] != JC_SEL_OFF)
+    if (sel->list[i] != JC_SEL_OFF && (jc_lists[i].groups & groups))
       files |= jc_lists[i].files;
-  for (size_t i = 0; i < memstat->count; i++)
+  for (size_t i = 0; i < memstat->count && (groups & JC_COLLECT_MEMORY); i++)
     if (memstat->sel[i] != JC_SEL_OFF)
       files |= F(MEMORY_STAT);
   return files;
+}
+
+uint32_t jc_lists_files(const jc_selection *sel,
+                            const jc_memstat_keys *memstat) {
+  return jc_lists_files_of(sel, memstat, ~0u);
 }
 
 bool jc_lists_any(const jc_selection *sel, jc_list_id first,

@@ -126,6 +126,10 @@ int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
 /* The files the chosen lists are made from. */
 uint32_t jc_lists_files(const jc_selection *sel,
                             const jc_memstat_keys *memstat);
+/* The same, of the chosen lists of any of the Collect groups `groups`
+ * (the MemoryStat lists are of memory). */
+uint32_t jc_lists_files_of(const jc_selection *sel,
+                           const jc_memstat_keys *memstat, unsigned groups);
 
 /* Is any of the lists [first, first + count) chosen? */
 bool jc_lists_any(const jc_selection *sel, jc_list_id first, size_t count);

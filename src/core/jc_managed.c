@@ -262,6 +262,14 @@ static int refuse_copy(jc_collector *c, const jc_managed *m) {
   return -1;
 }
 
+/* A <Cgroup> without Create true whose cgroup is not there. */
+static void missing(jc_collector *c, const jc_managed *m, const char *where) {
+  jc_logf(&c->log, JC_LOG_ERR,
+          "cgroup %s does not exist; create it (mkdir %s) or set "
+          "\"Create true\" in <Cgroup \"%s\">",
+          where, where, m->path);
+}
+
 static int setup_one(jc_collector *c, size_t i) {
   const jc_managed *m = &c->cfg->managed[i];
   char why[512], where[PATH_MAX], parent[PATH_MAX];
@@ -273,10 +281,7 @@ static int setup_one(jc_collector *c, size_t i) {
     return -1;
   }
   if (have < total && !m->create) {
-    jc_logf(&c->log, JC_LOG_ERR,
-            "cgroup %s does not exist; create it (mkdir %s) or set "
-            "\"Create true\" in <Cgroup \"%s\">",
-            where, where, m->path);
+    missing(c, m, where);
     close(fd);
     return -1;
   }
@@ -311,6 +316,32 @@ static int setup_one(jc_collector *c, size_t i) {
   return r;
 }
 
+/* A preview (jc_config.preview) changes nothing: it reads a block's
+ * cgroup where it exists, and says the rest as init would. */
+static int preview_one(jc_collector *c, size_t i) {
+  const jc_managed *m = &c->cfg->managed[i];
+  char why[512], where[PATH_MAX];
+  jc_hier_join(c->root, m->path, where, sizeof(where));
+  size_t have;
+  int fd = jc_hier_open_existing(c->rootfd, m->path, &have, why, sizeof(why));
+  if (fd < 0) {
+    jc_logf(&c->log, JC_LOG_ERR, "<Cgroup \"%s\">: %s", m->path, why);
+    return -1;
+  }
+  close(fd);
+  if (have == count_levels(m->path))
+    return 0;
+  if (!m->create) {
+    missing(c, m, where);
+    return -1;
+  }
+  jc_logf(&c->log, JC_LOG_INFO,
+          "cgroup %s does not exist yet: the plugin creates it at init "
+          "(<Cgroup \"%s\"> Create true) and reads it from then on",
+          where, m->path);
+  return 0;
+}
+
 int jc_managed_setup(jc_collector *c) {
   const jc_config *cfg = c->cfg;
   c->managed = calloc(cfg->managed_count ? cfg->managed_count : 1,
@@ -329,7 +360,7 @@ int jc_managed_setup(jc_collector *c) {
       return -1;
   }
   for (size_t i = 0; i < cfg->managed_count; i++)
-    if (setup_one(c, i) < 0)
+    if ((cfg->preview ? preview_one(c, i) : setup_one(c, i)) < 0)
       return -1; /* jc_managed_release() undoes what was done */
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "utils/common/common.h"
 
 #include "jc_collector.h"
+#include "jc_confblock.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -33,208 +34,65 @@ static bool configured_once;
 
 /* ---- config ------------------------------------------------------------- */
 
-/* `Key value` as the user wrote it, for error messages. */
-static void describe_item(const oconfig_item_t *ci, char *out, size_t size) {
-  bool block = strcasecmp(ci->key, "Cgroup") == 0;
-  size_t len = (size_t)snprintf(out, size, "%s%s", block ? "<" : "", ci->key);
-  for (int i = 0; i < ci->values_num && len < size; i++) {
-    const oconfig_value_t *v = &ci->values[i];
-    if (v->type == OCONFIG_TYPE_STRING)
-      len += (size_t)snprintf(out + len, size - len, " \"%s\"", v->value.string);
-    else if (v->type == OCONFIG_TYPE_NUMBER)
-      len += (size_t)snprintf(out + len, size - len, " %g", v->value.number);
-    else
-      len += (size_t)snprintf(out + len, size - len, " %s",
-                              v->value.boolean ? "true" : "false");
+/* collectd's items as the core's (jc_confblock): strings borrowed from
+ * collectd's tree, which outlives the call; the arrays are ours. */
+static void items_free(jc_conf_item *items, int count) {
+  for (int i = 0; items && i < count; i++) {
+    free(items[i].values);
+    items_free(items[i].children, items[i].children_num);
   }
-  if (block && len + 1 < size)
-    snprintf(out + len, size - len, ">");
+  free(items);
 }
 
-static int config_error(const oconfig_item_t *ci, const char *why) {
-  char item[512];
-  describe_item(ci, item, sizeof(item));
-  ERROR(PLUGIN_NAME " plugin: %s: %s", item, why);
-  return -1;
-}
-
-static int expect(const oconfig_item_t *ci, int type, bool many) {
-  static const char *const names[] = {"a string", "a number", "a boolean"};
-  if (ci->values_num < 1 || (!many && ci->values_num != 1))
-    return config_error(ci, many ? "expects one or more arguments"
-                                 : "expects exactly one argument");
-  for (int i = 0; i < ci->values_num; i++)
-    if (ci->values[i].type != type) {
-      char why[64];
-      snprintf(why, sizeof(why), "expects %s%s", names[type],
-               many ? " for every argument" : "");
-      return config_error(ci, why);
+static jc_conf_item *items_from(const oconfig_item_t *src, int count) {
+  jc_conf_item *items = calloc(count > 0 ? (size_t)count : 1, sizeof(*items));
+  for (int i = 0; items && i < count; i++) {
+    const oconfig_item_t *s = &src[i];
+    jc_conf_item *d = &items[i];
+    d->key = s->key;
+    d->values = calloc(s->values_num > 0 ? (size_t)s->values_num : 1,
+                       sizeof(*d->values));
+    d->children = items_from(s->children, s->children_num);
+    if (!d->values || !d->children) {
+      items_free(items, i + 1);
+      return NULL;
     }
-  return 0;
-}
-
-typedef int (*string_setter)(jc_config *cfg, const char *value, char *err,
-                             size_t n);
-
-/* Applies setter to every string argument of ci. */
-static int each_string(jc_config *cfg, const oconfig_item_t *ci,
-                       string_setter setter, bool many) {
-  if (expect(ci, OCONFIG_TYPE_STRING, many) < 0)
-    return -1;
-  for (int i = 0; i < ci->values_num; i++) {
-    char err[512];
-    if (setter(cfg, ci->values[i].value.string, err, sizeof(err)) < 0)
-      return config_error(ci, err);
+    d->values_num = s->values_num;
+    d->children_num = s->children_num;
+    for (int k = 0; k < s->values_num; k++) {
+      const oconfig_value_t *v = &s->values[k];
+      d->values[k] = v->type == OCONFIG_TYPE_STRING
+                         ? (jc_conf_value){JC_CONF_STRING, v->value.string, 0, false}
+                     : v->type == OCONFIG_TYPE_NUMBER
+                         ? (jc_conf_value){JC_CONF_NUMBER, NULL, v->value.number, false}
+                         : (jc_conf_value){JC_CONF_BOOLEAN, NULL, 0, v->value.boolean != 0};
+    }
   }
-  return 0;
-}
-
-static int add_select(jc_config *cfg, const char *v, char *err, size_t n) {
-  return jc_config_add_pattern(cfg, false, v, err, n);
-}
-static int add_ignore(jc_config *cfg, const char *v, char *err, size_t n) {
-  return jc_config_add_pattern(cfg, true, v, err, n);
-}
-
-static int config_cgroup_option(jc_managed *m, const oconfig_item_t *ci) {
-  char err[512];
-  int r = 0;
-  if (strcasecmp(ci->key, "Instance") == 0) {
-    if (expect(ci, OCONFIG_TYPE_STRING, false) < 0)
-      return -1;
-    r = jc_config_managed_set_instance(m, ci->values[0].value.string, err, sizeof(err));
-  } else if (strcasecmp(ci->key, "Create") == 0) {
-    if (expect(ci, OCONFIG_TYPE_BOOLEAN, false) < 0)
-      return -1;
-    m->create = ci->values[0].value.boolean;
-  } else if (strcasecmp(ci->key, "AttachPid") == 0) {
-    if (expect(ci, OCONFIG_TYPE_NUMBER, true) < 0)
-      return -1;
-    for (int i = 0; r == 0 && i < ci->values_num; i++)
-      r = jc_config_managed_add_pid(m, ci->values[i].value.number, err, sizeof(err));
-  } else if (strcasecmp(ci->key, "AttachPidFile") == 0) {
-    if (expect(ci, OCONFIG_TYPE_STRING, true) < 0)
-      return -1;
-    for (int i = 0; r == 0 && i < ci->values_num; i++)
-      r = jc_config_managed_add_pid_file(m, ci->values[i].value.string, err,
-                                  sizeof(err));
-  } else {
-    return config_error(ci, "unknown option in <Cgroup>; known: Instance, "
-                            "Create, AttachPid, AttachPidFile");
-  }
-  return r < 0 ? config_error(ci, err) : 0;
-}
-
-static int config_cgroup_block(jc_config *cfg, const oconfig_item_t *ci) {
-  char err[512];
-  if (expect(ci, OCONFIG_TYPE_STRING, false) < 0)
-    return -1;
-  jc_managed *m =
-      jc_config_add_managed(cfg, ci->values[0].value.string, err, sizeof(err));
-  if (!m)
-    return config_error(ci, err);
-  for (int i = 0; i < ci->children_num; i++)
-    if (config_cgroup_option(m, &ci->children[i]) < 0)
-      return -1;
-  return 0;
-}
-
-static int config_bool(bool *slot, const oconfig_item_t *ci) {
-  if (expect(ci, OCONFIG_TYPE_BOOLEAN, false) < 0)
-    return -1;
-  *slot = ci->values[0].value.boolean;
-  return 0;
-}
-
-static int config_number(jc_config *cfg, const oconfig_item_t *ci,
-                         int (*setter)(jc_config *, double, char *, size_t)) {
-  char err[256];
-  if (expect(ci, OCONFIG_TYPE_NUMBER, false) < 0)
-    return -1;
-  if (setter(cfg, ci->values[0].value.number, err, sizeof(err)) < 0)
-    return config_error(ci, err);
-  return 0;
-}
-
-/* RuntimeDir "KIND" "DIR": two strings. */
-static int config_runtime_dir(jc_config *cfg, const oconfig_item_t *ci) {
-  char err[512];
-  if (ci->values_num != 2 || ci->values[0].type != OCONFIG_TYPE_STRING ||
-      ci->values[1].type != OCONFIG_TYPE_STRING)
-    return config_error(ci, "expects two strings: the runtime (containerd, "
-                            "crio, docker, podman, kubelet) and its directory");
-  if (jc_config_set_runtime_dir(cfg, ci->values[0].value.string,
-                                ci->values[1].value.string, err,
-                                sizeof(err)) < 0)
-    return config_error(ci, err);
-  return 0;
-}
-
-static int config_option(jc_config *cfg, const oconfig_item_t *ci) {
-  const char *k = ci->key;
-  if (strcasecmp(k, "CgroupRoot") == 0)
-    return each_string(cfg, ci, jc_config_set_root, false);
-  if (strcasecmp(k, "PowercapRoot") == 0)
-    return each_string(cfg, ci, jc_config_set_powercap_root, false);
-  if (strcasecmp(k, "ProcStat") == 0)
-    return each_string(cfg, ci, jc_config_set_proc_stat, false);
-  if (strcasecmp(k, "CpuRoot") == 0)
-    return each_string(cfg, ci, jc_config_set_cpu_root, false);
-  if (strcasecmp(k, "ReportRoot") == 0)
-    return config_bool(&cfg->report_root, ci);
-  if (strcasecmp(k, "Select") == 0)
-    return each_string(cfg, ci, add_select, true);
-  if (strcasecmp(k, "Ignore") == 0)
-    return each_string(cfg, ci, add_ignore, true);
-  if (strcasecmp(k, "InstanceFrom") == 0)
-    return each_string(cfg, ci, jc_config_set_instance_from, false);
-  if (strcasecmp(k, "RuntimeRoot") == 0)
-    return each_string(cfg, ci, jc_config_set_runtime_root, false);
-  if (strcasecmp(k, "RuntimeDir") == 0)
-    return config_runtime_dir(cfg, ci);
-  if (strcasecmp(k, "Collect") == 0)
-    return each_string(cfg, ci, jc_config_add_collect, true);
-  if (strcasecmp(k, "MemoryStat") == 0)
-    return each_string(cfg, ci, jc_config_add_memstat, true);
-  if (strcasecmp(k, "Values") == 0)
-    return each_string(cfg, ci, jc_config_add_values, true);
-  if (strcasecmp(k, "PathMetaData") == 0)
-    return config_bool(&cfg->path_meta, ci);
-  if (strcasecmp(k, "PerDevice") == 0)
-    return config_bool(&cfg->per_device, ci);
-  if (strcasecmp(k, "NotifyOOM") == 0)
-    return config_bool(&cfg->notify_oom, ci);
-  if (strcasecmp(k, "NotifyEnd") == 0)
-    return config_bool(&cfg->notify_end, ci);
-  if (strcasecmp(k, "MaxOpenFiles") == 0)
-    return config_number(cfg, ci, jc_config_set_max_open_files);
-  if (strcasecmp(k, "RescanInterval") == 0)
-    return config_number(cfg, ci, jc_config_set_rescan_interval);
-  if (strcasecmp(k, "Cgroup") == 0)
-    return config_cgroup_block(cfg, ci);
-  if (strcasecmp(k, "Instance") == 0)
-    return config_error(ci, "Instance belongs inside a <Cgroup> block; "
-                            "selected cgroups are named by InstanceFrom");
-  return config_error(ci, "unknown option");
+  return items;
 }
 
 static int jc_config_cb(oconfig_item_t *ci) {
   if (configured_once) {
-    ERROR(PLUGIN_NAME " plugin: only one <Plugin " PLUGIN_NAME
-                      "> block is allowed");
+    ERROR(PLUGIN_NAME " plugin: " JC_CONFBLOCK_ONLY_ONE);
     return -1;
   }
   configured_once = true;
   jc_config *cfg = jc_config_new();
-  if (!cfg)
+  jc_conf_item block = {.key = ci->key, .children_num = ci->children_num};
+  block.children = items_from(ci->children, ci->children_num);
+  if (!cfg || !block.children) {
+    ERROR(PLUGIN_NAME " plugin: out of memory");
+    jc_config_free(cfg);
+    items_free(block.children, block.children_num);
     return -1;
-  for (int i = 0; i < ci->children_num; i++)
-    if (config_option(cfg, &ci->children[i]) < 0) {
-      jc_config_free(cfg);
-      return -1;
-    }
-  char err[512];
-  if (jc_config_finish(cfg, err, sizeof(err)) < 0) {
+  }
+  const jc_conf_item *bad;
+  char err[1024];
+  int r = jc_confblock_apply(cfg, &block, &bad, err, sizeof(err));
+  items_free(block.children, block.children_num);
+  if (r == 0)
+    r = jc_config_finish(cfg, err, sizeof(err));
+  if (r < 0) {
     ERROR(PLUGIN_NAME " plugin: %s", err);
     jc_config_free(cfg);
     return -1;

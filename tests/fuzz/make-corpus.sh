@@ -323,3 +323,26 @@ k k4.14-task-in '6,100,1000,-;Task in /job/worker killed as a result of limit of
 k continuation '6,1236,56789015,-,caller=T9;usb 1-1: new high-speed USB device number 2\n SUBSYSTEM=usb\n DEVICE=c189:1\n'
 k escapes '6,5,6,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/a\\x5cb,c,task_memcg=/a\\x5cb,c/w,task=x\\x20y),pid=z,pid=8,uid=5\n'
 k cut '6,1,2,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),cpuset=/,mems_allowed=0,oom_memcg=/job,task_memcg=/job/worker,task=memhog'
+
+# ---- cconf: collectd configuration files, the shipped ones and what
+# collectd's scanner does at the edges (tests/unit_cconf.c has the trees)
+for f in "$here"/../../conf/*.conf "$here"/../../debian/snippet-head.conf; do
+  seed cconf "conf-$(basename "$f")" <"$f"
+done
+c() { printf '%b' "$2" | seed cconf "$1"; }
+c values 'Zz "a\\"b" 1.5 true on yes off no True 0x10 010 -3 +.5 1e5 1.2e+3 abc_9\n'
+c addresses 'Zz 1.2.3.4 1.2.3.456 1.2.3.4:99999 fe80::1 [::1]:80 :: 1::2 ::ffff:1.2.3.4 1:2:3:4:5:6:7:8\n'
+c skipped 'Zz a-b c:d e.f ; x\n'
+c numbers 'Zz 1.5e3 .5 5. 08 0x 0xg -x +1\n'
+c continued 'Zz "multi\\\n   line" "a\\\n  b\\\n c"\nZz foo \\\n bar\n'
+c spanning 'Zz "multi\n   line"\n'
+c crlf 'A 1\r\n<B x>\r\n  C "y\\\r\n  z"\r\n</B>\r\n'
+c comments '# c\nZz foo # comment "x"\n\n  \n'
+c empty-blocks '<Plugin a>\n</Plugin>\n<P>\n</P>\n<Q>\n  <R>\n  </R>\n</Q>\n'
+c include '<Include "/etc/collectd/collectd.conf.d">\n  Filter "*.conf"\n</Include>\nInclude "/etc/x.conf"\n'
+c nested '<Plugin joule_cgroup>\n  <Cgroup "joule/batch">\n    Instance "batch"\n    AttachPid 4242\n  </Cgroup>\n</Plugin>\n'
+c no-newline 'Interval 10'
+c unclosed '<Plugin a>\n  K 1\n'
+c mismatched '<Plugin a>\n</plugin>\n'
+c lost-string '<Plugin "a\\\n'
+c nul 'Zz "a\0b" c\n'

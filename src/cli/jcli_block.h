@@ -1,0 +1,46 @@
+/*
+ * jcli_block — the plugin's block in a collectd configuration read by
+ * jcli_cread, found as collectd 5.12 dispatches it: among the top-level
+ * items, in order, `LoadPlugin joule_cgroup` (or `<LoadPlugin ...>`, or
+ * `AutoLoadPlugin true` before the block), then at most one `<Plugin
+ * joule_cgroup>` (the name in any case, as collectd matches it).  Then
+ * applied to a jc_config by the plugin's own code (jc_confblock), so that
+ * `joule-cgroup check` and `sample --config` say what the plugin says.
+ *
+ *   jcli_block b;
+ *   if (jcli_block_read(path, &b, err, n) < 0) ...   read and found
+ *   ... b.conf->notes: what collectd would log and go on ...
+ *   if (jcli_block_apply(&b, cfg, err, n) < 0) ...   "FILE:LINE: message"
+ *   jcli_block_release(&b);
+ */
+#ifndef JCLI_BLOCK_H
+#define JCLI_BLOCK_H
+
+#include "jcli_cread.h"
+
+typedef struct {
+  jcli_cread *conf;           /* owned */
+  const jc_conf_item *block;  /* NULL: none, the plugin's defaults */
+  const jc_conf_item *load;   /* the LoadPlugin; NULL: AutoLoadPlugin */
+} jcli_block;
+
+/*
+ * Reads the configuration at path and finds the block.  -1 with err when
+ * collectd stops (a second block: JC_CONFBLOCK_ONLY_ONE), or would not run
+ * the plugin as written (no LoadPlugin; a block before its LoadPlugin,
+ * which collectd ignores).
+ */
+int jcli_block_read(const char *path, jcli_block *ret, char *err, size_t n);
+
+/* Applies the block to cfg (jc_confblock_apply; jc_config_finish is the
+ * caller's).  0, or -1 with err "FILE:LINE: <the plugin's message>". */
+int jcli_block_apply(const jcli_block *b, jc_config *cfg, char *err,
+                     size_t n);
+
+/* "FILE:LINE" of the block, or the configuration's path without one. */
+void jcli_block_where(const jcli_block *b, const char *path, char *out,
+                      size_t size);
+
+void jcli_block_release(jcli_block *b);
+
+#endif

@@ -1,0 +1,243 @@
+/*
+ * jcli_check — `joule-cgroup check [FILE]`: collectd's configuration
+ * (default /etc/collectd/collectd.conf) read as collectd reads it
+ * (jcli_cread), its <Plugin joule_cgroup> block found as collectd finds
+ * it and checked by the plugin's own code (jc_confblock, jc_config), then
+ * what the plugin does with it on this host, as JSON:
+ *
+ *   {"config": "/etc/collectd/collectd.conf",
+ *    "block": "/etc/collectd/collectd.conf.d/joule_cgroup.conf:27",
+ *    "root": "/sys/fs/cgroup",
+ *    "cgroups": [{"instance": "root", "cgroup": "/", "count": 6,
+ *                 "values": ["ps_cputime", "gauge-cpu_cores", ...]}, ...],
+ *    "cgroup_count": 12, "value_lists": 74}
+ *
+ * The cgroups and value lists are the collector's own after init and one
+ * read, as in the plugin (the read a moment after init, so that the
+ * rates are there, as at every read but the first).  It changes nothing
+ * (jc_config.preview): a <Cgroup> block is neither created nor attached.
+ * Exit status 0; 1 on any error in the configuration, or where collectd
+ * would log one and read on; 2 on a usage error.
+ */
+#include "jcli_check.h"
+
+#include "jcli_block.h"
+#include "jcli_commands.h"
+#include "jcli_common.h"
+#include "jcli_json.h"
+#include "jcli_opts.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Far enough after init for the rates (jc_metrics' 20 ms), short enough
+ * for a check before a restart. */
+#define CHECK_READ_DELAY_NS 200000000u
+
+int jcli_check_load(const char *path, jc_config *cfg, char *where,
+                    size_t size) {
+  jcli_block b;
+  char err[2048];
+  if (jcli_block_read(path, &b, err, sizeof(err)) < 0) {
+    jcli_error("%s", err);
+    return -1;
+  }
+  int r = 0;
+  for (size_t i = 0; i < b.conf->note_count; i++) {
+    const jcli_cread_note *note = &b.conf->notes[i];
+    jcli_log(NULL, note->error ? JC_LOG_ERR : JC_LOG_WARNING, note->text);
+    if (note->error)
+      r = 1;
+  }
+  jcli_block_where(&b, path, where, size);
+  if (jcli_block_apply(&b, cfg, err, sizeof(err)) < 0) {
+    jcli_error("%s", err);
+    r = -1;
+  }
+  jcli_block_release(&b);
+  return r;
+}
+
+/* ---- the lists of one read ------------------------------------------ */
+
+typedef struct {
+  char *relpath;
+  char **names;
+  size_t count, cap;
+} cgroup_lists;
+
+typedef struct {
+  cgroup_lists *cgroup;
+  size_t count, cap;
+  bool failed; /* out of memory */
+} read_lists;
+
+static int add_name(cgroup_lists *g, const jc_metric *m) {
+  char name[160];
+  jc_lists_name(m->type, m->type_instance, name, sizeof(name));
+  char **grown = jcli_grow(g->names, g->count, &g->cap, sizeof(*grown));
+  if (!grown)
+    return -1;
+  g->names = grown;
+  if (!(grown[g->count] = strdup(name)))
+    return -1;
+  g->count++;
+  return 0;
+}
+
+/* jc_collect_fn: a cgroup's lists arrive together, cgroup after cgroup. */
+static void add_list(void *ctx, const jc_target *t, const jc_metric *m) {
+  read_lists *rl = ctx;
+  if (rl->failed)
+    return;
+  cgroup_lists *g = rl->count ? &rl->cgroup[rl->count - 1] : NULL;
+  if (!g || strcmp(g->relpath, t->relpath) != 0) {
+    cgroup_lists *grown = jcli_grow(rl->cgroup, rl->count, &rl->cap,
+                                    sizeof(*grown));
+    if (!grown) {
+      rl->failed = true;
+      return;
+    }
+    rl->cgroup = grown;
+    g = &grown[rl->count];
+    *g = (cgroup_lists){.relpath = strdup(t->relpath)};
+    if (!g->relpath) {
+      rl->failed = true;
+      return;
+    }
+    rl->count++;
+  }
+  if (add_name(g, m) < 0)
+    rl->failed = true;
+}
+
+static void read_lists_free(read_lists *rl) {
+  for (size_t i = 0; i < rl->count; i++) {
+    for (size_t k = 0; k < rl->cgroup[i].count; k++)
+      free(rl->cgroup[i].names[k]);
+    free(rl->cgroup[i].names);
+    free(rl->cgroup[i].relpath);
+  }
+  free(rl->cgroup);
+}
+
+/* ---- the report ------------------------------------------------------ */
+
+typedef struct {
+  jcli_json *json;
+  const read_lists *lists;
+  size_t next;     /* the cgroup of lists expected next (same order) */
+  size_t cgroups, value_lists;
+} report;
+
+static const cgroup_lists *lists_of(report *r, const char *relpath) {
+  const read_lists *rl = r->lists;
+  if (r->next < rl->count && strcmp(rl->cgroup[r->next].relpath, relpath) == 0)
+    return &rl->cgroup[r->next++];
+  for (size_t i = 0; i < rl->count; i++)
+    if (strcmp(rl->cgroup[i].relpath, relpath) == 0)
+      return &rl->cgroup[i];
+  return NULL; /* it sent nothing */
+}
+
+static void add_target(void *ctx, const jc_target *t) {
+  report *r = ctx;
+  const cgroup_lists *g = lists_of(r, t->relpath);
+  jcli_json *j = r->json;
+  jcli_json_map_open(j);
+  jcli_json_key(j, "instance");
+  jcli_json_string(j, t->instance);
+  jcli_json_key(j, "cgroup");
+  jcli_json_string(j, t->relpath[0] ? t->relpath : "/");
+  jcli_json_key(j, "count");
+  jcli_json_int(j, g ? (long long)g->count : 0);
+  jcli_json_key(j, "values");
+  jcli_json_array_open(j);
+  for (size_t i = 0; g && i < g->count; i++)
+    jcli_json_string(j, g->names[i]);
+  jcli_json_array_close(j);
+  jcli_json_map_close(j);
+  r->cgroups++;
+  r->value_lists += g ? g->count : 0;
+}
+
+static int print_report(const jc_collector *c, const read_lists *rl,
+                        const char *path, const char *where) {
+  report r = {jcli_json_new(true), rl, 0, 0, 0};
+  if (!r.json) {
+    jcli_error("out of memory");
+    return -1;
+  }
+  jcli_json *j = r.json;
+  jcli_json_map_open(j);
+  jcli_json_key(j, "config");
+  jcli_json_string(j, path);
+  jcli_json_key(j, "block");
+  if (strcmp(where, path) != 0)
+    jcli_json_string(j, where);
+  else
+    jcli_json_null(j); /* no block: the plugin's defaults */
+  jcli_json_key(j, "root");
+  jcli_json_string(j, jc_collector_root(c));
+  jcli_json_key(j, "cgroups");
+  jcli_json_array_open(j);
+  jc_collector_each_target(c, add_target, &r);
+  jcli_json_array_close(j);
+  jcli_json_key(j, "cgroup_count");
+  jcli_json_int(j, (long long)r.cgroups);
+  jcli_json_key(j, "value_lists");
+  jcli_json_int(j, (long long)r.value_lists);
+  jcli_json_map_close(j);
+  int w = jcli_json_write(j, STDOUT_FILENO);
+  if (w < 0)
+    jcli_error("cannot write the report: %s", strerror(-w));
+  jcli_json_free(j);
+  return w < 0 ? -1 : 0;
+}
+
+/* The plugin's init and one read with cfg (taken), then the report. */
+static int preview(jc_config *cfg, const char *path, const char *where) {
+  cfg->preview = true;
+  jc_collector *c = jc_collector_new(cfg, jcli_log_info, NULL);
+  if (!c) {
+    jcli_error("out of memory");
+    return -1;
+  }
+  int r = jc_collector_init(c); /* the core said why */
+  read_lists rl = {0};
+  if (r == 0) {
+    struct timespec delay = {0, CHECK_READ_DELAY_NS};
+    nanosleep(&delay, NULL);
+    jc_collector_read(c, add_list, &rl);
+    if (rl.failed)
+      jcli_error("out of memory");
+    r = rl.failed ? -1 : print_report(c, &rl, path, where);
+  }
+  read_lists_free(&rl);
+  jc_collector_free(c);
+  return r;
+}
+
+int jcli_check(int argc, char **argv) {
+  jcli_opts o;
+  int r = jcli_opts_parse(&o, JCLI_OPT_FILE, argc, argv);
+  if (r != 0) {
+    jcli_opts_release(&o);
+    return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
+  }
+  const char *path = o.file ? o.file : JCLI_COLLECTD_CONF;
+  char where[1200], err[1024];
+  int loaded = jcli_check_load(path, o.cfg, where, sizeof(where));
+  if (loaded >= 0 && jc_config_finish(o.cfg, err, sizeof(err)) < 0) {
+    jcli_error("%s: %s", where, err);
+    loaded = -1;
+  }
+  if (loaded >= 0) {
+    r = preview(o.cfg, path, where);
+    o.cfg = NULL; /* taken */
+  }
+  jcli_opts_release(&o);
+  return loaded != 0 || r < 0 ? JCLI_EXIT_FAILURE : JCLI_EXIT_OK;
+}
