@@ -315,8 +315,8 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
         return false;
       continue;
     }
-    if (f == JC_FILE_CPU_STAT)
-      s->time_ns = c->pass_ns;
+    if (f == JC_FILE_CPU_STAT) /* the rates' Δt: this cgroup's own */
+      s->time_ns = jc_now_ns();
     int r = parse_file(c, s, (jc_file_id)f, (size_t)len);
     if (r < 0)
       jc_problem_parse_failed(c, t, (jc_file_id)f, s, r);
@@ -363,9 +363,11 @@ static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool ended,
 }
 
 static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
-  /* One clock reading per pass: every cgroup is read at the same offset
-   * into each pass, so its Δt is the pass's Δt, and a clock_gettime per
-   * cgroup would be a system call on hosts without a vDSO clock. */
+  /* The pass's clock, for what is read once a pass (the energy zones).
+   * Each cgroup's cpu.stat gets its own reading, taken as it is read: a
+   * read thread held up within a pass (a loaded host) would otherwise
+   * stretch one interval's usage over another's Δt (one busy thread read
+   * as 1.09 cores in a VM).  A vDSO clock_gettime, some 20 ns. */
   c->pass_ns = jc_now_ns();
   c->end_pending = false; /* every cgroup is read now */
   jc_oom_read_top(c); /* before any cgroup: parents are read first */
