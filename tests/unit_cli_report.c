@@ -383,7 +383,7 @@ static void test_documents(void) {
   res[1].exit_status = 3;
   char *argv[] = {"prog", "a,b", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 2, NULL};
+                        &rd.names, 2, NULL, NULL};
   jcli_json *j = jcli_json_new(false);
   jcli_report_iterations_json(&info, res, 2, j);
   FILE *f = tmpfile();
@@ -575,7 +575,7 @@ static void test_energy(void) {
 
   char *argv[] = {"prog", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 0, &m->zones};
+                        &rd.names, 0, &m->zones, NULL};
   jcli_json *j = jcli_json_new(false);
   jcli_report_json(&info, &res, j);
   FILE *f = tmpfile();

@@ -22,7 +22,15 @@ void jcli_usage(FILE *out) {
       "                           [--phases [--token-pattern RE]]\n"
       "                           [--iterations N] [--format json|csv]\n"
       "                           [--powercap-root DIR] [--proc-stat FILE]\n"
-      "                           [--output FILE] -- CMD [ARG...]\n"
+      "                           [--max FIG=LIMIT,...] [--plot FILE.svg]\n"
+      "                           [--samples] [--output FILE] -- CMD [ARG...]\n"
+      "       joule-cgroup compare [--iterations N] [--warmup K] [--root DIR]\n"
+      "                           [--interval SEC] [--phases [--token-pattern RE]]\n"
+      "                           [--format json|csv] [--max-ratio FIG=RATIO,...]\n"
+      "                           [--plot FILE.svg] [--samples] [--output FILE]\n"
+      "                           [--powercap-root DIR] [--proc-stat FILE]\n"
+      "                           -- CMD_A [ARG...] -- CMD_B [ARG...] [-- ...]\n"
+      "       joule-cgroup compare [OPTIONS] A.json B.json [C.json...]\n"
       "       joule-cgroup --help | --version\n"
       "\n"
       "list    the cgroups a selection picks and the instance each gets (JSON)\n"
@@ -34,7 +42,14 @@ void jcli_usage(FILE *out) {
       "        whole machine spent; --phases splits it at the marker lines\n"
       "        CMD prints (default RE: " JCLI_MARKERS_DEFAULT "); the host's\n"
       "        RAPL energy (--powercap-root, default /sys/class/powercap)\n"
-      "        and CMD's part of it by CPU time; exits with CMD's status\n"
+      "        and CMD's part of it by CPU time; exits with CMD's status,\n"
+      "        or 122 when CMD succeeded and --max was exceeded\n"
+      "compare run the commands --iterations times (default 10) in turn,\n"
+      "        each as run does, and print per figure each one's mean, median,\n"
+      "        sd and spread and each one's ratio to the first with a 95 %\n"
+      "        interval (JSON, or --format csv), a summary on stderr; or\n"
+      "        compare reports of run --iterations; 122 when --max-ratio\n"
+      "        is exceeded (FIG: wall cpu memory io energy)\n"
       "\n"
       "Patterns and groups are the plugin's Select, Ignore and Collect values\n"
       "(cpu memory io limits pressure events pids energy cgroups); see\n"
@@ -59,6 +74,11 @@ enum {
   KEY_POWERCAP_ROOT,
   KEY_PROC_STAT,
   KEY_RUNTIME_ROOT,
+  KEY_MAX,
+  KEY_PLOT,
+  KEY_SAMPLES,
+  KEY_WARMUP,
+  KEY_MAX_RATIO,
 };
 
 static const struct option long_options[] = {
@@ -78,6 +98,11 @@ static const struct option long_options[] = {
     {"powercap-root", required_argument, NULL, KEY_POWERCAP_ROOT},
     {"proc-stat", required_argument, NULL, KEY_PROC_STAT},
     {"runtime-root", required_argument, NULL, KEY_RUNTIME_ROOT},
+    {"max", required_argument, NULL, KEY_MAX},
+    {"plot", required_argument, NULL, KEY_PLOT},
+    {"samples", no_argument, NULL, KEY_SAMPLES},
+    {"warmup", required_argument, NULL, KEY_WARMUP},
+    {"max-ratio", required_argument, NULL, KEY_MAX_RATIO},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -101,6 +126,11 @@ static unsigned bit_of(int key) {
   case KEY_FORMAT: return JCLI_OPT_FORMAT;
   case KEY_POWERCAP_ROOT:
   case KEY_PROC_STAT: return JCLI_OPT_ENERGY;
+  case KEY_MAX: return JCLI_OPT_MAX;
+  case KEY_PLOT:
+  case KEY_SAMPLES: return JCLI_OPT_PLOT;
+  case KEY_WARMUP:
+  case KEY_MAX_RATIO: return JCLI_OPT_COMPARE;
   default: return 0;
   }
 }
@@ -125,6 +155,22 @@ static int set_token_pattern(jcli_opts *o, const char *option, const char *v) {
   jcli_markers_free(m);
   o->token_pattern = v;
   o->phases = true;
+  return 0;
+}
+
+/* The options of budgets, pictures and compare. */
+static int apply_compare(jcli_opts *o, int key, const char *option,
+                         const char *v) {
+  switch (key) {
+  case KEY_MAX: o->max = v; break;
+  case KEY_MAX_RATIO: o->max_ratio = v; break;
+  case KEY_PLOT: o->plot = v; break;
+  case KEY_SAMPLES: o->samples = true; break;
+  case KEY_WARMUP:
+    if (strcmp(v, "0") != 0 && jcli_parse_count(v, &o->warmup) < 0)
+      return value_error(option, v, "must be a whole number, 0 or more");
+    break;
+  }
   return 0;
 }
 
@@ -168,12 +214,20 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
     break;
   case KEY_POWERCAP_ROOT: o->powercap_root = v; break;
   case KEY_PROC_STAT: o->proc_stat = v; break;
+  default: return apply_compare(o, key, option, v);
   }
   return r < 0 ? value_error(option, v, err) : 0;
 }
 
-/* The positional arguments: run's command, an error for the others. */
+/* The positional arguments: run's command, compare's operands, an error
+ * for the others. */
 static int take_rest(jcli_opts *o, unsigned allowed, int argc, char **argv) {
+  if (allowed & JCLI_OPT_OPERANDS) {
+    o->operands = argv + optind;
+    o->operand_count = argc - optind;
+    o->after_dashes = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
+    return 0;
+  }
   if (!(allowed & JCLI_OPT_COMMAND)) {
     if (optind < argc)
       return usage_error(argv[0], "unexpected argument", argv[optind]);

@@ -36,6 +36,11 @@ enum {
   JCLI_OPT_ITERATIONS = 1u << 10,   /* --iterations N */
   JCLI_OPT_FORMAT = 1u << 11,       /* --format json|csv */
   JCLI_OPT_ENERGY = 1u << 12,       /* --powercap-root DIR, --proc-stat FILE */
+  /* run and compare: budgets, pictures, comparisons */
+  JCLI_OPT_MAX = 1u << 13,       /* --max SPEC */
+  JCLI_OPT_PLOT = 1u << 14,      /* --plot FILE, --samples */
+  JCLI_OPT_COMPARE = 1u << 15,   /* --warmup K, --max-ratio SPEC */
+  JCLI_OPT_OPERANDS = 1u << 16,  /* every argument after the options */
 };
 
 typedef enum { JCLI_FORMAT_JSON, JCLI_FORMAT_CSV } jcli_format;
@@ -54,6 +59,13 @@ typedef struct {
   jcli_format format;
   const char *powercap_root; /* NULL: /sys/class/powercap */
   const char *proc_stat;     /* NULL: /proc/stat */
+  const char *max, *max_ratio; /* budgets, checked by jcli_budget */
+  const char *plot;          /* the picture's file; NULL: none */
+  bool samples;
+  long warmup;               /* 0 when not given */
+  char **operands;           /* JCLI_OPT_OPERANDS: into argv */
+  int operand_count;
+  bool after_dashes;         /* the operands came after "--" */
 } jcli_opts;
 
 /*

@@ -6,6 +6,7 @@
  *   joule-cgroup list    what a selection picks       (jcli_list.c)
  *   joule-cgroup sample  the metrics, one line each   (jcli_sample.c)
  *   joule-cgroup run     profile one command          (jcli_run.c)
+ *   joule-cgroup compare commands, with confidence   (jcli_compare.c)
  *
  * stdout carries JSON only; errors are one line on stderr.
  *
@@ -29,11 +30,12 @@ static const struct {
     {"list", jcli_list},
     {"sample", jcli_sample},
     {"run", jcli_run},
+    {"compare", jcli_compare},
 };
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    jcli_error("missing command (list, sample or run); see joule-cgroup --help");
+    jcli_error("missing command (list, sample, run or compare); see joule-cgroup --help");
     return JCLI_EXIT_USAGE;
   }
   const char *word = argv[1];
@@ -49,7 +51,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
     if (strcmp(word, commands[i].name) == 0)
       return commands[i].run(argc - 1, argv + 1);
-  jcli_error("unknown command \"%s\" (list, sample or run); see joule-cgroup "
+  jcli_error("unknown command \"%s\" (list, sample, run or compare); see joule-cgroup "
              "--help",
              word);
   return JCLI_EXIT_USAGE;
