@@ -241,7 +241,7 @@ static void print_item(const jcli_budget_item *it) {
                  "within %g",
                  name, it->label, it->against, it->limit);
     else
-      jcli_error("over budget: %s: %s uses %.3g× (%.3g–%.3g) the %s of %s, "
+      jcli_error("over budget: %s: %s uses %.3f× (%.3f–%.3f) the %s of %s, "
                  "all of it above the %g allowed",
                  name, it->label, it->value, it->low, it->high,
                  jcli_figs[it->fig].words, it->against, it->limit);

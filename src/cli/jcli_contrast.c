@@ -90,10 +90,13 @@ static bool has_phase(const jcli_contender *c, const char *phase) {
 
 static double rounded(double v) { return round(v * 1e6) / 1e6; }
 
+/* A figure for people: six decimals at most, whole from 1000 up. */
+static double shown(double v) { return fabs(v) >= 1e3 ? round(v) : rounded(v); }
+
 static void key_number(jcli_json *j, const char *key, bool have, double v) {
   jcli_json_key(j, key);
   if (have && isfinite(v))
-    jcli_json_double(j, fabs(v) >= 1e6 ? round(v) : rounded(v));
+    jcli_json_double(j, shown(v));
   else
     jcli_json_null(j);
 }
@@ -323,7 +326,7 @@ static void csv_text(FILE *out, const char *s) {
 static void csv_number(FILE *out, bool have, double v) {
   fputc(',', out);
   if (have && isfinite(v))
-    fprintf(out, "%.15g", fabs(v) >= 1e6 ? round(v) : rounded(v));
+    fprintf(out, "%.15g", shown(v));
 }
 
 static void csv_rows(FILE *out, double level, const jcli_contender *a,

@@ -43,10 +43,11 @@ static const struct {
     [P_POWER] = {"power", ""},
 };
 
+/* In the order drawn: the true peak under memory.current. */
 typedef enum {
   C_CORES,
-  C_CURRENT,
   C_PEAK,
+  C_CURRENT,
   C_READ,
   C_WRITE,
   C_POWER,
@@ -61,8 +62,8 @@ static const struct {
   bool dashed;
 } curves[C_COUNT] = {
     [C_CORES] = {P_CORES, "the command", "#1f5fbf", false},
-    [C_CURRENT] = {P_MEMORY, "memory.current", "#2a8a3a", false},
     [C_PEAK] = {P_MEMORY, "true peak", "#c0392b", true},
+    [C_CURRENT] = {P_MEMORY, "memory.current", "#2a8a3a", false},
     [C_READ] = {P_IO, "read", "#7b3fa0", false},
     [C_WRITE] = {P_IO, "write", "#d9822b", false},
     [C_POWER] = {P_POWER, "the command", "#a0522d", false},
@@ -452,7 +453,8 @@ static void draw_curve(FILE *out, const frame *f, const curve *c, curve_kind k,
     const step *st = &c->s[i];
     double x0 = x_of(f, st->t0), x1 = x_of(f, st->t1);
     double y = y_of(s, top, st->y);
-    bool joined = i > 0 && fabs(x0 - last_x) < 0.05;
+    /* points join the one before; a step joins where it began */
+    bool joined = i > 0 && (st->t0 == st->t1 || fabs(x0 - last_x) < 0.05);
     fprintf(out, "%s%.1f %.1f", joined ? " L" : i ? " M" : "M", x0, y);
     if (st->t1 != st->t0)
       fprintf(out, " L%.1f %.1f", x1, y);
@@ -573,23 +575,24 @@ static void draw_labels(FILE *out, const jcli_outcome *o, const layout *l,
   }
 }
 
+/* "N name a–b s" per phase, in columns across the picture; a name cut
+ * (…) only where its column has no room for it. */
 static void draw_key(FILE *out, const jcli_outcome *o, const layout *l,
                      double top) {
-  double col_w = (WIDTH - ML) / (double)KEY_COLS;
+  double col_w = (WIDTH - 20) / (double)KEY_COLS;
   size_t cols = (size_t)((col_w - 8) / CHAR_W);
   for (size_t i = 0; i < l->labels; i++) {
     const jcli_outcome_phase *p = &o->phase[i];
-    char times[96];
-    int len = snprintf(times, sizeof(times), "%zu ", i + 1);
-    double x = ML + (double)(i % KEY_COLS) * col_w;
-    double y = top + (double)(i / KEY_COLS) * KEY_ROW_H + 11;
-    fprintf(out, "<text class=\"phase-key\" x=\"%.1f\" y=\"%.1f\">%s", x, y,
-            times);
+    char number[24], times[96];
+    snprintf(number, sizeof(number), "%zu ", i + 1);
     snprintf(times, sizeof(times), " %.2f\u2013%.2f s",
              isfinite(p->start) ? p->start : 0,
              isfinite(p->start + p->wall) ? p->start + p->wall : 0);
-    size_t room = cols > (size_t)len + 14 ? cols - (size_t)len - 14 : 4;
-    put_text(out, p->name, room);
+    size_t used = strlen(number) + text_columns(times, sizeof(times));
+    fprintf(out, "<text class=\"phase-key\" x=\"%.1f\" y=\"%.1f\">%s",
+            10 + (double)(i % KEY_COLS) * col_w,
+            top + (double)(i / KEY_COLS) * KEY_ROW_H + 11, number);
+    put_text(out, p->name, cols > used + 4 ? cols - used : 4);
     fprintf(out, "%s</text>\n", times);
   }
 }
