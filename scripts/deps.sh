@@ -13,6 +13,8 @@ test_pkgs="$test_pkgs libmicrohttpd12 libprotobuf-c1 prometheus"
 test_pkgs="$test_pkgs build-essential debhelper dh-autoreconf dpkg-dev fakeroot lintian man-db"
 # kernel_pid_reuse.sh: gdb stops collectd between a check and a move.
 test_pkgs="$test_pkgs gdb"
+# cli_plot.sh: a real renderer draws joule-cgroup's SVG (rsvg-convert).
+test_pkgs="$test_pkgs librsvg2-bin"
 # make check-vm and demo.sh --vm: qemu, a static busybox and the tools that
 # pack the VM's initramfs, and the two Debian kernels it boots (their
 # initramfs-tools hook makes an initrd in /boot that the VM does not use).

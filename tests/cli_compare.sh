@@ -100,6 +100,28 @@ assert list(q) == ["ratio", "low", "high", "p_value", "significant", "df"], list
 assert abs(q["ratio"] - r["commands"][1]["figures"]["cpu_seconds"]["mean"] / s["mean"]) < 1e-5'
 sed 's/^/# /' "$T/ab/example.err" | grep -v 'energy:'
 
+# the budget example of docs/profiler.md, as written, where the A/B
+# example left its scripts.  A figure this host does not give (energy
+# without RAPL, memory without its controller) is over; CPU and wall time
+# are within.
+docs_fence profiler.md "--max cpu=10s" >"$T/ab/budget.sh"
+sed -i "s|^joule-cgroup run |\"$JC\" run --root \"$parent\" |" "$T/ab/budget.sh"
+(cd "$T/ab" && bash budget.sh >budget.out 2>budget.err)
+ok $? "the budget example of docs/profiler.md runs: $(cat "$T/ab/budget.out")"
+diag <"$T/ab/budget.err"
+check_json "... over (122) exactly where a figure is not measured here or above its limit, its lines say which" "$T/ab/budget.json" '
+b = r["budget"]
+assert [c["figure"] for c in b["checks"]] == ["wall_seconds", "cpu_seconds", "memory_peak_bytes", "energy_j"]
+lines = open(args[1]).read()
+for c in b["checks"]:
+    assert c["runs"] == 5 and c["over"] == (c["value"] is None or c["value"] > c["max"]), c
+    name = c["figure"].split("_")[0]
+    assert (("over budget: %s" % name) in lines) == c["over"], (name, lines)
+assert not b["checks"][0]["over"] and not b["checks"][1]["over"], b
+status = open(args[0]).read().split()[1]
+assert status == ("122" if b["over"] else "0"), status
+print(b)' "$T/ab/budget.out" "$T/ab/budget.err"
+
 # CSV of the same commands, fewer runs
 "$JC" compare --root "$parent" --iterations 3 --format csv --output "$T/ab.csv" \
   -- sh -c 'echo x' -- sh -c 'echo y; echo y' >/dev/null 2>"$T/err"

@@ -83,6 +83,15 @@ ex = {"commands": [{"label": c["label"], "command": c["command"], "runs": c["run
                              for p in r["ratios"][0]["phases"]]}]}
 print("the JSON, in part:")
 print(json.dumps(ex, indent=2))'
+docs_fence profiler.md "--max cpu=10s" >"$T/ab/budget.sh"
+sed -i "s|^joule-cgroup run |\"$JC\" run --root \"$parent\" |" "$T/ab/budget.sh"
+(cd "$T/ab" && bash budget.sh >budget.out 2>budget.err)
+grep -q '^status 122$' "$T/ab/budget.out" &&
+  [ "$(grep -c 'over budget' "$T/ab/budget.err")" -eq 1 ] &&
+  grep -q '^joule-cgroup: over budget: energy: not measured on this host, so not within 40 J$' "$T/ab/budget.err"
+ok $? "the budget example of docs/profiler.md: $(cat "$T/ab/budget.out"), only energy over (a VM has no RAPL)"
+diag <"$T/ab/budget.err"
+
 # The VM sees the build tree read-only: JC_SHOW_PICTURE=1 prints the
 # picture into the log, its lines as "# svg: ..." (docs/profiler.md's).
 if [ -n "${JC_SHOW_PICTURE:-}" ]; then

@@ -35,12 +35,12 @@ typedef enum { P_CORES, P_MEMORY, P_IO, P_POWER, P_COUNT } panel_kind;
 
 static const struct {
   const char *title; /* the unit is added */
-  const char *empty; /* said in the panel when no strip has its figures */
+  const char *empty; /* said in the panel when the run has no such figure */
 } panels[P_COUNT] = {
     [P_CORES] = {"CPU", "no CPU figures"},
-    [P_MEMORY] = {"memory", "memory not measured on this host"},
-    [P_IO] = {"I/O", "I/O not measured on this host"},
-    [P_POWER] = {"power", ""},
+    [P_MEMORY] = {"memory", "memory not measured"},
+    [P_IO] = {"I/O", "I/O not measured"},
+    [P_POWER] = {"power", "power not measured"},
 };
 
 /* In the order drawn: the true peak under memory.current. */
@@ -467,6 +467,8 @@ static void tick_text(char *buf, size_t size, double v) {
   snprintf(buf, size, "%.4g", fabs(v) < 1e-9 ? 0 : v);
 }
 
+/* have: the strip has a curve in the panel; the frame says whether some
+ * strip has (then this run lacked it, else the host). */
 static void draw_panel_frame(FILE *out, const frame *f, panel_kind k,
                              double top, bool have) {
   const scale *s = &f->sc[k];
@@ -495,8 +497,9 @@ static void draw_panel_frame(FILE *out, const frame *f, panel_kind k,
   if (!have)
     fprintf(out,
             "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" "
-            "fill=\"#777777\">%s</text>\n",
-            ML + PW / 2.0, top + PH / 2.0, panels[k].empty);
+            "fill=\"#777777\">%s %s</text>\n",
+            ML + PW / 2.0, top + PH / 2.0, panels[k].empty,
+            f->have[k] ? "in this run" : "on this host");
 }
 
 static void draw_time_grid(FILE *out, const frame *f, double top, double bottom,
@@ -616,7 +619,10 @@ static void draw_strip(FILE *out, const frame *f, const jcli_plot_strip *s,
       continue;
     double top = y + PANEL_TITLE_H;
     draw_bands(out, f, s->run, l, top, top + PH); /* under the rest */
-    draw_panel_frame(out, f, (panel_kind)k, top, f->have[k]);
+    bool have = false;
+    for (int c = 0; c < C_COUNT; c++)
+      have = have || (curves[c].panel == (panel_kind)k && d->c[c].n > 0);
+    draw_panel_frame(out, f, (panel_kind)k, top, have);
     draw_time_grid(out, f, top, top + PH, ++drawn == shown_panels(f));
     for (int c = 0; c < C_COUNT; c++)
       if (curves[c].panel == (panel_kind)k)
