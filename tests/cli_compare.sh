@@ -141,7 +141,7 @@ assert a["ratio"] == "" and a["significant"] == ""' "$T/ab.csv"
 ok $? "two reports made with run --iterations 5"
 "$JC" compare "$T/a.json" "$T/b.json" >"$T/ab.report" 2>"$T/err"
 status=$?
-[ "$status" -eq 0 ] && [ ! -s "$T/err" ] || grep -q 'CPU time of A' "$T/err"
+[ "$status" -eq 0 ] && grep -q 'CPU time of A' "$T/err"
 ok $? "compare a.json b.json: status $status"
 diag <"$T/err"
 check_json "... their runs compared: B's CPU time 1.5 x A's, the reports named" "$T/ab.report" '
@@ -220,7 +220,7 @@ max_run cpu_under cpu=5s -- "$SPIN" 100
 [ "$status" -eq 0 ] && [ "$(breaches cpu_under)" -eq 0 ]
 ok $? "--max cpu=5s: within, status $status"
 max_run wall_over wall=0.2s -- sleep 0.5
-[ "$status" -eq 122 ] && grep -q '^joule-cgroup: over budget: wall 0\.5[0-9]* s > 0\.2 s' "$T/wall_over.err"
+[ "$status" -eq 122 ] && grep -Eq '^joule-cgroup: over budget: wall [0-9.]+ s > 0\.2 s, by ' "$T/wall_over.err"
 ok $? "--max wall=0.2s, sleep 0.5: status $status, $(grep 'over budget' "$T/wall_over.err")"
 max_run wall_under wall=10s -- sleep 0.1
 [ "$status" -eq 0 ]

@@ -126,6 +126,8 @@ busy = r["phases"][1]
 end = x_of(busy["start_seconds"] + busy["wall_seconds"])
 print("%s ends at %.3f s: x %.1f, where the next band begins" % (
       busy["name"], busy["start_seconds"] + busy["wall_seconds"], end))'
+# (on a loaded machine the busy program gets less than a core: the curve
+# is held to the phase's own figure, not to 1)
 check_svg busy "the cores-busy curve: at the busy phase's cores_busy in its band, at 0 in the sleep" '
 area = [e for e in each("rect", "plot-area") if e.get("data-panel") == "cores"][0]
 X, Y, W, H, T1, MAX = (f(area, k) for k in ("x", "y", "width", "height", "data-t1", "data-max"))
@@ -141,8 +143,8 @@ b = level(busy["start_seconds"], busy["start_seconds"] + busy["wall_seconds"])
 i = level(idle["start_seconds"], idle["start_seconds"] + idle["wall_seconds"])
 print("busy: curve at %.3f cores, the phase %.3f; idle: curve at %.3f, the phase %.3f (axis to %g)" % (
       b, busy["cpu"]["cores_busy"], i, idle["cpu"]["cores_busy"], MAX))
-assert abs(b - busy["cpu"]["cores_busy"]) <= 0.2 * MAX and b > 0.25, b
-assert i <= 0.05 * MAX, i'
+assert abs(b - busy["cpu"]["cores_busy"]) <= 0.2 * MAX, b
+assert i <= 0.05 * MAX and b > i, (b, i)'
 
 # --- 50 phases: labels that never overlap ------------------------------------------------
 "$JC" run --root "$parent" --phases --plot "$T/fifty.svg" --output "$T/fifty.json" \

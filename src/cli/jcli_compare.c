@@ -314,10 +314,10 @@ static void release(compare_state *s) {
 }
 
 int jcli_compare(int argc, char **argv) {
-  static compare_state s; /* large: the budget's checks */
-  memset(&s, 0, sizeof(s));
-  s.session = (jcli_session){
-      .rootfd = -1, .sigfd = -1, .outfd = -1, .reader = {.meminfo_fd = -1}};
+  compare_state s = {.session = {.rootfd = -1,
+                                 .sigfd = -1,
+                                 .outfd = -1,
+                                 .reader = {.meminfo_fd = -1}}};
   int r = jcli_opts_parse(
       &s.opts,
       JCLI_OPT_ROOT | JCLI_OPT_INTERVAL | JCLI_OPT_OUTPUT | JCLI_OPT_OPERANDS |
