@@ -8,7 +8,9 @@
 # the report say (pixel columns, to 1.5 px), the cores-busy curve at the
 # phase's own cores_busy there and at 0 in the sleep; 50 phases get labels
 # that do not overlap and a key that names each; names with <, & and >
-# stay XML.  --samples puts every reading in the report.
+# stay XML; a power panel where there is RAPL, the true peak where the
+# kernel gives it (reports made for real, read back).  --samples puts
+# every reading in the report.
 # Everything lives under a parent named for this run, removed at the end.
 . "$(dirname "$0")/lib/common.sh"
 JC="$top_builddir/joule-cgroup"
@@ -210,6 +212,26 @@ ok $? "compare a.json b.json --plot, reports made with --samples: drawn ($status
 status=$?
 [ "$status" -eq 125 ] && grep -q "^joule-cgroup: --plot \"$T/nothing.svg\": B has no samples: make its report with run --samples$" "$T/err"
 ok $? "a report without samples: status $status, $(grep plot "$T/err")"
+
+# Reports made for real elsewhere (tests/fixtures/reports/): a fixture
+# powercap tree's energy (a power panel), and Debian 6.12's memory with
+# its interval peak and io, in the VM.
+"$JC" compare --plot "$T/fixtures.svg" "$FIXTURES/reports/host-energy-samples.json" \
+  "$FIXTURES/reports/vm-6.12-memory-io.json" >/dev/null 2>"$T/err"
+ok $? "compare --plot of two reports: drawn"
+check_svg fixtures "where there is RAPL a power panel (the command's part and the packages'); the true peak beside memory.current; I/O" '
+panels = [a.get("data-panel") for a in each("rect", "plot-area")]
+assert panels == ["cores", "memory", "io", "power"] * 2, panels
+strips = each("g", "strip")
+def curves(strip):
+    return [p.get("data-curve") for p in strip.iter(NS + "path") if len(p.get("d")) > 1]
+a, b = curves(strips[0]), curves(strips[1])
+assert "the command" in a and "package zones" in a and a.count("the command") == 2, a
+assert "true peak" in b and "memory.current" in b and "write" in b, b
+units = [t.text for t in svg.iter(NS + "text") if t.text and t.text.endswith(")")][:4]
+print(units)
+assert units == ["CPU (cores busy)", "memory (MiB)", "I/O (MiB/s)", "power (W)"], units'
+render fixtures
 
 [ -z "$(find "$parent" -mindepth 1 -type d)" ]
 ok $? "nothing is left under $parent"
