@@ -20,6 +20,8 @@ test_pkgs="$test_pkgs gdb"
 # bpftool for the device program Podman 4.3 leaves on a pod's cgroup.
 # Its services (API socket, auto-update, restart) are disabled below.
 test_pkgs="$test_pkgs podman catatonit bpftool"
+# cli_plot.sh: a real renderer draws joule-cgroup's SVG (rsvg-convert).
+test_pkgs="$test_pkgs librsvg2-bin"
 # make check-vm and demo.sh --vm: qemu, a static busybox and the tools that
 # pack the VM's initramfs, and the two Debian kernels it boots (their
 # initramfs-tools hook makes an initrd in /boot that the VM does not use).

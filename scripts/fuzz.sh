@@ -5,8 +5,9 @@
 #   FUZZ_TARGETS="io name"   only these targets (default: every fuzz_*.c)
 #
 # Each target is built with clang, libFuzzer, ASan and UBSan straight from
-# the files its "// fuzz-sources:" line names, relative to src/core (the
-# command's, src/cli, as ../cli/...), with no automake.  Its
+# the files its "// fuzz-sources:" line names (no automake): core files
+# by name, the command's as cli/FILE; a "// fuzz-libs:" line adds
+# libraries (-lyajl).  Its
 # regression inputs, tests/fuzz/regressions/<target>/*, run first as plain
 # inputs; then it fuzzes a copy of tests/fuzz/corpus/<target>/ (the
 # committed corpus never grows here) for SECONDS.  One line per target:
@@ -39,15 +40,18 @@ done
 # build TARGET: the binary, rebuilt when a file it is made of is newer.
 build_target() {
   local t=$1 src=$fuzzdir/$1.c bin=$build/$1 f deps=()
-  local core
+  local core libs
   core=$(sed -n 's|^// fuzz-sources:||p' "$src")
+  libs=$(sed -n 's|^// fuzz-libs:||p' "$src")
   [ -n "$core" ] || { echo "$t: no '// fuzz-sources:' line in $src" >&2; return 1; }
-  for f in $core; do deps+=("$top/src/core/$f"); done
+  for f in $core; do
+    case $f in */*) deps+=("$top/src/$f") ;; *) deps+=("$top/src/core/$f") ;; esac
+  done
   local newest
   newest=$(ls -t "$src" "${deps[@]}" "$fuzzdir"/*.h "$top"/src/core/jc_*.h "$top"/src/cli/jcli_*.h "$0" 2>/dev/null | head -n 1)
   [ -x "$bin" ] && [ "$bin" -nt "$newest" ] && return 0
   # shellcheck disable=SC2086
-  if ! clang $cflags -o "$bin.tmp" "$src" "${deps[@]}" >"$build/$t.build.log" 2>&1; then
+  if ! clang $cflags -o "$bin.tmp" "$src" "${deps[@]}" $libs >"$build/$t.build.log" 2>&1; then
     cat "$build/$t.build.log" >&2
     return 1
   fi

@@ -119,9 +119,9 @@ doc=./usr/share/doc/$pkg
   # changelog, as Debian's policy wants.
   for f in changelog.Debian.gz changelog.gz copyright; do echo "$doc/$f"; done
   # The README and docs/ in their places; dh_compress gzips the text files
-  # above 4 kB, never the picture.
-  for f in $(cd "$top_srcdir" && echo README.md docs/*.md docs/*.png); do
-    case $f in *.png) echo "$doc/$f" ;; *)
+  # above 4 kB, never the pictures (PNG, SVG).
+  for f in $(cd "$top_srcdir" && echo README.md docs/*.md docs/*.png docs/*.svg); do
+    case $f in *.png | *.svg) echo "$doc/$f" ;; *)
       [ "$(stat -c %s "$top_srcdir/$f")" -gt 4096 ] && echo "$doc/$f.gz" || echo "$doc/$f" ;;
     esac
   done

@@ -5,9 +5,13 @@
  * peak_interval, Linux 6.12+) giving true maxima, phase names, the share
  * of the host, the energy of each RAPL zone (a fixture tree and a
  * /proc/stat rewritten between readings) and the command's part of it,
- * and the JSON and CSV made of it all. */
+ * and the JSON and CSV made of it all; and the figures compare, budgets
+ * and pictures judge (jcli_measure), the same read back from the JSON
+ * (jcli_load), samples (--samples) included. */
 #include "jcli_csv.h"
+#include "jcli_load.h"
 #include "jcli_markers.h"
+#include "jcli_measure.h"
 #include "jcli_reading.h"
 #include "jcli_report.h"
 #include "jcli_result.h"
@@ -222,6 +226,9 @@ static void test_reading_by_id(void) {
 
 /* ---- a run with phases ------------------------------------------------------ */
 
+/* run_script keeps every reading as a sample (--samples). */
+static bool script_series;
+
 /* START, tick, __A__, tick, tick, __B__ (no tick before the next), __C__,
  * END; usage grows by 100 per 100 ms, the root by twice that. */
 static void run_script(jcli_reader *rd, jcli_result *res, bool with_peak) {
@@ -232,6 +239,8 @@ static void run_script(jcli_reader *rd, jcli_result *res, bool with_peak) {
    f.peak_interval = with_peak ? (pk) : -1, f.root_usage = 1000 + 2 * (use),   \
    make_reading(rd, kind, ms, &f, &r))
   jcli_result_init(res, true, 50 * 1000000ull);
+  if (script_series)
+    jcli_result_keep_series(res, &rd->names, NULL);
   AT(JCLI_READ_START, 0, 0, 0, 1e9); /* peak before the start: ignored */
   jcli_result_start(res, &r);
   AT(JCLI_READ_TICK, 100, 100, 10e6, 12e6);
@@ -375,16 +384,104 @@ static char *slurp(FILE *f) {
   return buf;
 }
 
+/* ---- outcomes, and the same read back ------------------------------------ */
+
+static bool same(double a, double b) {
+  return fabs(a - b) <= 1e-6 * fmax(1, fabs(a));
+}
+
+static bool same_figures(const jcli_figset *a, const jcli_figset *b) {
+  for (int f = 0; f < JCLI_FIG_COUNT; f++)
+    if (a->have[f] != b->have[f] || (a->have[f] && !same(a->v[f], b->v[f])))
+      return false;
+  return true;
+}
+
+static bool same_value(jcli_value a, jcli_value b) {
+  return a.have == b.have && (!a.have || same(a.v, b.v));
+}
+
+static bool same_points(const jcli_outcome *a, const jcli_outcome *b) {
+  if (a->point_count != b->point_count || a->series_on != b->series_on)
+    return false;
+  for (size_t i = 0; i < a->point_count; i++) {
+    const jcli_point *p = &a->point[i], *q = &b->point[i];
+    if (!same(p->t, q->t) || p->kind != q->kind ||
+        !same_value(p->cpu_usec, q->cpu_usec) ||
+        !same_value(p->memory_current, q->memory_current) ||
+        !same_value(p->peak_interval, q->peak_interval) ||
+        !same_value(p->read_bytes, q->read_bytes) ||
+        !same_value(p->write_bytes, q->write_bytes) ||
+        !same_value(p->energy_uj, q->energy_uj) ||
+        !same_value(p->host_energy_uj, q->host_energy_uj))
+      return false;
+  }
+  return true;
+}
+
+static bool same_outcome(const jcli_outcome *a, const jcli_outcome *b) {
+  if (a->exit_status != b->exit_status || !same(a->interval, b->interval) ||
+      !same_figures(&a->fig, &b->fig) || a->phases_on != b->phases_on ||
+      a->phase_count != b->phase_count)
+    return false;
+  for (size_t i = 0; i < a->phase_count; i++)
+    if (strcmp(a->phase[i].name, b->phase[i].name) != 0 ||
+        !same(a->phase[i].start, b->phase[i].start) ||
+        !same(a->phase[i].wall, b->phase[i].wall) ||
+        !same_figures(&a->phase[i].fig, &b->phase[i].fig))
+      return false;
+  return same_points(a, b);
+}
+
+static char *slurp(FILE *f);
+
+/* The report of res (one run, or info->iterations) read back: the same
+ * outcomes as jcli_measure makes of res. */
+static void roundtrip(const char *what, const jcli_run_info *info,
+                      const jcli_result *res, size_t count,
+                      jcli_outcome *ret_first) {
+  jcli_json *j = jcli_json_new(true);
+  if (info->iterations)
+    jcli_report_iterations_json(info, res, count, j);
+  else
+    jcli_report_json(info, &res[0], j);
+  FILE *f = tmpfile();
+  jcli_json_write(j, fileno(f));
+  jcli_json_free(j);
+  char *text = slurp(f), err[256] = "";
+  jcli_loaded l;
+  int r = jcli_load_text(text, strlen(text), &l, err, sizeof(err));
+  fclose(f);
+  ok(r == 0 && l.count == count && l.iterations == info->iterations &&
+         l.command && strcmp(l.command[0], info->command[0]) == 0,
+     "%s: the report read back, %zu runs%s%s", what, l.count,
+     err[0] ? ": " : "", err);
+  for (size_t i = 0; r == 0 && i < count; i++) {
+    jcli_outcome o;
+    ok(jcli_measure(info, &res[i], &o) == 0 && same_outcome(&o, &l.run[i]),
+       "%s, run %zu: the figures, phases and samples read back are the ones "
+       "measured",
+       what, i + 1);
+    if (i == 0 && ret_first)
+      *ret_first = o;
+    else
+      jcli_outcome_release(&o);
+  }
+  jcli_loaded_release(&l);
+}
+
 static void test_documents(void) {
   jcli_reader rd = {.meminfo_fd = -1};
   jcli_result res[2];
+  script_series = true;
   run_script(&rd, &res[0], true);
   run_script(&rd, &res[1], false);
+  script_series = false;
   res[0].exit_status = 0;
   res[1].exit_status = 3;
   char *argv[] = {"prog", "a,b", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 2, NULL};
+                        &rd.names, 2, NULL, NULL};
   jcli_json *j = jcli_json_new(false);
   jcli_report_iterations_json(&info, res, 2, j);
   FILE *f = tmpfile();
@@ -420,6 +517,26 @@ static void test_documents(void) {
   ok(strstr(text, "\n2,phase,3,__C__ -> END,__C__,END,3,,3,") != NULL,
      "CSV: a phase row of the second run");
   fclose(f);
+
+  jcli_outcome o;
+  roundtrip("--iterations 2 --samples", &info, res, 2, &o);
+  ok(o.fig.have[JCLI_FIG_CPU] && o.fig.v[JCLI_FIG_CPU] == 340e-6 &&
+         o.fig.v[JCLI_FIG_WALL] == 0.35 && o.fig.v[JCLI_FIG_MEMORY] == 900e6 &&
+         o.fig.v[JCLI_FIG_IO] == 3400 && !o.fig.have[JCLI_FIG_ENERGY],
+     "outcome of the run: 0.35 s, 340 us of CPU, memory.peak 900e6, 3400 "
+     "bytes of I/O, no energy");
+  ok(o.phase_count == 4 && o.phase[1].fig.v[JCLI_FIG_MEMORY] == 64e6 &&
+         o.phase[1].fig.v[JCLI_FIG_CPU] == 190e-6 && o.phase[1].start == 0.12,
+     "phase __A__ -> __B__: from 0.12 s, 190 us, its true peak 64e6");
+  ok(o.point_count == 8 && o.point[3].kind == JCLI_POINT_TICK &&
+         o.point[3].t == 0.2 && o.point[3].cpu_usec.v == 200 &&
+         o.point[3].peak_interval.v == 64e6 &&
+         o.point[7].kind == JCLI_POINT_END && o.point[7].read_bytes.v == 3400,
+     "samples: one per reading, counters since START");
+  jcli_outcome_release(&o);
+  jcli_run_info one = info;
+  one.iterations = 0;
+  roundtrip("one run", &one, &res[1], 1, NULL);
   jcli_result_release(&res[0]);
   jcli_result_release(&res[1]);
 }
@@ -534,6 +651,7 @@ static void test_energy(void) {
   jcli_result res;
   jcli_reading r;
   jcli_result_init(&res, true, 0);
+  jcli_result_keep_series(&res, &rd.names, &m->zones);
   energy_reading(&rd, m, JCLI_READ_START, 0, 0, &r);
   jcli_result_start(&res, &r);
   set_uj("intel-rapl:0", p0 + 10000000);
@@ -576,7 +694,7 @@ static void test_energy(void) {
 
   char *argv[] = {"prog", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 0, &m->zones};
+                        &rd.names, 0, &m->zones, NULL};
   jcli_json *j = jcli_json_new(false);
   jcli_report_json(&info, &res, j);
   FILE *f = tmpfile();
@@ -603,6 +721,17 @@ static void test_energy(void) {
      "dram 0.5 J of 2 J, 1 J idle; no uncore, no psys: empty");
   diag_csv(text);
   fclose(f);
+  jcli_outcome o;
+  roundtrip("energy", &info, &res, 1, &o);
+  is_near(o.fig.v[JCLI_FIG_ENERGY], 8.81255, 1e-9,
+          "outcome: the command's part of the packages, 7.31255 + 1.5 J (not "
+          "the dram or core subzones)");
+  ok(o.point_count == 5 && o.point[4].energy_uj.have &&
+         same(o.point[4].energy_uj.v, 8.81255e6) &&
+         same(o.point[4].host_energy_uj.v, 26e6) &&
+         same(o.point[2].host_energy_uj.v, 21e6),
+     "samples: the packages' energy since START, the command's and measured");
+  jcli_outcome_release(&o);
   jcli_result_release(&res);
 
   /* A second run: START 1000 s later (dram: beyond its two-wrap time),

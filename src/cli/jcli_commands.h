@@ -9,5 +9,6 @@ int jcli_list(int argc, char **argv);   /* jcli_list.c */
 int jcli_sample(int argc, char **argv); /* jcli_sample.c */
 int jcli_run(int argc, char **argv);    /* jcli_run.c */
 int jcli_check(int argc, char **argv);  /* jcli_check.c */
+int jcli_compare(int argc, char **argv); /* jcli_compare.c */
 
 #endif

@@ -196,6 +196,34 @@ void *jcli_grow(void *array, size_t count, size_t *cap, size_t size) {
   return grown;
 }
 
+void jcli_command_text(char *const *argv, char *buf, size_t size) {
+  size_t len = 0;
+  if (size == 0)
+    return;
+  buf[0] = '\0';
+  for (char *const *w = argv; w && *w; w++) {
+    const char *word = *w;
+    bool plain = word[0] && !word[strspn(word, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                               "abcdefghijklmnopqrstuvwxyz"
+                                               "0123456789_./:=,+@%-")];
+    if (len && len + 1 < size)
+      buf[len++] = ' ';
+    if (!plain && len + 1 < size)
+      buf[len++] = '\'';
+    for (const char *c = word; *c && len + 4 < size; c++) {
+      if (*c == '\'' && !plain) { /* ' ends the quote: '\'' */
+        memcpy(buf + len, "'\\''", 4);
+        len += 4;
+      } else {
+        buf[len++] = *c;
+      }
+    }
+    if (!plain && len + 1 < size)
+      buf[len++] = '\'';
+    buf[len] = '\0';
+  }
+}
+
 int jcli_write_all(int fd, const void *buf, size_t len) {
   const char *p = buf;
   while (len > 0) {
@@ -208,4 +236,15 @@ int jcli_write_all(int fd, const void *buf, size_t len) {
     len -= (size_t)w;
   }
   return 0;
+}
+
+int jcli_write_stream(FILE *out, char **buf, size_t *len, int fd) {
+  int r = ferror(out) ? -ENOMEM : 0;
+  if (fclose(out) != 0 && r == 0)
+    r = -ENOMEM;
+  if (r == 0)
+    r = jcli_write_all(fd, *buf, *len);
+  free(*buf);
+  *buf = NULL;
+  return r;
 }

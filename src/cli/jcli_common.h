@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define JCLI_PROGRAM "joule-cgroup"
 /* collectd's own configuration (collectd -h: "Config file"). */
@@ -89,7 +90,17 @@ double jcli_wall_seconds(void); /* Unix time */
  */
 void *jcli_grow(void *array, size_t count, size_t *cap, size_t size);
 
+/* A command line as a shell would take it back: words joined by spaces,
+ * a word with other characters than [A-Za-z0-9_./:=,+@%-] in single
+ * quotes; cut at size.  argv NULL-terminated, or NULL: "". */
+void jcli_command_text(char *const *argv, char *buf, size_t size);
+
 /* Writes all of buf, retrying short writes and EINTR.  0 or -errno. */
 int jcli_write_all(int fd, const void *buf, size_t len);
+
+/* A document made in an open_memstream(&buf, &len) `out`: closed, then
+ * written whole to fd unless making it failed (-ENOMEM); buf is freed.
+ * 0 or -errno. */
+int jcli_write_stream(FILE *out, char **buf, size_t *len, int fd);
 
 #endif

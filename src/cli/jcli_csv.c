@@ -246,11 +246,5 @@ int jcli_csv_write(const jcli_run_info *info, const jcli_result *results,
   c.header = false;
   for (size_t i = 0; i < count; i++)
     rows_of_run(&c, info, &results[i], (long)i + 1);
-  int r = ferror(out) ? -ENOMEM : 0;
-  if (fclose(out) != 0 && r == 0)
-    r = -ENOMEM;
-  if (r == 0)
-    r = jcli_write_all(fd, buf, len);
-  free(buf);
-  return r;
+  return jcli_write_stream(out, &buf, &len, fd);
 }

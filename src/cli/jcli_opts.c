@@ -26,7 +26,16 @@ void jcli_usage(FILE *out) {
       "                           [--iterations N] [--format json|csv]\n"
       "                           [--powercap-root DIR] [--proc-stat FILE]\n"
       "                           [--cpu-root DIR]\n"
-      "                           [--output FILE] -- CMD [ARG...]\n"
+      "                           [--max FIG=LIMIT,...] [--plot FILE.svg]\n"
+      "                           [--samples] [--output FILE] -- CMD [ARG...]\n"
+      "       joule-cgroup compare [--iterations N] [--warmup K] [--root DIR]\n"
+      "                            [--interval SEC] [--phases [--token-pattern RE]]\n"
+      "                            [--format json|csv] [--max-ratio FIG=RATIO,...]\n"
+      "                            [--plot FILE.svg] [--samples] [--output FILE]\n"
+      "                            [--powercap-root DIR] [--proc-stat FILE]\n"
+      "                            [--cpu-root DIR]\n"
+      "                            -- CMD_A [ARG...] -- CMD_B [ARG...] [-- ...]\n"
+      "       joule-cgroup compare [OPTIONS] A.json B.json [C.json...]\n"
       "       joule-cgroup --help | --version\n"
       "\n"
       "list    the cgroups a selection picks and the instance each gets (JSON)\n"
@@ -44,7 +53,14 @@ void jcli_usage(FILE *out) {
       "        whole machine spent; --phases splits it at the marker lines\n"
       "        CMD prints (default RE: " JCLI_MARKERS_DEFAULT "); the host's\n"
       "        RAPL energy (--powercap-root, default /sys/class/powercap)\n"
-      "        and CMD's part of it by CPU time; exits with CMD's status\n"
+      "        and CMD's part of it by CPU time; exits with CMD's status,\n"
+      "        or 122 when CMD succeeded and --max was exceeded\n"
+      "compare run the commands --iterations times (default 10) in turn,\n"
+      "        each as run does, and print per figure each one's mean, median,\n"
+      "        sd and spread and each one's ratio to the first with a 95 %\n"
+      "        interval (JSON, or --format csv), a summary on stderr; or\n"
+      "        compare reports of run --iterations; 122 when --max-ratio\n"
+      "        is exceeded (FIG: wall cpu memory io energy)\n"
       "\n"
       "Patterns, groups and globs are the plugin's Select, Ignore, Collect\n"
       "(cpu memory io limits pressure events pids energy cgroups) and Values; see\n"
@@ -72,6 +88,11 @@ enum {
   KEY_RUNTIME_ROOT,
   KEY_VALUES,
   KEY_CONFIG,
+  KEY_MAX,
+  KEY_PLOT,
+  KEY_SAMPLES,
+  KEY_WARMUP,
+  KEY_MAX_RATIO,
 };
 
 static const struct option long_options[] = {
@@ -94,6 +115,11 @@ static const struct option long_options[] = {
     {"runtime-root", required_argument, NULL, KEY_RUNTIME_ROOT},
     {"values", required_argument, NULL, KEY_VALUES},
     {"config", required_argument, NULL, KEY_CONFIG},
+    {"max", required_argument, NULL, KEY_MAX},
+    {"plot", required_argument, NULL, KEY_PLOT},
+    {"samples", no_argument, NULL, KEY_SAMPLES},
+    {"warmup", required_argument, NULL, KEY_WARMUP},
+    {"max-ratio", required_argument, NULL, KEY_MAX_RATIO},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -120,6 +146,11 @@ static unsigned bit_of(int key) {
   case KEY_CPU_ROOT: return JCLI_OPT_ENERGY;
   case KEY_VALUES: return JCLI_OPT_VALUES;
   case KEY_CONFIG: return JCLI_OPT_CONFIG;
+  case KEY_MAX: return JCLI_OPT_MAX;
+  case KEY_PLOT:
+  case KEY_SAMPLES: return JCLI_OPT_PLOT;
+  case KEY_WARMUP:
+  case KEY_MAX_RATIO: return JCLI_OPT_COMPARE;
   default: return 0;
   }
 }
@@ -144,6 +175,22 @@ static int set_token_pattern(jcli_opts *o, const char *option, const char *v) {
   jcli_markers_free(m);
   o->token_pattern = v;
   o->phases = true;
+  return 0;
+}
+
+/* The options of budgets, pictures and compare. */
+static int apply_compare(jcli_opts *o, int key, const char *option,
+                         const char *v) {
+  switch (key) {
+  case KEY_MAX: o->max = v; break;
+  case KEY_MAX_RATIO: o->max_ratio = v; break;
+  case KEY_PLOT: o->plot = v; break;
+  case KEY_SAMPLES: o->samples = true; break;
+  case KEY_WARMUP:
+    if (strcmp(v, "0") != 0 && jcli_parse_count(v, &o->warmup) < 0)
+      return value_error(option, v, "must be a whole number, 0 or more");
+    break;
+  }
   return 0;
 }
 
@@ -190,13 +237,20 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
   case KEY_POWERCAP_ROOT: o->powercap_root = v; break;
   case KEY_PROC_STAT: o->proc_stat = v; break;
   case KEY_CPU_ROOT: o->cpu_root = v; break;
+  default: return apply_compare(o, key, option, v);
   }
   return r < 0 ? value_error(option, v, err) : 0;
 }
 
-/* The positional arguments: run's command, check's file, an error for
+/* The positional arguments: run's command, check's file, compare's operands, an error for
  * the others; --config instead of the options it gives. */
 static int take_rest(jcli_opts *o, unsigned allowed, int argc, char **argv) {
+  if (allowed & JCLI_OPT_OPERANDS) {
+    o->operands = argv + optind;
+    o->operand_count = argc - optind;
+    o->after_dashes = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
+    return 0;
+  }
   if (o->config && (o->given & JCLI_OPT_BY_CONFIG)) {
     jcli_error("%s: --config takes Select, Ignore, InstanceFrom, Collect and "
                "Values from the file's <Plugin joule_cgroup> block; give them "

@@ -42,6 +42,11 @@ enum {
   JCLI_OPT_VALUES = 1u << 13,       /* --values GLOB */
   JCLI_OPT_CONFIG = 1u << 14,       /* --config FILE */
   JCLI_OPT_FILE = 1u << 15,         /* [FILE] after the options */
+  /* run and compare: budgets, pictures, comparisons */
+  JCLI_OPT_MAX = 1u << 16,       /* --max SPEC */
+  JCLI_OPT_PLOT = 1u << 17,      /* --plot FILE, --samples */
+  JCLI_OPT_COMPARE = 1u << 18,   /* --warmup K, --max-ratio SPEC */
+  JCLI_OPT_OPERANDS = 1u << 19,  /* every argument after the options */
 };
 
 /* The options a --config FILE gives instead. */
@@ -69,6 +74,13 @@ typedef struct {
   const char *config;        /* --config FILE; NULL when not given */
   const char *file;          /* [FILE]; NULL when not given */
   unsigned given;            /* the JCLI_OPT_* bits of the options given */
+  const char *max, *max_ratio; /* budgets, checked by jcli_budget */
+  const char *plot;          /* the picture's file; NULL: none */
+  bool samples;
+  long warmup;               /* 0 when not given */
+  char **operands;           /* JCLI_OPT_OPERANDS: into argv */
+  int operand_count;
+  bool after_dashes;         /* the operands came after "--" */
 } jcli_opts;
 
 /*

@@ -321,6 +321,9 @@ int jcli_profile_run(const jcli_profile_env *env, jcli_result *res,
   profile p = {.env = env, .res = res, .cgfd = -1, .eventsfd = -1, .pid = -1};
   jcli_result_init(res, env->token_pattern != NULL,
                    (uint64_t)(env->interval * 0.5e9));
+  if (env->series)
+    jcli_result_keep_series(res, &env->reader->names,
+                            &env->reader->energy.zones);
   int status = set_up(&p) < 0 ? JCLI_EXIT_RUN_FAILED : run_command(&p);
   res->cgroup = strdup(p.cgroup); /* NULL only when out of memory */
   res->kept = env->keep;

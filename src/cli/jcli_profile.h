@@ -40,6 +40,7 @@ typedef struct {
   const char *token_pattern; /* NULL: no --phases */
   int pass_fd;               /* where CMD's output goes on (--phases) */
   jcli_reader *reader;
+  bool series; /* keep every reading (--samples, --plot) */
 } jcli_profile_env;
 
 /* Exit statuses of `run` when the command could not be run. */

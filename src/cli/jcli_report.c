@@ -254,6 +254,12 @@ static void json_notes(const jcli_run_info *info, const jcli_result *res,
              res->markers_lost);
     jcli_json_string(j, note);
   }
+  if (res->series.lost) {
+    snprintf(note, sizeof(note),
+             "out of memory: %zu samples were not kept in the series",
+             res->series.lost);
+    jcli_json_string(j, note);
+  }
   jcli_json_array_close(j);
 }
 
@@ -277,6 +283,12 @@ void jcli_report_json(const jcli_run_info *info, const jcli_result *res,
   json_span(info, &res->run, true, j);
   json_phases(info, res, j);
   json_notes(info, res, j);
+  if (res->series_on) {
+    jcli_json_key(j, "series");
+    jcli_series_json(res->series.point, res->series.count, j);
+  }
+  if (info->budget && !info->iterations)
+    jcli_budget_json(info->budget, j);
   jcli_json_map_close(j);
 }
 
@@ -351,5 +363,7 @@ void jcli_report_iterations_json(const jcli_run_info *info,
     jcli_report_json(info, &results[i], j);
   jcli_json_array_close(j);
   json_summary(info, results, count, j);
+  if (info->budget)
+    jcli_budget_json(info->budget, j);
   jcli_json_map_close(j);
 }

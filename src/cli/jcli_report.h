@@ -9,6 +9,7 @@
 #ifndef JCLI_REPORT_H
 #define JCLI_REPORT_H
 
+#include "jcli_budget.h"
 #include "jcli_json.h"
 #include "jcli_result.h"
 
@@ -21,6 +22,7 @@ typedef struct {
   const jcli_memory_names *names;
   long iterations;              /* 0 without --iterations */
   const jcli_energy_zones *energy; /* the host's RAPL zones; NULL: none */
+  const jcli_budget_check *budget; /* --max: the checks; NULL without */
 } jcli_run_info;
 
 void jcli_report_json(const jcli_run_info *info, const jcli_result *res,

@@ -23,6 +23,18 @@ void jcli_result_release(jcli_result *res) {
   free(res->cgroup);
   res->cgroup = NULL;
   res->phase_count = res->phase_cap = 0;
+  jcli_series_release(&res->series);
+}
+
+void jcli_result_keep_series(jcli_result *res, const jcli_memory_names *names,
+                             const jcli_energy_zones *zones) {
+  jcli_series_init(&res->series, names, zones);
+  res->series_on = true;
+}
+
+static void keep(jcli_result *res, const jcli_reading *r) {
+  if (res->series_on)
+    jcli_series_add(&res->series, r);
 }
 
 static void set_edge(jcli_edge *e, const char *token, unsigned long line) {
@@ -31,12 +43,14 @@ static void set_edge(jcli_edge *e, const char *token, unsigned long line) {
 }
 
 void jcli_result_start(jcli_result *res, const jcli_reading *r) {
+  keep(res, r);
   jcli_span_open(&res->run, r, res->min_window_ns);
   jcli_span_open(&res->current.span, r, res->min_window_ns);
   set_edge(&res->current.start, "START", 0);
 }
 
 void jcli_result_tick(jcli_result *res, const jcli_reading *r) {
+  keep(res, r);
   jcli_span_add(&res->run, r);
   jcli_span_add(&res->current.span, r);
 }
@@ -59,6 +73,7 @@ static bool close_phase(jcli_result *res, const jcli_reading *r,
 void jcli_result_mark(jcli_result *res, const jcli_reading *r,
                       const char *token, unsigned long line) {
   res->markers++;
+  keep(res, r);
   jcli_span_add(&res->run, r);
   if (!res->phases_on)
     return;
@@ -72,6 +87,7 @@ void jcli_result_mark(jcli_result *res, const jcli_reading *r,
 }
 
 void jcli_result_end(jcli_result *res, const jcli_reading *r) {
+  keep(res, r);
   jcli_span_close(&res->run, r);
   if (res->phases_on && !close_phase(res, r, "END", 0))
     res->markers_lost++;

@@ -9,6 +9,7 @@
  * their counters add up to the run's exactly.
  *
  *   jcli_result_init(&res, phases, min_window_ns);
+ *   jcli_result_keep_series(&res, names, zones);          --samples, --plot
  *   jcli_result_start(&res, &start_reading);
  *   jcli_result_tick(&res, &reading);                    every interval
  *   jcli_result_mark(&res, &reading, token, line);       each marker line
@@ -20,6 +21,7 @@
 #define JCLI_RESULT_H
 
 #include "jcli_markers.h"
+#include "jcli_series.h"
 #include "jcli_span.h"
 
 
@@ -48,10 +50,16 @@ typedef struct {
   size_t markers;          /* marker lines seen */
   size_t markers_lost;     /* not made boundaries: out of memory */
   uint64_t min_window_ns;
+  bool series_on;          /* every reading is kept as a point */
+  jcli_series series;
 } jcli_result;
 
 void jcli_result_init(jcli_result *res, bool phases, uint64_t min_window_ns);
 void jcli_result_release(jcli_result *res); /* NULL-safe */
+/* Keeps every reading from now on as a point of res->series (the
+ * reader's tables, borrowed for res's life). */
+void jcli_result_keep_series(jcli_result *res, const jcli_memory_names *names,
+                             const jcli_energy_zones *zones);
 
 void jcli_result_start(jcli_result *res, const jcli_reading *r);
 void jcli_result_tick(jcli_result *res, const jcli_reading *r);

@@ -10,7 +10,7 @@
  * back as configuration text (strings quoted with their quotes and
  * backslashes escaped, numbers with an exponent) parses to the same tree.
  */
-// fuzz-sources: ../cli/jcli_cconf.c
+// fuzz-sources: cli/jcli_cconf.c
 #include "fuzz_util.h"
 #include "jcli_cconf.h"
 

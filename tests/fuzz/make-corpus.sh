@@ -346,3 +346,20 @@ c unclosed '<Plugin a>\n  K 1\n'
 c mismatched '<Plugin a>\n</plugin>\n'
 c lost-string '<Plugin "a\\\n'
 c nul 'Zz "a\0b" c\n'
+# ---- report: reports of joule-cgroup run, read back and drawn
+# (fuzz_report.c): real ones (tests/fixtures/reports/: the host's with
+# phases and samples, with a fixture powercap tree's energy, and Debian
+# 6.12's in the VM with memory, its interval peak and io), then edge cases
+for f in "$fx"/reports/*.json; do seed report "$(basename "$f" .json)" <"$f"; done
+r() { printf '%s' "$2" | seed report "$1"; }
+r minimal '{"wall_seconds": 1}'
+r two-points '{"wall_seconds": 1, "interval": 0.1, "series": [{"t": 0, "kind": "start", "cpu_usage_usec": 0}, {"t": 1, "kind": "end", "cpu_usage_usec": 500000}]}'
+r unsorted-negative '{"wall_seconds": 2, "interval": 0, "series": [{"t": 2, "cpu_usage_usec": 9e15, "memory_current": 1.7e308}, {"t": -1, "cpu_usage_usec": 5}, {"t": 0.5, "cpu_usage_usec": -3, "io_read_bytes": 1e300, "io_write_bytes": 1}, {"t": 0.5000001, "cpu_usage_usec": 1e300, "energy_j": 3, "host_energy_j": 1e-300}]}'
+r iterations-other-markers '{"iterations": 2, "runs": [{"command": ["a", 1, null], "wall_seconds": 1, "phases": [{"name": "START -> __A__", "start_seconds": 0, "wall_seconds": 0.5}, {"name": "__A__ -> END", "start_seconds": 0.5, "wall_seconds": 0.5}], "series": [{"t": 0}, {"t": 1}]}, {"wall_seconds": 3, "phases": [{"name": "START -> END", "start_seconds": 0, "wall_seconds": 3}]}]}'
+r phases-out-of-range '{"wall_seconds": 1, "phases": [{"name": "<&\"\u0001\u00e9>", "start_seconds": -5, "wall_seconds": 1e300}, {"name": "", "start_seconds": 1e300, "wall_seconds": -1}], "series": [{"t": 0}, {"t": 1e-9}]}'
+{ printf '{"wall_seconds": 6, "interval": 0.1, "phases": ['
+  for i in $(seq 0 59); do printf '%s{"name": "__P%d__ -> __P%d__", "start_seconds": %d.%02d, "wall_seconds": 0.1}' "${i:+$([ "$i" -gt 0 ] && echo ,)}" "$i" $((i + 1)) $((i / 10)) $((i % 10 * 10)); done
+  printf '], "series": [{"t": 0, "cpu_usage_usec": 0}, {"t": 6, "cpu_usage_usec": 6000000}]}'; } | seed report sixty-phases
+{ printf '{"wall_seconds": 1, "x": '; printf '[%.0s' $(seq 62); printf '%.0s]' $(seq 62); printf '}'; } | seed report nested-63
+{ printf '['; printf '[%.0s' $(seq 70); } | seed report nested-71-cut
+r not-json 'joule-cgroup: energy: no powercap tree'

@@ -126,6 +126,33 @@ tap_relay() {
   done <"$1"
 }
 
+# check_json NAME FILE CODE [ARGS...]: one test point: the Python CODE
+# sees r, the JSON document in FILE (null when FILE is empty), and args;
+# an AssertionError fails it, and what it printed goes to the log.
+check_json() {
+  local name=$1 file=$2 code=$3; shift 3
+  python3 - "$file" "$@" >"$T/py.err" 2>&1 <<PY
+import json, math, sys
+text = open(sys.argv[1]).read()
+r = json.loads(text) if text.strip() else None
+args = sys.argv[2:]
+$code
+PY
+  ok $? "$name"
+  diag <"$T/py.err"
+}
+
+# docs_fence PAGE TEXT: the first ```sh fence of docs/PAGE that holds
+# TEXT, on stdout (a test runs a page's example as written).
+docs_fence() {
+  python3 - "$top_srcdir/docs/$1" "$2" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+fences = re.findall(r"^```sh\n(.*?)^```$", text, re.S | re.M)
+print([f for f in fences if sys.argv[2] in f][0], end="")
+PY
+}
+
 # In CI a test that cannot do its real work fails; elsewhere it skips.
 need() { # need DESCRIPTION -- COMMAND...
   local desc=$1; shift
