@@ -14,8 +14,8 @@
 #     the exit statuses (122, the command's first);
 #   - usage errors.
 # The 95 % interval misses the truth in one compare of twenty by design:
-# when it misses 1.2, the compare is made once more and must hold it
-# (both missing: one in 400), and the test says so.
+# when it misses 1.2, the compare is made again, at most three times in
+# all (three misses: one in 8,000), and the test says so.
 # Everything lives under a parent named for this run, removed at the end.
 . "$(dirname "$0")/lib/common.sh"
 JC="$top_builddir/joule-cgroup"
@@ -41,15 +41,16 @@ status=$?
 [ "$status" -eq 0 ] && [ "$(grep -c '^spun' "$T/spin.out")" -eq 20 ]
 ok $? "compare -- spin 200 -- spin 240: status $status, 10 runs of each"
 grep -v '^joule-cgroup: energy: ' "$T/spin.err" | diag
-try=first
-if ! python3 -c "import json, sys; r = json.load(open(sys.argv[1])); $holds" \
-  "$T/spin.json" 2>/dev/null; then
-  echo "# the first interval missed 1.2 (1 in 20 by design): once more"
+try=1
+while [ "$try" -lt 3 ] &&
+  ! python3 -c "import json, sys; r = json.load(open(sys.argv[1])); $holds" \
+    "$T/spin.json" 2>/dev/null; do
+  echo "# compare $try: its interval missed 1.2 (1 in 20 by design): once more"
   grep 'CPU time' "$T/spin.err" | diag
   spin_compare
-  try=second
-fi
-check_json "B burns 20 % more CPU: found worse with N = 10, its interval holds 1.2 ($try compare)" \
+  try=$((try + 1))
+done
+check_json "B burns 20 % more CPU: found worse with N = 10, its interval holds 1.2 (compare $try of at most 3)" \
   "$T/spin.json" "$holds"'
 print("B/A %.4f (%.4f-%.4f), p %.2g, cv A %.3f B %.3f" % (q["ratio"], q["low"], q["high"],
       q["p_value"], r["commands"][0]["figures"]["cpu_seconds"]["cv"],
