@@ -65,6 +65,11 @@ void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx) {
   c->notify_ctx = ctx;
 }
 
+void jc_collector_set_totals(jc_collector *c, jc_totals_fn fn, void *ctx) {
+  c->totals = fn;
+  c->totals_ctx = ctx;
+}
+
 void jc_collector_get_stats(const jc_collector *c, jc_collector_stats *ret) {
   *ret = (jc_collector_stats){c->tracked_count, c->rescans, c->fds.kept,
                               c->fds.limit, c->inotify_fd >= 0, c->files};
@@ -302,7 +307,16 @@ static void emit_with_target(void *ctx, const jc_metric *m) {
   e->emit(e->ctx, e->target, m);
 }
 
-
+/* t's totals from this read's sample s, and the energy charged to it. */
+static void totals_of(const jc_collector *c, const jc_tracked *t,
+                      const jc_sample *s, jc_totals *ret) {
+  jc_totals_of(s, &t->prior.io, c->cfg->per_device, ret);
+  double uj;
+  if (jc_energy_charged(c, t, &uj)) {
+    ret->have_energy = true;
+    ret->energy_joules = uj / 1e6;
+  }
+}
 
 /* Reads t into s and sends its value lists; false when t has vanished.
  * ended: t has just emptied, and these are its final figures (jc_end). */
@@ -320,8 +334,15 @@ static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool ended,
   emit_ctx e = {emit, ctx, &target};
   jc_metrics_emit(s, &t->prior, &limits, &c->metrics,
                   emit ? emit_with_target : NULL, &e);
-  if (ended && emit)
-    jc_end_notify(c, t, s);
+  /* Totals only where they are asked for: the plugin's pass makes none. */
+  if (!emit || !(c->totals || (ended && c->cfg->notify_end)))
+    return true;
+  jc_totals totals;
+  totals_of(c, t, s, &totals);
+  if (c->totals)
+    c->totals(c->totals_ctx, &target, &totals);
+  if (ended)
+    jc_end_notify(c, t, &totals);
   return true;
 }
 
@@ -368,6 +389,25 @@ static void rescan_if_changed(jc_collector *c) {
 
 int jc_collector_events_fd(const jc_collector *c) { return c->inotify_fd; }
 
+/* A cgroup read as it ended counted an OOM kill: the kill may be a
+ * descendant's whose own end comes in a later round.  Its tracked
+ * descendants are read now, so that the kill is told once, by the
+ * deepest (jc_oom), as in a read pass. */
+static void read_below_kills(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    jc_tracked *t = c->tracked[i];
+    if (!t->end.final_read || t->gone || !t->oom.growth)
+      continue;
+    for (size_t j = i + 1; j < c->tracked_count &&
+                           jc_hier_is_below(c->tracked[j]->relpath, t->relpath);
+         j++) {
+      jc_tracked *d = c->tracked[j];
+      if (!d->end.final_read && !d->gone)
+        d->end.final_read = read_one(c, d, &c->sample, false, emit, ctx);
+    }
+  }
+}
+
 int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
                                void *ctx) {
   if (c->rootfd < 0)
@@ -379,10 +419,12 @@ int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
   c->pass_ns = jc_now_ns(); /* the time of these reads */
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
-    if (t->end.changed && jc_end_ended(c, t) &&
-        !read_one(c, t, &c->sample, true, emit, ctx))
+    t->end.final_read = t->end.changed && jc_end_ended(c, t);
+    if (t->end.final_read && !read_one(c, t, &c->sample, true, emit, ctx))
       c->ended_lost++; /* removed while its files were read */
   }
+  if (c->oom_pending)
+    read_below_kills(c, emit, ctx);
   jc_discover_drop_gone(c);
   jc_oom_attribute(c); /* a kill that ended it, told by it */
   return 0;
