@@ -10,7 +10,9 @@
  * one INFO per pass in which it happened.
  *
  * Costs nothing in the read pass but a flag test per cgroup: cgroup.events
- * is read when a walk finds the cgroup and when inotify says it changed.
+ * is read when a walk finds the cgroup and when inotify says it changed
+ * (and cpu.stat when a walk after init finds one empty: did a job run
+ * there already?).
  * Used by jc_tracked.c (watch, forget, vanished) and jc_collector.c.
  */
 #ifndef JC_END_H
