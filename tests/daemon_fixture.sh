@@ -4,7 +4,8 @@
 # and on trees captured from Debian's 6.1 and 6.12 kernels (real bytes):
 # the instance set each configuration must produce, the exact figures in
 # csv, the identifiers, the `cgroup` meta data in write_log's JSON; the
-# effective limits (docs/metrics.md) and io.stat as real kernels write it.
+# effective limits (docs/metrics.md) and io.stat as real kernels write it;
+# Collect "cgroups" on 6.12's cgroup.stat, root included.
 . "$(dirname "$0")/lib/common.sh"
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
@@ -352,6 +353,38 @@ LEAN=1 run_tree lean-meta k6.12-debian '  Select "system.slice/*"
 grep -q '"plugin_instance":"system.slice_db.service","type":"memory","type_instance":"current",.*"meta":{"cgroup":"system.slice/db.service"}' "$RUN_DIR/collectd.log" &&
   grep -q '"plugin_instance":"root",.*"meta":{"cgroup":"/"}' "$RUN_DIR/collectd.log"
 ok $? "PathMetaData true: the cgroup meta data on every list, / for the root"
+
+# --- Collect "cgroups": cgroup.stat of the root and of selected cgroups ----------
+# The trees keep no cgroup.stat (tests/fixtures/README.md); this copy of
+# the 6.12 tree gets one in every cgroup, in 6.12's format (as the VM's
+# kernel writes it: the nr_subsys_* lines between the two counts),
+# nr_descendants the cgroups below each, nr_dying_descendants 5 at the
+# root, 2 in system.slice (removed cgroups still pinned), 0 elsewhere.
+cgroup_stat() { # cgroup_stat DIR DYING
+  local live s
+  live=$(find "$1" -mindepth 1 -type d | wc -l)
+  {
+    echo "nr_descendants $live"
+    for s in cpuset cpu io memory perf_event hugetlb pids rdma misc; do echo "nr_subsys_$s 0"; done
+    echo "nr_dying_descendants $2"
+    for s in cpuset cpu io memory perf_event hugetlb pids rdma misc; do echo "nr_dying_subsys_$s 0"; done
+  } >"$1/cgroup.stat"
+}
+find "$F/k6.12-debian" -type d | while read -r d; do cgroup_stat "$d" 0; done
+cgroup_stat "$F/k6.12-debian" 5
+cgroup_stat "$F/k6.12-debian/system.slice" 2
+run_tree cgroups k6.12-debian '  Select "system.slice"
+  Select "system.slice/db.service"
+  Collect "cgroups"'
+all=$(find "$F/k6.12-debian" -mindepth 1 -type d | wc -l)
+stat_of() { echo "$(csv_last "$RUN_DIR" "$1" count-cgroup_descendants) $(csv_last "$RUN_DIR" "$1" count-cgroup_dying_descendants)"; }
+[ "$(stat_of root)" = "$all 5" ] && [ "$(stat_of system.slice)" = "2 2" ] &&
+  [ "$(stat_of system.slice_db.service)" = "0 0" ]
+ok $? "Collect \"cgroups\": root $(stat_of root) (its $all cgroups below, 5 dying), system.slice $(stat_of system.slice), system.slice/db.service $(stat_of system.slice_db.service)"
+lists=$(for i in root system.slice system.slice_db.service; do ls "$RUN_DIR/csv/testhost/joule_cgroup-$i"; done | sed 's/-[0-9-]*$//' | sort -u | tr '\n' ' ')
+[ "$lists" = "count-cgroup_descendants count-cgroup_dying_descendants " ]
+ok $? "Collect \"cgroups\" alone: its two lists and nothing else ($lists)"
+quiet "Collect \"cgroups\" on 6.12's cgroup.stat"
 
 # --- hostile files: collectd keeps running, valid values go out ----------------
 run_tree hostile hostile '  Select "*"

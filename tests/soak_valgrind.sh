@@ -1,13 +1,19 @@
 #!/usr/bin/env bash
 # Soak: the real collectd with the plugin on the real kernel while cgroups
-# are created and removed, in two runs that each measure what they can
-# measure honestly.  Both count reads and cgroups, never seconds: a loaded
-# machine makes them slower, not red.
+# are created and removed, in three runs that each measure what they can
+# measure honestly.  They count reads and cgroups (the third paces its jobs
+# by the clock, and checks no time): a loaded machine makes them slower,
+# not red.
 #
-# 1. Under valgrind memcheck, at Interval 0.1, until 300 reads are done:
-#    zero invalid accesses, zero bytes definitely or indirectly lost, the
-#    plugin's descriptors the same after warm-up and at the end.  (Not
-#    RSS: valgrind's own bookkeeping grows with every allocation.)
+# 1. Under valgrind memcheck, at Interval 0.1 with NotifyEnd true, until
+#    300 reads are done, every other cgroup with a process of 0.2 s in it
+#    (so the end path runs under valgrind too: the watch on cgroup.events,
+#    populated 1 then 0, the final read at once, the record; each such
+#    cgroup is removed only once its record is in the log): zero invalid
+#    accesses, zero bytes definitely or indirectly lost, one NotifyEnd
+#    record per cgroup that ended, none lost, the plugin's descriptors the
+#    same after warm-up and at the end.  (Not RSS: valgrind's own
+#    bookkeeping grows with every allocation.)
 # 2. Without valgrind: cgroups made and removed in batches, each batch
 #    read twice, and collectd's RSS after a warm-up compared with its RSS
 #    after SOAK_CGROUPS more cgroups.  A PreCache rule keeps their values
@@ -44,7 +50,8 @@ rss_of() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
 dir="$T/valgrind"
 JC_INTERVAL=0.1 write_conf "$dir" "  CgroupRoot \"$mnt\"
   Select \"$run/**\"
-  Collect \"cpu\" \"pressure\""
+  Collect \"cpu\" \"pressure\"
+  NotifyEnd true"
 valgrind --leak-check=full --show-leak-kinds=definite,indirect \
   --errors-for-leak-kinds=definite,indirect --log-file="$dir/valgrind.txt" \
   "$COLLECTD_BIN" -f -C "$dir/collectd.conf" >"$dir/collectd.out" 2>&1 &
@@ -58,25 +65,45 @@ settle() {
   after_reads "$1" 2
 }
 
-# The churn: a new cgroup per step (every fourth with a child), the one
-# made four steps earlier removed, until the reads are done.
+# The churn: a new cgroup per step (every fourth with a child, every
+# other one with a process of 0.2 s), the one made four steps earlier
+# removed (once empty and its record logged), until the reads are done.
+ended_record() { grep -q "plugin_instance = ${run}_$1, type = cgroup, type_instance = ended" "$dir/collectd.log"; }
+empty() { grep -qx 'populated 0' "$parent/$1/cgroup.events"; }
+# finish FROM TO: each of sFROM..sTO that had a process is empty and its
+# record logged.
+finish() {
+  local k
+  for ((k = $1; k <= $2; k++)); do
+    [ $((k % 2)) -eq 0 ] && [ -d "$parent/s$k" ] && wait_until empty "s$k" && wait_until ended_record "s$k"
+  done
+  return 0
+}
 warm=$((SOAK_READS / 5))
-i=0 fds_warm=
+i=0 fds_warm= populated=0
+wait_until reads_at_least "$dir" 2 # past init: every churn cgroup is new to it
 while [ "$(reads "$dir")" -lt "$SOAK_READS" ] && [ $i -lt 5000 ] && kill -0 "$vg_pid" 2>/dev/null; do
   i=$((i + 1))
   mkdir "$parent/s$i"
   [ $((i % 4)) -eq 0 ] && mkdir "$parent/s$i/inner"
+  if [ $((i % 2)) -eq 0 ]; then
+    bash -c 'echo $$ >"$1/cgroup.procs" && exec sleep 0.2' job "$parent/s$i" &
+    populated=$((populated + 1))
+  fi
   old=$((i - 4))
   if [ $old -gt 0 ]; then
+    finish "$old" "$old"
     rmdir "$parent/s$old/inner" 2>/dev/null
-    rmdir "$parent/s$old"
+    [ ! -d "$parent/s$old" ] || rmdir "$parent/s$old" # (gone with the warm-up's settle)
   fi
   if [ -z "$fds_warm" ] && [ "$(reads "$dir")" -ge "$warm" ]; then
+    finish $((i - 3)) "$i"
     settle "$dir"
     fds_warm=$(plugin_fds "$vg_pid")
   fi
   sleep 0.1
 done
+finish $((i - 3)) "$i"
 settle "$dir"
 fds_end=$(plugin_fds "$vg_pid")
 n_reads=$(reads "$dir")
@@ -85,6 +112,10 @@ wait "$vg_pid"
 
 [ "$n_reads" -ge "$SOAK_READS" ]
 ok $? "valgrind: $n_reads reads with $i cgroups created and removed"
+records=$(grep -c "plugin_instance = ${run}_s[0-9]*, type = cgroup, type_instance = ended" "$dir/collectd.log" || true)
+[ "$records" -eq "$populated" ] && [ "$populated" -gt 0 ] &&
+  ! grep -q 'removed before .* final figures could be read' "$dir/collectd.log"
+ok $? "valgrind: the end path ran: $records NotifyEnd records for the $populated cgroups that had a process and ended, none lost"
 grep -q 'ERROR SUMMARY: 0 errors' "$dir/valgrind.txt"
 ok $? "valgrind: no invalid access ($(grep -o 'ERROR SUMMARY: [0-9]* errors' "$dir/valgrind.txt"))"
 grep -q 'definitely lost: 0 bytes' "$dir/valgrind.txt" && grep -q 'indirectly lost: 0 bytes' "$dir/valgrind.txt"

@@ -114,11 +114,7 @@ static bool renamed;
 
 static void put(jcli_reader *rd, const jc_target *t, jc_list_id id,
                 const char *ti, double a, double b) {
-  jc_kind kind = id == JC_LIST_MEMSTAT_EVENT || id == JC_LIST_PS_CPUTIME ||
-                         id == JC_LIST_CPU_USAGE_USEC ||
-                         id == JC_LIST_DISK_OCTETS || id == JC_LIST_DISK_OPS
-                     ? JC_DERIVE
-                     : JC_GAUGE;
+  jc_kind kind = id == JC_LIST_MEMSTAT_EVENT ? JC_DERIVE : JC_GAUGE;
   if (!ti)
     ti = id < JC_LIST_COUNT ? jc_lists[id].type_instance : "";
   jc_metric m = {.list = id, .type = renamed ? "renamed" : jc_lists_type(id),
@@ -142,13 +138,20 @@ static void make_reading(jcli_reader *rd, jcli_read_kind kind, uint64_t t_ms,
   ret->kind = kind;
   ret->time_ns = t_ms * 1000000ull;
   rd->filling = ret;
-  put(rd, &proc_target, JC_LIST_PS_CPUTIME, NULL, (double)f->usage * 0.75,
-      (double)f->usage * 0.25);
-  put(rd, &proc_target, JC_LIST_CPU_USAGE_USEC, NULL, (double)f->usage, -1);
+  /* The counters and memory.peak come as the cgroup's totals. */
+  jc_totals proc = {.have_usage = true, .have_times = true,
+                    .usage_usec = (uint64_t)f->usage,
+                    .user_usec = (uint64_t)f->usage * 3 / 4,
+                    .system_usec = (uint64_t)f->usage / 4,
+                    .have_memory_peak = true, .memory_peak = 900000000,
+                    .have_io = true, .io_read_bytes = (uint64_t)f->read_bytes,
+                    .io_read_ops = 3, .io_write_ops = 4};
+  jcli_reader_totals(rd, &proc_target, &proc);
+  jc_totals root = {.have_usage = true, .usage_usec = (uint64_t)f->root_usage};
+  jcli_reader_totals(rd, &root_target, &root);
   put(rd, &proc_target, JC_LIST_CPU_CORES, NULL, 0.5, -1);
   put(rd, &proc_target, JC_LIST_MEMORY_CURRENT, NULL, f->current, -1);
   put(rd, &proc_target, JC_LIST_MEMSTAT, "anon", f->current / 2, -1);
-  put(rd, &proc_target, JC_LIST_MEMORY_PEAK, NULL, 900e6, -1);
   if (f->peak_interval >= 0)
     put(rd, &proc_target, JC_LIST_MEMORY_PEAK_INTERVAL, NULL, f->peak_interval,
         -1);
@@ -156,10 +159,6 @@ static void make_reading(jcli_reader *rd, jcli_read_kind kind, uint64_t t_ms,
   put(rd, &proc_target, JC_LIST_MEMORY_MAX, NULL, 67108864, -1);
   put(rd, &proc_target, JC_LIST_CPU_LIMIT_CORES, NULL, 0.5, -1);
   put(rd, &proc_target, JC_LIST_MEMORY_MAX_PERCENT, NULL, 3.0, -1);
-  put(rd, &proc_target, JC_LIST_DISK_OCTETS, NULL, (double)f->read_bytes, 0);
-  put(rd, &proc_target, JC_LIST_DISK_OPS, NULL, 3, 4);
-  put(rd, &root_target, JC_LIST_CPU_USAGE_USEC, NULL, (double)f->root_usage,
-      -1);
   put(rd, &root_target, JC_LIST_MEMSTAT, "anon", 5e9, -1);
   rd->filling = NULL;
 }
@@ -169,10 +168,10 @@ static void test_reading(void) {
   jcli_reading r;
   fake f = {1000, 4096, 2e6, 3e6, 50000};
   make_reading(&rd, JCLI_READ_TICK, 5, &f, &r);
-  is_int(r.proc.counters.usage_usec, 1000, "proc usage from derive-cpu_usage_usec");
-  is_int(r.proc.counters.user_usec, 750, "proc user time from ps_cputime");
-  is_int(r.proc.counters.read_bytes, 4096, "proc io from disk_octets");
-  is_int(r.proc.counters.write_ops, 4, "proc io ops from disk_ops");
+  is_int(r.proc.counters.usage_usec, 1000, "proc usage from its totals");
+  is_int(r.proc.counters.user_usec, 750, "proc user time from its totals");
+  is_int(r.proc.counters.read_bytes, 4096, "proc io from its totals");
+  is_int(r.proc.counters.write_ops, 4, "proc io ops from its totals");
   ok(r.proc.have_peak && r.proc.have_peak_interval && r.proc.peak_interval == 3e6,
      "memory-peak and memory-peak_interval kept apart");
   int cur = jcli_memory_find(&rd.names, "current");

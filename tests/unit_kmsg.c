@@ -25,9 +25,17 @@
   "3,1235,56789020,-;Memory cgroup out of memory: Killed process 4242 "       \
   "(memhog) total-vm:70216kB, anon-rss:65280kB, file-rss:1024kB, "           \
   "shmem-rss:0kB, UID:0 pgtables:180kB oom_score_adj:0\n"
-/* 4.19 to 5.0: the Killed line without the reason or UID. */
+/* 4.19 and 5.0: the oom-kill line (as 6.x's), the scored process's line,
+ * then the Killed line without the reason or UID. */
+#define SUMMARY_419                                                            \
+  "6,1234,56789012,-;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),"   \
+  "cpuset=/,mems_allowed=0,oom_memcg=/job,task_memcg=/job/worker,"           \
+  "task=memhog,pid=4242,uid=0\n"
+#define KILL_419                                                               \
+  "3,1235,56789019,-;Memory cgroup out of memory: Kill process 4242 "         \
+  "(memhog) score 1000 or sacrifice child\n"
 #define KILLED_419                                                             \
-  "3,1235,56789020,-;Killed process 4242 (memhog) total-vm:70216kB, "         \
+  "3,1236,56789020,-;Killed process 4242 (memhog) total-vm:70216kB, "         \
   "anon-rss:65280kB, file-rss:1024kB, shmem-rss:0kB\n"
 /* 4.5 to 4.18: Task in, the scored victim, the process killed. */
 #define TASK_IN                                                                \
@@ -58,6 +66,13 @@ static int feed_all(jc_kmsg_asm *a, const char *text, jc_kmsg_report *out,
     at += used;
   }
   return n;
+}
+
+/* The same, then the log's end (as jc_kmsg_drain ends a read). */
+static int feed_to_end(jc_kmsg_asm *a, const char *text, jc_kmsg_report *out,
+                       int max) {
+  int n = feed_all(a, text, out, max);
+  return n < max ? n + jc_kmsg_flush(a, &out[n]) : n;
 }
 
 static void test_record(void) {
@@ -98,8 +113,10 @@ static void test_forms(void) {
   jc_kmsg_asm a = {0};
   jc_kmsg_report out[4];
 
-  is_int(feed_all(&a, SUMMARY_6, out, 4), 1,
-         "4.19+: the oom-kill line is a report by itself");
+  is_int(feed_all(&a, SUMMARY_6, out, 4), 0,
+         "4.19+: the oom-kill line waits for its Killed line");
+  is_int(jc_kmsg_flush(&a, &out[0]), 1,
+         "at the log's end it is a report by itself");
   is_int(out[0].pid, 4242, "pid");
   is_str(out[0].comm, "memhog", "command");
   is_int(out[0].uid, 0, "uid");
@@ -108,9 +125,48 @@ static void test_forms(void) {
   is_str(out[0].constraint, "CONSTRAINT_MEMCG", "the constraint");
   is_u64(out[0].seq, 1234, "the record's sequence number");
   is_int(feed_all(&a, KILLED_6, out, 4), 0,
-         "6.x: its Killed line (UID:, pgtables) adds no second report");
-  is_int(feed_all(&a, KILLED_419, out, 4), 0,
-         "4.19: its Killed line neither");
+         "6.x: a Killed line after it was told adds no second report");
+  is_int(feed_all(&a, KILLED_419, out, 4), 0, "4.19's neither");
+
+  a = (jc_kmsg_asm){0};
+  is_int(feed_all(&a, SUMMARY_6 KILLED_6, out, 4), 1,
+         "5.1+: the oom-kill line and its Killed line: one report");
+  ok(out[0].pid == 4242 && strcmp(out[0].comm, "memhog") == 0 &&
+         out[0].uid == 0 && strcmp(out[0].oom_memcg, "/job") == 0 &&
+         strcmp(out[0].task_memcg, "/job/worker") == 0 && out[0].seq == 1234,
+     "every fact of the oom-kill line, the process of both");
+  is_int(jc_kmsg_flush(&a, &out[1]), 0, "told once");
+
+  /* 4.19 and 5.0: the scored process's line, "or sacrifice child", comes
+   * between the two (docs/metrics.md). */
+  a = (jc_kmsg_asm){0};
+  is_int(feed_all(&a, SUMMARY_419 KILL_419 KILLED_419, out, 4), 1,
+         "4.19-5.0: oom-kill, Kill process ... or sacrifice child, Killed "
+         "process: one report");
+  ok(out[0].pid == 4242 && strcmp(out[0].comm, "memhog") == 0 &&
+         out[0].uid == 0 && strcmp(out[0].oom_memcg, "/job") == 0 &&
+         strcmp(out[0].task_memcg, "/job/worker") == 0 &&
+         strcmp(out[0].constraint, "CONSTRAINT_MEMCG") == 0,
+     "4.19-5.0: the process, its uid and both cgroups of the oom-kill line");
+  is_int(jc_kmsg_flush(&a, &out[1]), 0, "4.19-5.0: told once");
+
+  a = (jc_kmsg_asm){0};
+  is_int(feed_all(&a, SUMMARY_419 KILL_419
+                  "3,1236,56789021,-;Killed process 4243 (worker-child) "
+                  "total-vm:2048kB, anon-rss:1024kB, file-rss:0kB, "
+                  "shmem-rss:0kB\n",
+                  out, 4),
+         1, "4.19-5.0 with a child sacrificed: one report");
+  ok(out[0].pid == 4243 && strcmp(out[0].comm, "worker-child") == 0 &&
+         out[0].uid == -1 && strcmp(out[0].task_memcg, "/job/worker") == 0,
+     "4.19-5.0: the child actually killed, not the process the oom-kill line "
+     "scored; its uid not known (the Killed line has none before 5.3)");
+
+  a = (jc_kmsg_asm){0};
+  is_int(feed_all(&a, SUMMARY_419 KILL_419, out, 4), 0,
+         "4.19-5.0 before the Killed line: nothing yet");
+  is_int(jc_kmsg_flush(&a, &out[0]), 1, "at the log's end: as it stands");
+  ok(out[0].pid == 4242 && out[0].uid == 0, "the oom-kill line's process");
 
   a = (jc_kmsg_asm){0};
   is_int(feed_all(&a, TASK_IN USAGE KILL_414 KILLED_414, out, 4), 1,
@@ -145,7 +201,7 @@ static void test_forms(void) {
       "6,5,6,-;oom-kill:constraint=CONSTRAINT_NONE,nodemask=(null),cpuset=/,"
       "mems_allowed=0,global_oom,task_memcg=/job/worker,task=memhog,pid=7,"
       "uid=1000\n";
-  is_int(feed_all(&a, global, out, 4), 1, "a system-wide OOM");
+  is_int(feed_to_end(&a, global, out, 4), 1, "a system-wide OOM");
   ok(out[0].oom_memcg[0] == '\0' && out[0].uid == 1000 &&
          strcmp(out[0].task_memcg, "/job/worker") == 0,
      "no limit's cgroup, its own cgroup and uid");
@@ -155,7 +211,7 @@ static void test_forms(void) {
       "6,5,6,-,caller=T9;oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),"
       "cpuset=/,mems_allowed=0,oom_memcg=/a\\x5cb,c,task_memcg=/a\\x5cb,c/"
       "w,task=x\\x20y),pid=z,pid=8,uid=5\n";
-  is_int(feed_all(&a, odd, out, 4), 1,
+  is_int(feed_to_end(&a, odd, out, 4), 1,
          "escapes, commas and field names inside names");
   is_str(out[0].oom_memcg, "/a\\b,c", "a path with \\ and a comma");
   is_str(out[0].task_memcg, "/a\\b,c/w", "its child");

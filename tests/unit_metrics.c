@@ -3,6 +3,7 @@
  * a re-created cgroup, values within their types' ranges, I/O totals that
  * never run backwards, and what the default selection sends. */
 #include "jc_metrics.h"
+#include "jc_totals.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -292,6 +293,15 @@ static void test_beyond_derive(jc_memstat_keys *k) {
   ok(find("derive-cpu_some_stall_usec") < 0, "the some total is not sent");
   expect_value("disk_ops", 1, 6);
   ok(find("disk_octets") < 0, "disk_octets is not sent");
+  /* The totals (NotifyEnd, the command's report) follow the same rule. */
+  jc_totals t;
+  jc_totals_of(&s, &prior.io, false, &t);
+  ok(t.have_usage && t.usage_usec == 2000 && t.have_times &&
+         t.user_usec == 1200 && t.system_usec == 800 && t.have_oom_kills &&
+         t.oom_kills == 1 && !t.have_memory_peak && !t.have_energy,
+     "totals: CPU and OOM kills as cpu.stat and memory.events say, no "
+     "memory.peak where it was not read");
+  ok(!t.have_io, "totals: no I/O where a sum is beyond DERIVE");
 
   /* The next read: the totals stay beyond (they never run backwards), and
    * never come back as a small number. */
@@ -311,6 +321,19 @@ static void test_beyond_derive(jc_memstat_keys *k) {
   expect_value("memory-anon", 0, 1);
   ok(find("derive-memory_pgfault") < 0, "pgfault is not sent");
   jc_metrics_io_reset(&prior.io);
+
+  /* PerDevice keeps no totals: the sums of the devices listed now. */
+  jc_sample_reset(&s);
+  PARSE(&s, JC_FILE_IO_STAT,
+        "8:0 rbytes=10 wbytes=4096 rios=1 wios=2\n"
+        "253:1 rbytes=20 wbytes=8192 rios=3 wios=4\n", k);
+  PARSE(&s, JC_FILE_MEMORY_PEAK, "123456789\n", k);
+  jc_totals_of(&s, &prior.io, true, &t);
+  ok(t.have_io && t.io_read_bytes == 30 && t.io_write_bytes == 12288 &&
+         t.io_read_ops == 4 && t.io_write_ops == 6 && t.have_memory_peak &&
+         t.memory_peak == 123456789 && !t.have_usage && !t.have_times,
+     "totals with PerDevice: io.stat's devices added up; memory.peak; no "
+     "CPU without cpu.stat");
 }
 
 /* The default set: each fact once. */

@@ -5,6 +5,7 @@
  * only the core's own tests may; unit_collector.c tests the same through
  * the public API. */
 #include "fixture_util.h"
+#include "jc_clock.h"
 #include "jc_collector.h"
 #include "jc_discover.h"
 #include "jc_internal.h"
@@ -192,13 +193,18 @@ static void note_kills(jc_collector *c, jc_tracked *t, uint64_t kills) {
   jc_oom_note(c, t, &s, &limits);
 }
 
-static void test_oom(void) {
+/* A pod and its child c, no kill yet. */
+static void pod_tree(void) {
   fx_root("cpu memory\n");
   fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
   fx_cgroup("pod", 1);
   fx_cgroup("pod/c", 1);
   fx_write("pod/memory.events", "oom_kill 0\n");
   fx_write("pod/c/memory.events", "oom_kill 0\n");
+}
+
+static void test_oom(void) {
+  pod_tree();
   jc_collector *c = start(-1);
   ok(c != NULL && c->notify_oom, "init with NotifyOOM");
   if (!c)
@@ -239,6 +245,36 @@ static void test_oom(void) {
   jc_oom_forget(child);
   ok(!child->oom.seen && child->oom.owed == 0,
      "a re-created cgroup starts counting again");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
+/* A kill in a child whose parent's end is read first (the kernel told the
+ * two ends apart): told once, by the child, after the next pass, not by
+ * the parent too (and the child removed at once: see test_end_oom). */
+static void test_oom_at_end(void) {
+  pod_tree();
+  fx_write("pod/cgroup.events", "populated 1\nfrozen 0\n");
+  fx_write("pod/c/cgroup.events", "populated 1\nfrozen 0\n");
+  jc_collector *c = start(-1);
+  ok(c != NULL && c->notify_oom, "init with NotifyOOM, pod and pod/c populated");
+  if (!c)
+    return;
+  jc_collector_set_notify(c, notify_cb, NULL);
+  told = 0;
+  fx_write("pod/c/memory.events", "oom_kill 1\n");
+  fx_write("pod/memory.events", "oom_kill 1\n");
+  fx_write("pod/cgroup.events", "populated 0\nfrozen 0\n");
+  jc_collector_handle_events(c, NULL, NULL);
+  is_int(told, 0, "the parent's end read first: nothing told before the pass");
+  fx_write("pod/c/cgroup.events", "populated 0\nfrozen 0\n");
+  jc_collector_handle_events(c, NULL, NULL);
+  jc_collector_read(c, NULL, NULL);
+  ok(told == 1 && strcmp(told_meta, "pod/c") == 0,
+     "the child's own end, and a pass: told once, by the child (%d, %s)",
+     told, told_meta);
+  jc_collector_read(c, NULL, NULL);
+  is_int(told, 1, "told no more");
   jc_collector_free(c);
   fx_cleanup();
 }
@@ -429,12 +465,50 @@ static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
   }
 }
 
+static jc_note_meta end_facts[16]; /* keys are the core's literals */
+static jc_severity end_severity;
+static char end_instance[128], end_cgroup[128];
+
 static void end_cb(void *ctx, const jc_target *t, const jc_notification *n) {
   (void)ctx;
-  (void)t;
   if (strcmp(n->type, "cgroup") == 0) {
     snprintf(end_message, sizeof(end_message), "%s", n->message);
     end_meta = n->meta_count;
+    for (size_t i = 0; i < n->meta_count && i < 16; i++)
+      end_facts[i] = n->meta[i];
+    end_severity = n->severity;
+    snprintf(end_instance, sizeof(end_instance), "%s", t->instance);
+    snprintf(end_cgroup, sizeof(end_cgroup), "%s", t->meta ? t->meta : "");
+  }
+}
+
+/* The record's fact `key`: NULL when it has none. */
+static const jc_note_meta *fact(const char *key) {
+  for (size_t i = 0; i < end_meta && i < 16; i++)
+    if (strcmp(end_facts[i].key, key) == 0)
+      return &end_facts[i];
+  return NULL;
+}
+
+static bool count_is(const char *key, uint64_t want) {
+  const jc_note_meta *m = fact(key);
+  return m && m->kind == JC_META_COUNT && m->count == want;
+}
+
+static bool number_is(const char *key, double want) {
+  const jc_note_meta *m = fact(key);
+  return m && m->kind == JC_META_NUMBER && m->number == want;
+}
+
+/* The command's totals of the job, from the same reads (jc_totals). */
+static jc_totals job_totals;
+static int job_totals_seen;
+
+static void totals_cb(void *ctx, const jc_target *t, const jc_totals *tot) {
+  (void)ctx;
+  if (strcmp(t->relpath, "job") == 0) {
+    job_totals = *tot;
+    job_totals_seen++;
   }
 }
 
@@ -445,6 +519,8 @@ static void test_end(void) {
   fx_write("job/cgroup.events", "populated 1\nfrozen 0\n");
   fx_cgroup("lost", 1000);
   fx_write("lost/cgroup.events", "populated 1\nfrozen 0\n");
+  fx_cgroup("quick", 1000);
+  fx_write("quick/cgroup.events", "populated 0\nfrozen 0\n");
   char err[256];
   jc_config *cfg = jc_config_new();
   jc_config_set_root(cfg, fx_path(""), err, sizeof(err));
@@ -468,14 +544,162 @@ static void test_end(void) {
      "NotifyEnd: one notification with its totals (%s)", end_message);
   jc_collector_handle_events(c, collect_cb, NULL);
   is_int(cpu_lists, 1, "nothing more until it changes again");
+  /* Made after init: one found empty after a job ran in it (its cpu.stat
+   * counts), one not used yet. */
+  fx_cgroup("late", 2000);
+  fx_write("late/cgroup.events", "populated 0\nfrozen 0\n");
+  fx_cgroup("fresh", 0);
+  fx_write("fresh/cgroup.events", "populated 0\nfrozen 0\n");
+  end_message[0] = '\0';
+  jc_collector_handle_events(c, collect_cb, NULL);
+  ok(find(c, "late") && find(c, "fresh") &&
+         strncmp(end_message, "cgroup late ended after ", 24) == 0,
+     "a cgroup found empty after a job ran in it: read as ended (%s)",
+     end_message);
+  end_message[0] = '\0';
+  jc_collector_handle_events(c, collect_cb, NULL);
+  is_str(end_message, "", "one not used yet: no end, and nothing more");
   fx_remove("job");
   fx_remove("lost");
+  fx_remove("late");
+  fx_remove("fresh");
   infos = 0;
   jc_collector_read(c, collect_cb, NULL);
   ok(find(c, "job") == NULL && find(c, "lost") == NULL && infos >= 1 &&
          strstr(last_log, "1 cgroup emptied and was removed before its final "
                           "figures could be read"),
      "a cgroup removed while populated is counted, said once (%s)", last_log);
+  /* Found empty; a job fills and empties it (one event, as inotify merges
+   * the two) and it goes before the plugin looks: counted too. */
+  fx_write("quick/cgroup.events", "populated 0\nfrozen 0\n");
+  fx_remove("quick");
+  infos = 0;
+  jc_collector_read(c, collect_cb, NULL);
+  ok(find(c, "quick") == NULL && infos >= 1 &&
+         strstr(last_log, "1 cgroup emptied and was removed before its final "
+                          "figures could be read"),
+     "one whose cgroup.events changed unread while empty, then removed: "
+     "counted (%s)", last_log);
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
+/* A fixture job with every figure of the record: cpu.stat, memory.peak,
+ * io.stat on two devices, memory.events, and the energy Collect "energy"
+ * charged it (one RAPL zone and a /proc/stat, as unit_collector's). */
+static void end_step(uint64_t zone_uj, uint64_t total_ticks,
+                     uint64_t idle_ticks, const char *job_cpu) {
+  char text[256];
+  snprintf(text, sizeof(text), "%llu\n", (unsigned long long)zone_uj);
+  fx_write("pc/intel-rapl:0/energy_uj", text);
+  snprintf(text, sizeof(text), "cpu  %llu 0 0 %llu 0 0 0 0 0 0\ncpu0 1 0 0 0\n",
+           (unsigned long long)(total_ticks - idle_ticks),
+           (unsigned long long)idle_ticks);
+  fx_write("stat", text);
+  fx_write("cg/job/cpu.stat", job_cpu);
+}
+
+static void test_end_record(void) {
+  fx_root("cpu memory io\n");
+  fx_mkdir("cg");
+  fx_write("cg/cgroup.controllers", "cpu memory io\n");
+  fx_write("cg/cpu.stat", "usage_usec 0\nuser_usec 0\nsystem_usec 0\n");
+  fx_write("cg/io.stat", "");
+  fx_cgroup("cg/job", 0);
+  fx_write("cg/job/cgroup.events", "populated 1\nfrozen 0\n");
+  fx_write("cg/job/memory.current", "1000000\n");
+  fx_write("cg/job/memory.peak", "2000000\n");
+  fx_write("cg/job/memory.events",
+           "low 0\nhigh 0\nmax 2\noom 1\noom_kill 1\noom_group_kill 0\n");
+  fx_write("cg/job/io.stat", "8:0 rbytes=4096 wbytes=0 rios=1 wios=0 "
+                             "dbytes=0 dios=0\n");
+  fx_mkdir("pc");
+  fx_mkdir("pc/intel-rapl:0");
+  fx_write("pc/intel-rapl:0/name", "package-0\n");
+  fx_write("pc/intel-rapl:0/max_energy_range_uj", "262143328850\n");
+  /* Read 0 (init): the baselines.  Read 1: the zone 4 J, the host 4 s of
+   * CPU time (400 ticks), 1 s of it idle; the job 2 s: 2 J are its. */
+  end_step(10000000, 1000, 300,
+           "usage_usec 1000000\nuser_usec 600000\nsystem_usec 400000\n");
+  char err[256] = "";
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, fx_path("cg"), err, sizeof(err));
+  jc_config_set_powercap_root(cfg, fx_path("pc"), err, sizeof(err));
+  jc_config_set_proc_stat(cfg, fx_path("stat"), err, sizeof(err));
+  jc_config_add_pattern(cfg, false, "job", err, sizeof(err));
+  static const char *const groups[] = {"cpu", "memory", "io", "events",
+                                       "energy"};
+  for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+    jc_config_add_collect(cfg, groups[i], err, sizeof(err));
+  cfg->notify_end = true;
+  is_int(jc_config_finish(cfg, err, sizeof(err)), 0, "NotifyEnd, Collect "
+         "cpu memory io events energy: %s", err);
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  jc_collector_set_notify(c, end_cb, NULL);
+  jc_collector_set_totals(c, totals_cb, NULL);
+  uint64_t t0 = jc_now_ns();
+  warnings = 0;
+  ok(jc_collector_init(c) == 0, "init with a job, a zone and /proc/stat");
+  usleep(30000);
+  end_step(14000000, 1400, 400,
+           "usage_usec 3000000\nuser_usec 1800000\nsystem_usec 1200000\n");
+  jc_collector_read(c, collect_cb, NULL);
+  /* Its last figures, then empty. */
+  fx_write("cg/job/cpu.stat",
+           "usage_usec 3500000\nuser_usec 2250000\nsystem_usec 1250000\n");
+  fx_write("cg/job/memory.peak", "134217728\n");
+  fx_write("cg/job/io.stat",
+           "8:0 rbytes=1048576 wbytes=16777216 rios=16 wios=256 dbytes=0 "
+           "dios=0\n254:0 rbytes=4096 wbytes=0 rios=1 wios=0 dbytes=0 "
+           "dios=0\n");
+  fx_write("cg/job/cgroup.events", "populated 0\nfrozen 0\n");
+  end_message[0] = '\0';
+  end_meta = 0;
+  jc_collector_handle_events(c, collect_cb, NULL);
+  double elapsed = (double)(jc_now_ns() - t0) / 1e9;
+  const jc_note_meta *seen = fact("seconds");
+  ok(end_severity == JC_NOTIF_OKAY && strcmp(end_instance, "job") == 0 &&
+         strcmp(end_cgroup, "job") == 0,
+     "NotifyEnd: OKAY, the job's instance, the cgroup meta data \"job\"");
+  is_int(end_meta, 8, "eight facts: seconds, CPU user and system, memory "
+         "peak, I/O read and written, OOM kills, energy");
+  ok(seen && seen->kind == JC_META_NUMBER && seen->number >= 0.03 &&
+         seen->number <= elapsed,
+     "seconds: %g, from its watch at init to its end (the test's clock: "
+     "at least the 0.03 s it slept, at most %g s)",
+     seen ? seen->number : -1, elapsed);
+  ok(number_is("cpu_user_seconds", 2.25) &&
+         number_is("cpu_system_seconds", 1.25),
+     "cpu_user_seconds 2.25, cpu_system_seconds 1.25: its last cpu.stat");
+  ok(count_is("memory_peak_bytes", 134217728),
+     "memory_peak_bytes 134217728, a count: its last memory.peak");
+  ok(count_is("io_read_bytes", 1052672) && count_is("io_write_bytes", 16777216),
+     "io_read_bytes 1052672, io_write_bytes 16777216: io.stat's two devices "
+     "added up");
+  ok(count_is("oom_kills", 1), "oom_kills 1: memory.events oom_kill");
+  const jc_note_meta *energy = fact("energy_joules");
+  ok(energy && energy->kind == JC_META_NUMBER &&
+         energy->number > 2.0 - 1e-9 && energy->number < 2.0 + 1e-9,
+     "energy_joules 2: 4 J of the zone times its 2 s of the host's 4 s "
+     "(%g)", energy ? energy->number : -1);
+  char want[400];
+  snprintf(want, sizeof(want),
+           "cgroup job ended after %.1f s: CPU 2.25 s user, 1.25 s system; "
+           "memory peak 128.0 MiB; I/O 1.0 MiB read, 16.0 MiB written; 1 OOM "
+           "kill; energy 2.0 J",
+           seen ? seen->number : -1);
+  is_str(end_message, want, "the message says the same");
+  ok(job_totals_seen == 2 && job_totals.have_times &&
+         job_totals.user_usec == 2250000 && job_totals.system_usec == 1250000 &&
+         job_totals.usage_usec == 3500000 && job_totals.have_memory_peak &&
+         job_totals.memory_peak == 134217728 && job_totals.have_io &&
+         job_totals.io_read_bytes == 1052672 &&
+         job_totals.io_write_bytes == 16777216 &&
+         job_totals.io_read_ops == 17 && job_totals.io_write_ops == 256 &&
+         job_totals.have_oom_kills && job_totals.oom_kills == 1,
+     "the command's totals of the same reads (jc_collector_set_totals): "
+     "the record's figures");
+  is_int(warnings, 0, "nothing logged above INFO (%s)", last_log);
   jc_collector_free(c);
   fx_cleanup();
 }
@@ -543,9 +767,11 @@ static void test_end_oom(void) {
 int main(void) {
   test_end();
   test_end_oom();
+  test_end_record();
   test_walk();
   test_budget();
   test_oom();
+  test_oom_at_end();
   test_oom_log();
   test_peak();
   return done_testing();

@@ -16,17 +16,33 @@
 #      count-cgroup_dying_descendants is 1, what the kernel's cgroup.stat
 #      says, and count-cgroup_descendants is 1 (the live sibling); after
 #      the file is deleted the count follows the kernel's again.
+#   E. final figures (docs/metrics.md) at Interval 10 with NotifyEnd: a
+#      job born in its own cgroup right after a read (tests/cgjob) writes
+#      to 64 MiB of memory, writes 16 MiB to the scratch disk and reads
+#      8 MiB back with O_DIRECT, burns 0.2 s of CPU and ends before the
+#      next read; its cgroup is removed 0.1 s after.  Its one read, the
+#      final one: memory-peak at least the 64 MiB and within 10 % of the
+#      job's own largest resident set, disk_octets exactly the bytes it
+#      wrote and read, ps_cputime within 2 % of its rusage; the NotifyEnd
+#      record (NotificationExec) has the same memory peak and I/O bytes
+#      exact, CPU seconds within 2 % of the rusage, 0 OOM kills, and a
+#      time it was seen within the test's own clock around the job.
 # Independent sources: the kernel's own files (cpu.max gone from the child
 # while cpu is off, memory.events), the processes the test let loose and
-# saw killed, the status the command exits with.
+# saw killed, the status the command exits with; for E the bytes the job
+# wrote and read, and what the kernel says it used (wait4's rusage).
 . "$(dirname "$0")/lib/common.sh"
 JC="$top_builddir/joule-cgroup"
 need_kernel
 need_controllers cpu memory io pids
 need_collectd
 need_memhog
+need_disk
 need "built joule-cgroup" -- test -x "$JC"
 need "python3" -- command -v python3
+CGJOB=$top_builddir/tests/cgjob
+need "built tests/cgjob" -- test -x "$CGJOB"
+need "user nobody (exec plugin runs NotificationExec as a user)" -- id nobody
 
 make_run_parent vm-edges
 hand_down_controllers
@@ -137,4 +153,84 @@ ok $? "D: the file deleted: dying $dying, as the kernel's cgroup.stat says (it s
 stop_collectd
 [ "$(loud_lines "$dir")" -eq 0 ]
 ok $? "D: no ERROR or WARNING"
+
+# --- E. final figures of a job that ends between two reads -------------------
+mkdir "$parent/fin" "$parent/fin/clock" # clock: one csv line per read
+echo "+cpu +memory +io" >"$parent/fin/cgroup.subtree_control"
+notification_exec
+dir="$T/final"
+JC_INTERVAL=10 write_conf "$dir" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Select \"$run/fin/*\"
+  Collect \"cpu\" \"memory\" \"io\"
+  NotifyEnd true" "$exec_block"
+start_collectd "$dir"
+clock="${run}_fin_clock"
+wait_until _csv_has 1 "$dir" "$clock" ps_cputime
+ok $? "E: collectd reads $run/fin at Interval 10 with NotifyEnd true" || tap_done
+read_times() { cut -d, -f1 "$dir/csv/testhost/joule_cgroup-$clock"/ps_cputime-* 2>/dev/null | grep -v epoch; }
+reads_between() { read_times | awk -v a="$1" -v b="$2" '$1 > a && $1 < b { n++ } END { print n + 0 }'; }
+ended_note() { grep -l "cgroup: $run/fin/$1\$" "$notes"/n.* 2>/dev/null | head -n 1; }
+has_ended_note() { [ -n "$(ended_note "$1")" ]; }
+MIB=1048576
+# try_e N: job N right after a read; 0 when no read fell within it.
+try_e() {
+  job="job$1"
+  [ "$1" -gt 1 ] && wait_reads 1 "$dir" "$clock" ps_cputime
+  mkdir "$parent/fin/$job"
+  t0=$EPOCHREALTIME
+  used=$("$CGJOB" --mib 64 --write "$VM_DISK" 16 --read 8 --busy-ms 200 "$parent/fin/$job")
+  t1=$EPOCHREALTIME
+  nap 0.1 # the remover: 0.1 s after the job's end
+  rmdir "$parent/fin/$job"
+  wait_until has_ended_note "$job"
+  t2=$EPOCHREALTIME
+  [ "$(reads_between "$t0" "$t1")" -eq 0 ]
+}
+for n in 1 2 3; do
+  try_e "$n"
+  e=$?
+  [ "$e" -eq 0 ] && break
+  echo "E: a read fell within job$n (a slow host): again" | diag
+done
+inst="${run}_fin_$job"
+[ "$e" -eq 0 ]
+ok $? "E: $job born in $run/fin/$job right after a read, ended ($(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }') s) and removed before the next: $used"
+set -- $used # cpu_usec U maxrss_kib K status S
+cpu=$2 rss=$(($4 * 1024)) status=$6
+[ "$status" = 0 ]
+ok $? "E: the job wrote its memory and disk bytes (exit status $status)"
+lines=$(csv_count "$dir" "$inst" memory-peak)
+[ "$lines" -eq 1 ] && [ "$(csv_count "$dir" "$inst" disk_octets)" -eq 1 ]
+ok $? "E: its one read is the final one ($lines csv line of memory-peak, of disk_octets)"
+peak=$(csv_last "$dir" "$inst" memory-peak)
+awk -v p="$peak" -v r="$rss" -v m=$((64 * MIB)) 'BEGIN { d = p - r; if (d < 0) d = -d; exit !(p >= m && d <= r / 10) }'
+ok $? "E: memory-peak $peak >= 64 MiB and within 10 % of the job's own largest resident set ($rss bytes)"
+io=$(csv_last "$dir" "$inst" disk_octets)
+[ "$io" = "$((8 * MIB)),$((16 * MIB))" ]
+ok $? "E: disk_octets $io: the 8 MiB it read and the 16 MiB it wrote, exactly (O_DIRECT)"
+got=$(csv_last "$dir" "$inst" ps_cputime | awk -F, '{ printf "%.0f", $1 + $2 }')
+awk -v g="$got" -v u="$cpu" 'BEGIN { d = g - u; if (d < 0) d = -d; exit !(d <= 0.02 * u) }'
+ok $? "E: ps_cputime user + syst $got µs, within 2 % of its rusage ($cpu µs)"
+note=$(ended_note "$job")
+fact() { sed -n "s/^$1: //p" "$note"; }
+diag <"$note"
+grep -qx 'Severity: OKAY' "$note" && grep -qx 'Type: cgroup' "$note" &&
+  grep -qx 'TypeInstance: ended' "$note" && grep -qx "PluginInstance: $inst" "$note"
+ok $? "E: one NotifyEnd record through NotificationExec: OKAY, cgroup/ended, instance $inst"
+[ "$(fact memory_peak_bytes)" = "$peak" ] && [ "$(fact io_read_bytes)" = $((8 * MIB)) ] &&
+  [ "$(fact io_write_bytes)" = $((16 * MIB)) ] && [ "$(fact oom_kills)" = 0 ]
+ok $? "E: the record's memory_peak_bytes $(fact memory_peak_bytes) (the final memory-peak), io_read_bytes $(fact io_read_bytes), io_write_bytes $(fact io_write_bytes), oom_kills $(fact oom_kills)"
+awk -v u="$(fact cpu_user_seconds)" -v s="$(fact cpu_system_seconds)" -v r="$cpu" \
+  'BEGIN { d = (u + s) * 1e6 - r; if (d < 0) d = -d; exit !(d <= 0.02 * r) }'
+ok $? "E: the record's CPU $(fact cpu_user_seconds) s user + $(fact cpu_system_seconds) s system, within 2 % of its rusage ($cpu µs)"
+awk -v v="$(fact seconds)" -v a="$t0" -v b="$t2" 'BEGIN { exit !(v > 0 && v <= b - a) }'
+ok $? "E: seen $(fact seconds) s: more than 0, at most the $(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s from the job's start to the record"
+stop_collectd
+[ "$(grep -c 'type_instance = ended' "$dir/collectd.log")" -eq "$n" ] &&
+  grep -q "message = cgroup $run/fin/$job ended after .*: CPU .* s user, .* s system; memory peak .* MiB; I/O 8.0 MiB read, 16.0 MiB written; 0 OOM kills\$" "$dir/collectd.log"
+ok $? "E: the log has one record per job, the message with I/O 8.0 MiB read, 16.0 MiB written"
+grep 'type_instance = ended' "$dir/collectd.log" | diag
+[ "$(loud_lines "$dir")" -eq 0 ]
+ok $? "E: no ERROR or WARNING"
 tap_done

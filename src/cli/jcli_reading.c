@@ -2,8 +2,9 @@
  * jcli_reading — see jcli_reading.h.
  *
  * The metrics arrive with the core's identifier of their value list
- * (jc_metric.list); this is where they become the few figures a report
- * is made of.
+ * (jc_metric.list), each cgroup's totals after them (jc_totals: CPU, I/O,
+ * memory.peak, the same definition as the plugin's NotifyEnd record);
+ * this is where they become the few figures a report is made of.
  */
 #include "jcli_reading.h"
 
@@ -64,30 +65,12 @@ static void set_figure(bool *have, double *figure, double v) {
  * apart, since they are maxima already, and so are the limits; the other
  * memory values (current, swap, the MemoryStat gauges, whose type
  * instance is the memory.stat key) are values at the read, by name.
- * Lists not named here are not the command's. */
+ * The counters and memory.peak come with the totals (jcli_reader_totals);
+ * lists not named here are not the command's. */
 static void add_figure(jcli_reader *rd, jcli_figures *f, const jc_metric *m) {
-  jcli_counters *c = &f->counters;
   jcli_limits *l = &f->limits;
   double v = m->gauge[0];
   switch (m->list) {
-  case JC_LIST_PS_CPUTIME:
-    c->have_times = true;
-    c->user_usec = m->derive[0];
-    c->system_usec = m->derive[1];
-    break;
-  case JC_LIST_CPU_USAGE_USEC:
-    c->have_usage = true;
-    c->usage_usec = m->derive[0];
-    break;
-  case JC_LIST_DISK_OCTETS:
-    c->have_io = true;
-    c->read_bytes = m->derive[0];
-    c->write_bytes = m->derive[1];
-    break;
-  case JC_LIST_DISK_OPS:
-    c->read_ops = m->derive[0];
-    c->write_ops = m->derive[1];
-    break;
   case JC_LIST_MEMORY_CURRENT:
     set_memory(rd, f, "current", v);
     break;
@@ -96,9 +79,6 @@ static void add_figure(jcli_reader *rd, jcli_figures *f, const jc_metric *m) {
     break;
   case JC_LIST_MEMSTAT:
     set_memory(rd, f, m->type_instance, v);
-    break;
-  case JC_LIST_MEMORY_PEAK:
-    set_figure(&f->have_peak, &f->peak, v);
     break;
   case JC_LIST_MEMORY_PEAK_INTERVAL:
     set_figure(&f->have_peak_interval, &f->peak_interval, v);
@@ -120,14 +100,34 @@ static void add_figure(jcli_reader *rd, jcli_figures *f, const jc_metric *m) {
   }
 }
 
+/* The cgroup a target is: the root is the machine, any other the command. */
+static jcli_figures *figures_of(jcli_reader *rd, const jc_target *t) {
+  return t->relpath[0] ? &rd->filling->proc : &rd->filling->global;
+}
+
 void jcli_reader_add(void *ctx, const jc_target *t, const jc_metric *m) {
   jcli_reader *rd = ctx;
-  /* PerDevice lists carry the device: the command takes the sums alone. */
-  if ((m->list == JC_LIST_DISK_OCTETS || m->list == JC_LIST_DISK_OPS) &&
-      m->type_instance[0])
-    return;
-  add_figure(rd, t->relpath[0] ? &rd->filling->proc : &rd->filling->global,
-             m);
+  add_figure(rd, figures_of(rd, t), m);
+}
+
+void jcli_reader_totals(void *ctx, const jc_target *t,
+                        const jc_totals *totals) {
+  jcli_reader *rd = ctx;
+  jcli_figures *f = figures_of(rd, t);
+  /* jc_totals holds no counter past INT64_MAX: each fits. */
+  f->counters = (jcli_counters){
+      .have_usage = totals->have_usage,
+      .have_times = totals->have_times,
+      .have_io = totals->have_io,
+      .usage_usec = (int64_t)totals->usage_usec,
+      .user_usec = (int64_t)totals->user_usec,
+      .system_usec = (int64_t)totals->system_usec,
+      .read_bytes = (int64_t)totals->io_read_bytes,
+      .write_bytes = (int64_t)totals->io_write_bytes,
+      .read_ops = (int64_t)totals->io_read_ops,
+      .write_ops = (int64_t)totals->io_write_ops};
+  if (totals->have_memory_peak)
+    set_figure(&f->have_peak, &f->peak, (double)totals->memory_peak);
 }
 
 /* The value of a "Key:   123 kB" line of /proc/meminfo, in bytes. */
@@ -184,6 +184,7 @@ void jcli_reader_take(jcli_reader *rd, jc_collector *c, jcli_read_kind kind,
   ret->kind = kind;
   ret->time_ns = jc_now_ns();
   rd->filling = ret;
+  jc_collector_set_totals(c, jcli_reader_totals, rd);
   jc_collector_read(c, jcli_reader_add, rd);
   read_meminfo(rd, &ret->global);
   rd->filling = NULL;

@@ -37,7 +37,7 @@ typedef enum {
   JCLI_READ_END,   /* after its last process exited */
 } jcli_read_kind;
 
-/* The counters of one cgroup: totals since the cgroup began. */
+/* The counters of one cgroup: its totals since it began (jc_totals). */
 typedef struct {
   bool have_usage, have_times, have_io;
   int64_t usage_usec, user_usec, system_usec;
@@ -87,9 +87,11 @@ void jcli_reader_release(jcli_reader *rd); /* closes the energy meter too */
 void jcli_reader_take(jcli_reader *rd, jc_collector *c, jcli_read_kind kind,
                       jcli_reading *ret);
 
-/* The jc_collect_fn behind jcli_reader_take(), for tests: fills
- * rd->filling from one metric of target t. */
+/* The jc_collect_fn and jc_totals_fn behind jcli_reader_take(), for
+ * tests: fill rd->filling from one metric, or the totals, of target t. */
 void jcli_reader_add(void *ctx, const jc_target *t, const jc_metric *m);
+void jcli_reader_totals(void *ctx, const jc_target *t,
+                        const jc_totals *totals);
 
 /* Index of a memory value's name, added when new; -1 when the table is
  * full. */

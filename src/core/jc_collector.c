@@ -65,6 +65,11 @@ void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx) {
   c->notify_ctx = ctx;
 }
 
+void jc_collector_set_totals(jc_collector *c, jc_totals_fn fn, void *ctx) {
+  c->totals = fn;
+  c->totals_ctx = ctx;
+}
+
 void jc_collector_get_stats(const jc_collector *c, jc_collector_stats *ret) {
   *ret = (jc_collector_stats){c->tracked_count, c->rescans, c->fds.kept,
                               c->fds.limit, c->inotify_fd >= 0, c->files};
@@ -339,7 +344,16 @@ static void emit_with_target(void *ctx, const jc_metric *m) {
   e->emit(e->ctx, e->target, m);
 }
 
-
+/* t's totals from this read's sample s, and the energy charged to it. */
+static void totals_of(const jc_collector *c, const jc_tracked *t,
+                      const jc_sample *s, jc_totals *ret) {
+  jc_totals_of(s, &t->prior.io, c->cfg->per_device, ret);
+  double uj;
+  if (jc_energy_charged(c, t, &uj)) {
+    ret->have_energy = true;
+    ret->energy_joules = uj / 1e6;
+  }
+}
 
 /* Reads t into s and sends its value lists; false when t has vanished.
  * ended: t has just emptied, and these are its final figures (jc_end). */
@@ -357,8 +371,15 @@ static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool ended,
   emit_ctx e = {emit, ctx, &target};
   jc_metrics_emit(s, &t->prior, &limits, &c->metrics,
                   emit ? emit_with_target : NULL, &e);
-  if (ended && emit)
-    jc_end_notify(c, t, s);
+  /* Totals only where they are asked for: the plugin's pass makes none. */
+  if (!emit || !(c->totals || (ended && c->cfg->notify_end)))
+    return true;
+  jc_totals totals;
+  totals_of(c, t, s, &totals);
+  if (c->totals)
+    c->totals(c->totals_ctx, &target, &totals);
+  if (ended)
+    jc_end_notify(c, t, &totals);
   return true;
 }
 

@@ -7,6 +7,7 @@
  *
  *   c = jc_collector_new(cfg, log, ctx);   takes ownership of cfg
  *   jc_collector_set_notify(c, fn, ctx);   optional: OOM notifications
+ *   jc_collector_set_totals(c, fn, ctx);   optional: each cgroup's totals
  *   jc_collector_init(c);                  verify, create/attach, baseline
  *   jc_collector_read(c, emit, ctx);       every interval
  *   jc_collector_handle_events(c, ...);    optional: when events_fd says
@@ -23,6 +24,7 @@
 #include "jc_config.h"
 #include "jc_log.h"
 #include "jc_metrics.h"
+#include "jc_totals.h"
 
 
 /* The cgroup a metric belongs to. */
@@ -46,11 +48,16 @@ typedef enum {
 } jc_severity;
 
 /* A fact of a notification for machines (collectd's notification meta
- * data): a string, or a number when text is NULL. */
+ * data): a string, a number, or a count (bytes, kills: a whole number,
+ * sent exact as an unsigned integer). */
+typedef enum { JC_META_TEXT, JC_META_NUMBER, JC_META_COUNT } jc_meta_kind;
+
 typedef struct {
   const char *key;
-  const char *text;
-  double number;
+  jc_meta_kind kind;
+  const char *text; /* JC_META_TEXT */
+  double number;    /* JC_META_NUMBER */
+  uint64_t count;   /* JC_META_COUNT */
 } jc_note_meta;
 
 /* The process an OOM kill took, as the kernel's log tells it (NotifyOOM,
@@ -118,6 +125,13 @@ int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
 /* Where notifications go (OOM kills, NotifyOOM); set before init.  The
  * target and notification are valid during the call only. */
 void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx);
+
+/* The command's figures: after each cgroup's value lists, fn gets its
+ * totals (jc_totals), made from the same read.  Unset (the plugin), no
+ * read pass makes them; a cgroup's end does, for NotifyEnd. */
+typedef void (*jc_totals_fn)(void *ctx, const jc_target *t,
+                             const jc_totals *totals);
+void jc_collector_set_totals(jc_collector *c, jc_totals_fn fn, void *ctx);
 
 /* Releases managed cgroups (evacuate, rmdir) and frees c. NULL-safe. */
 void jc_collector_free(jc_collector *c);

@@ -4,7 +4,6 @@
 #include "jc_end.h"
 
 #include "jc_clock.h"
-#include "jc_energy.h"
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_parse.h"
@@ -19,30 +18,55 @@
 
 #define MIB (1024.0 * 1024.0)
 
-/* The populated line of t's cgroup.events (1 or 0; *ret_frozen its
- * frozen line, 0 where the kernel has none), or a negative errno (the
- * cgroup is gone, or the file is not a cgroup's). */
-static int read_populated(const jc_collector *c, const jc_tracked *t,
-                          bool *ret_frozen) {
-  char path[PATH_MAX], text[128];
+/* File `file` of t read into text[0..size), and a cursor over it; 0 or a
+ * negative errno (the cgroup is gone, or the file is not a cgroup's). */
+static int read_flat(const jc_collector *c, const jc_tracked *t,
+                     const char *file, char *text, size_t size,
+                     jc_cursor *ret) {
+  char path[PATH_MAX];
   int dirfd;
-  *ret_frozen = false; /* also where the file cannot be read */
-  const char *name =
-      jc_tracked_file(c, t, "cgroup.events", path, sizeof(path), &dirfd);
-  ssize_t len = jc_hier_read_file_at(dirfd, name, text, sizeof(text));
+  const char *name = jc_tracked_file(c, t, file, path, sizeof(path), &dirfd);
+  ssize_t len = jc_hier_read_file_at(dirfd, name, text, size);
   if (len < 0)
     return (int)len;
+  jc_parse_cursor_init(ret, text, (size_t)len);
+  return 0;
+}
+
+/* The populated line of t's cgroup.events (1 or 0; *ret_frozen its
+ * frozen line, 0 where the kernel has none), or a negative errno. */
+static int read_populated(const jc_collector *c, const jc_tracked *t,
+                          bool *ret_frozen) {
+  char text[128];
   jc_cursor cur;
-  jc_parse_cursor_init(&cur, text, (size_t)len);
+  *ret_frozen = false; /* also where the file cannot be read */
+  int r = read_flat(c, t, "cgroup.events", text, sizeof(text), &cur);
+  if (r < 0)
+    return r;
   jc_token key;
   uint64_t value;
-  int r, populated = -EBADMSG;
+  int populated = -EBADMSG;
   while ((r = jc_parse_flat_next(&cur, &key, &value)) != 0)
     if (r > 0 && JC_TOKEN_IS(key, "populated"))
       populated = value != 0;
     else if (r > 0 && JC_TOKEN_IS(key, "frozen"))
       *ret_frozen = value != 0;
   return populated;
+}
+
+/* Did a process ever run in t?  Its cpu.stat's usage_usec says so. */
+static bool ran(const jc_collector *c, const jc_tracked *t) {
+  char text[512];
+  jc_cursor cur;
+  if (read_flat(c, t, "cpu.stat", text, sizeof(text), &cur) < 0)
+    return false;
+  jc_token key;
+  uint64_t value;
+  int r;
+  while ((r = jc_parse_flat_next(&cur, &key, &value)) != 0)
+    if (r > 0 && JC_TOKEN_IS(key, "usage_usec"))
+      return value > 0;
+  return false;
 }
 
 static void note_populated(jc_tracked *t, bool populated, uint64_t now) {
@@ -73,13 +97,23 @@ void jc_end_watch(jc_collector *c, jc_tracked *t) {
   t->end.frozen = frozen;
   t->end.since_ns = jc_now_ns(); /* if it is empty now: seen from here */
   note_populated(t, p > 0, t->end.since_ns);
+  /* Made after init and found empty when processes ran in it already: a
+   * job started and ended before the walk came (a loaded host).  Its
+   * files still hold its figures: read them as those of an end. */
+  if (c->rescans > 0 && p == 0 && ran(c, t)) {
+    t->end.changed = true;
+    c->end_pending = true;
+  }
 }
 
 void jc_end_forget(jc_collector *c, jc_tracked *t, bool vanished) {
   if (t->end.wd < 0)
     return;
-  if (vanished && t->end.populated)
-    c->ended_lost++; /* it emptied and went before its files were read */
+  /* It emptied and went before its files were read; or its cgroup.events
+   * changed since it was last read empty: a job filled and emptied it
+   * (inotify merges the two while the first is unread) and it went. */
+  if (vanished && (t->end.populated || t->end.changed))
+    c->ended_lost++;
   /* Gone with its file already (IN_IGNORED) when it vanished: EINVAL. */
   inotify_rm_watch(c->inotify_fd, t->end.wd);
   t->end.wd = -1;
@@ -120,11 +154,7 @@ bool jc_end_ended(jc_collector *c, jc_tracked *t) {
   return p == 0 && (was || !refrozen);
 }
 
-static void seconds_text(uint64_t usec, char *out, size_t size) {
-  snprintf(out, size, "%.2f s", (double)usec / 1e6);
-}
-
-/* The record's figures, each where the sample has it. */
+/* The record: its facts for machines and its message, side by side. */
 typedef struct {
   jc_note_meta meta[10];
   size_t count;
@@ -132,11 +162,9 @@ typedef struct {
   size_t len;
 } record;
 
-static void add(record *r, const char *key, double value, const char *fmt,
-                ...) __attribute__((format(printf, 4, 5)));
-static void add(record *r, const char *key, double value, const char *fmt,
-                ...) {
-  r->meta[r->count++] = (jc_note_meta){key, NULL, value};
+static void say(record *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void say(record *r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   if (r->len < sizeof(r->text))
@@ -145,41 +173,50 @@ static void add(record *r, const char *key, double value, const char *fmt,
   va_end(ap);
 }
 
-void jc_end_notify(jc_collector *c, jc_tracked *t, const jc_sample *s) {
+static void number(record *r, const char *key, double v) {
+  r->meta[r->count++] = (jc_note_meta){key, JC_META_NUMBER, NULL, v, 0};
+}
+
+static void count(record *r, const char *key, uint64_t v) {
+  r->meta[r->count++] = (jc_note_meta){key, JC_META_COUNT, NULL, 0, v};
+}
+
+void jc_end_notify(jc_collector *c, const jc_tracked *t,
+                   const jc_totals *totals) {
   if (!c->cfg->notify_end || !c->notify)
     return;
   record r = {.count = 0};
   double seen = (double)(jc_now_ns() - t->end.since_ns) / 1e9;
-  const char *path = t->relpath[0] ? t->relpath : "/";
-  r.len = (size_t)snprintf(r.text, sizeof(r.text), "cgroup %s ended after %.1f s", path, seen);
-  r.meta[r.count++] = (jc_note_meta){"seconds", NULL, seen};
-  char user[32], sys[32];
-  if (jc_sample_has(s, JC_FILE_CPU_STAT)) {
-    seconds_text(s->cpu[JC_CPU_USER_USEC], user, sizeof(user));
-    seconds_text(s->cpu[JC_CPU_SYSTEM_USEC], sys, sizeof(sys));
-    add(&r, "cpu_user_seconds", (double)s->cpu[JC_CPU_USER_USEC] / 1e6,
-        ": CPU %s user", user);
-    add(&r, "cpu_system_seconds", (double)s->cpu[JC_CPU_SYSTEM_USEC] / 1e6,
-        ", %s system", sys);
+  say(&r, "cgroup %s ended after %.1f s", t->relpath[0] ? t->relpath : "/",
+      seen);
+  number(&r, "seconds", seen);
+  if (totals->have_times) {
+    double user = (double)totals->user_usec / 1e6;
+    double sys = (double)totals->system_usec / 1e6;
+    number(&r, "cpu_user_seconds", user);
+    number(&r, "cpu_system_seconds", sys);
+    say(&r, ": CPU %.2f s user, %.2f s system", user, sys);
   }
-  if (jc_sample_has(s, JC_FILE_MEMORY_PEAK))
-    add(&r, "memory_peak_bytes", (double)s->memory_peak,
-        "; memory peak %.1f MiB", (double)s->memory_peak / MIB);
-  if (jc_sample_has(s, JC_FILE_IO_STAT)) {
-    const uint64_t *io = t->prior.io.total;
-    add(&r, "io_read_bytes", (double)io[0], "; I/O %.1f MiB read",
-        (double)io[0] / MIB);
-    add(&r, "io_write_bytes", (double)io[1], ", %.1f MiB written",
-        (double)io[1] / MIB);
+  if (totals->have_memory_peak) {
+    count(&r, "memory_peak_bytes", totals->memory_peak);
+    say(&r, "; memory peak %.1f MiB", (double)totals->memory_peak / MIB);
   }
-  if (jc_sample_has(s, JC_FILE_MEMORY_EVENTS) &&
-      (s->events_have & (1u << JC_EVENTS_OOM_KILL)))
-    add(&r, "oom_kills", (double)s->events[JC_EVENTS_OOM_KILL],
-        "; %" PRIu64 " OOM kill%s", s->events[JC_EVENTS_OOM_KILL],
-        s->events[JC_EVENTS_OOM_KILL] == 1 ? "" : "s");
-  double uj;
-  if (jc_energy_charged(c, t, &uj))
-    add(&r, "energy_joules", uj / 1e6, "; energy %.1f J", uj / 1e6);
+  if (totals->have_io) {
+    count(&r, "io_read_bytes", totals->io_read_bytes);
+    count(&r, "io_write_bytes", totals->io_write_bytes);
+    say(&r, "; I/O %.1f MiB read, %.1f MiB written",
+        (double)totals->io_read_bytes / MIB,
+        (double)totals->io_write_bytes / MIB);
+  }
+  if (totals->have_oom_kills) {
+    count(&r, "oom_kills", totals->oom_kills);
+    say(&r, "; %" PRIu64 " OOM kill%s", totals->oom_kills,
+        totals->oom_kills == 1 ? "" : "s");
+  }
+  if (totals->have_energy) {
+    number(&r, "energy_joules", totals->energy_joules);
+    say(&r, "; energy %.1f J", totals->energy_joules);
+  }
   jc_notification n = {JC_NOTIF_OKAY, "cgroup", "ended", r.text, r.meta,
                        r.count, NULL};
   jc_target target = jc_tracked_notify_target(t);

@@ -10,14 +10,16 @@
  * one INFO per pass in which it happened.
  *
  * Costs nothing in the read pass but a flag test per cgroup: cgroup.events
- * is read when a walk finds the cgroup and when inotify says it changed.
+ * is read when a walk finds the cgroup and when inotify says it changed
+ * (and cpu.stat when a walk after init finds one empty: did a job run
+ * there already?).
  * Used by jc_tracked.c (watch, forget, vanished) and jc_collector.c.
  */
 #ifndef JC_END_H
 #define JC_END_H
 
 #include "jc_collector.h"
-#include "jc_sample.h"
+#include "jc_totals.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -30,7 +32,6 @@ typedef struct {
   bool populated;  /* as its cgroup.events said last */
   bool frozen;     /* the same, of its frozen line */
   bool changed;    /* inotify: cgroup.events changed since it was read */
-  bool final_read; /* this pass already read it as it ended */
   uint64_t since_ns; /* when it was first seen populated */
 } jc_end_state;
 
@@ -55,9 +56,10 @@ bool jc_end_pending(const jc_collector *c);
  * (populated 1 → 0): its files are to be read now. */
 bool jc_end_ended(jc_collector *c, jc_tracked *t);
 
-/* After t's final read into s: the NotifyEnd notification, with its
- * totals (docs/metrics.md). */
-void jc_end_notify(jc_collector *c, jc_tracked *t, const jc_sample *s);
+/* After t's final read: the NotifyEnd notification of its totals
+ * (jc_totals, from that read; docs/configuration.md, NotifyEnd). */
+void jc_end_notify(jc_collector *c, const jc_tracked *t,
+                   const jc_totals *totals);
 
 /* After a read pass: the INFO for cgroups lost since the last one. */
 void jc_end_report_lost(jc_collector *c);

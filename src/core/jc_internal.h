@@ -69,6 +69,8 @@ struct jc_collector {
 
   jc_notify_fn notify; /* NULL: notifications are dropped */
   void *notify_ctx;
+  jc_totals_fn totals; /* NULL: no read pass makes totals (the plugin) */
+  void *totals_ctx;
   bool notify_oom;     /* NotifyOOM, and the memory controller is there */
   enum {
     JC_OOM_TOP_NONE,

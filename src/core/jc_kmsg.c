@@ -248,10 +248,7 @@ int jc_kmsg_feed(jc_kmsg_asm *a, const jc_kmsg_record *r,
   jc_kmsg_report facts;
   report_init(&facts, r->seq);
   switch (jc_kmsg_parse_line(r->text, r->text_len, &facts)) {
-  case JC_KMSG_SUMMARY: /* the whole report, before the kill is counted */
-    *ret = facts;
-    a->have = false;
-    return 1;
+  case JC_KMSG_SUMMARY: /* every fact; its Killed line may name a child */
   case JC_KMSG_TASK_IN: {
     int prior = jc_kmsg_flush(a, ret); /* one whose Killed line never came */
     a->pending = facts;
@@ -266,10 +263,13 @@ int jc_kmsg_feed(jc_kmsg_asm *a, const jc_kmsg_record *r,
     return 0;
   case JC_KMSG_KILLED: /* the process actually killed: a child, perhaps */
     if (!a->have)
-      return 0; /* told by an oom-kill line, or not a cgroup's kill */
+      return 0; /* told already, or not a cgroup's kill */
+    /* The uid the summary gave is the scored process's: a child's is
+     * known only where its Killed line says it (UID:, 5.3 and later). */
+    if (facts.uid >= 0 || facts.pid != a->pending.pid)
+      a->pending.uid = facts.uid;
     a->pending.pid = facts.pid;
     memcpy(a->pending.comm, facts.comm, sizeof(facts.comm));
-    a->pending.uid = facts.uid;
     *ret = a->pending;
     a->have = false;
     return 1;

@@ -13,6 +13,9 @@
  *     oom-kill:constraint=CONSTRAINT_MEMCG,…,oom_memcg=/job,
  *       task_memcg=/job/worker,task=memhog,pid=4242,uid=0
  *     then "Memory cgroup out of memory: Killed process 4242 (memhog) …";
+ *     4.19 and 5.0 print "…: Kill process 4242 (memhog) score … or
+ *     sacrifice child" between the two, and may kill a child of that
+ *     process instead: the Killed line names the process killed;
  *   before: "Task in /job/worker killed as a result of limit of /job",
  *     "Memory cgroup out of memory: Kill process 4242 (memhog) score …
  *     or sacrifice child", then "Killed process 4243 (child) …" for the
@@ -72,7 +75,7 @@ typedef struct {
 /* What one line of the log says about an OOM kill. */
 typedef enum {
   JC_KMSG_OTHER,   /* nothing (another subsystem, or malformed) */
-  JC_KMSG_SUMMARY, /* the oom-kill: line: a whole report */
+  JC_KMSG_SUMMARY, /* the oom-kill: line: every fact of a report */
   JC_KMSG_TASK_IN, /* "Task in … killed as a result of limit of …" */
   JC_KMSG_KILL,    /* "…: Kill process N (comm) score … or sacrifice child" */
   JC_KMSG_KILLED,  /* "…Killed process N (comm) …[ UID:U …]" */
@@ -85,7 +88,7 @@ jc_kmsg_kind jc_kmsg_parse_line(const char *text, size_t len,
 
 /* The lines of one report, put together as records arrive. */
 typedef struct {
-  jc_kmsg_report pending; /* the older form, until its Killed line */
+  jc_kmsg_report pending; /* a report until its Killed line */
   bool have;
 } jc_kmsg_asm;
 
@@ -93,8 +96,8 @@ typedef struct {
 int jc_kmsg_feed(jc_kmsg_asm *a, const jc_kmsg_record *r,
                  jc_kmsg_report *ret);
 
-/* At the end of the log: an older-form report that named its process but
- * whose Killed line is not there yet is finished as it stands (1). */
+/* At the end of the log: a report that named its process but whose
+ * Killed line is not there yet is finished as it stands (1). */
 int jc_kmsg_flush(jc_kmsg_asm *a, jc_kmsg_report *ret);
 
 /* ---- the reader ---------------------------------------------------------- */

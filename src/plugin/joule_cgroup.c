@@ -197,9 +197,9 @@ static void add_victim(notification_t *n, const jc_oom_victim *v) {
     plugin_notification_meta_add_unsigned_int(n, "limit", v->limit);
 }
 
-/* A notification of the core (an OOM kill) as a collectd notification,
- * with the cgroup's path in the `cgroup` meta data, and the process an
- * OOM kill took when the core knows it. */
+/* A notification of the core (an OOM kill, a cgroup's end) as a collectd
+ * notification, with the cgroup's path in the `cgroup` meta data, and the
+ * process an OOM kill took when the core knows it. */
 static void dispatch_notification(void *ctx, const jc_target *t,
                                   const jc_notification *jn) {
   (void)ctx;
@@ -214,8 +214,10 @@ static void dispatch_notification(void *ctx, const jc_target *t,
   plugin_notification_meta_add_string(&n, "cgroup", t->meta);
   for (size_t i = 0; i < jn->meta_count; i++) {
     const jc_note_meta *m = &jn->meta[i];
-    if (m->text)
+    if (m->kind == JC_META_TEXT)
       plugin_notification_meta_add_string(&n, m->key, m->text);
+    else if (m->kind == JC_META_COUNT)
+      plugin_notification_meta_add_unsigned_int(&n, m->key, m->count);
     else
       plugin_notification_meta_add_double(&n, m->key, m->number);
   }
