@@ -209,10 +209,34 @@ static void test_mountinfo(void) {
      "mountinfo: mount point longer than the buffer");
 }
 
+/* Words end at a space, a tab or a newline, whatever other byte they hold
+ * (a byte above 0x7f included: the scanners' table is indexed unsigned). */
+static void test_separators(void) {
+  const char text[] = "\tusage_usec\t\t42 \t\n\n  k\xff\x01 7\nnr\rx 3\n";
+  jc_cursor c;
+  jc_parse_cursor_init(&c, text, sizeof(text) - 1);
+  jc_token k;
+  uint64_t v = 0;
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "separators: tabs around");
+  ok(jc_parse_token_eq(k, "usage_usec") && v == 42, "separators: tabbed key, value");
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "separators: bytes above 0x7f");
+  ok(k.len == 3 && (unsigned char)k.ptr[1] == 0xff && v == 7,
+     "separators: 0xff and 0x01 are part of the word");
+  is_int(jc_parse_flat_next(&c, &k, &v), 1, "separators: a CR is not a blank");
+  ok(jc_parse_token_eq(k, "nr\rx") && v == 3, "separators: the CR kept in the key");
+  is_int(jc_parse_flat_next(&c, &k, &v), 0, "separators: end");
+  is_int(jc_parse_single(S("\t99\t\n"), &v), 0, "separators: single between tabs");
+  ok(v == 99, "separators: single's value");
+  is_int(jc_parse_single(S("1844674407370955161\n"), &v), 0, "u64: 2^64/10");
+  is_int(jc_parse_single(S("99999999999999999999\n"), &v), -ERANGE,
+         "u64: twenty nines overflow in the multiply");
+}
+
 int main(void) {
   test_single();
   test_flat();
   test_u64();
+  test_separators();
   test_io();
   test_cpu_max();
   test_pressure();
