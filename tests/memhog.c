@@ -6,7 +6,9 @@
  * Maps MIB MiB of private anonymous memory and writes to every page, so
  * that the kernel charges exactly that much anon memory to the process's
  * cgroup; prints "allocated MIB" on stdout; then sleeps until a signal
- * ends it, or for MS milliseconds with --hold-ms and exits 0.  With
+ * ends it, or for MS milliseconds with --hold-ms, unmaps the memory,
+ * prints "released SECONDS.MICROS" (CLOCK_REALTIME, as collectd stamps
+ * its values) and exits 0.  With
  * --wait it first waits for SIGUSR1: a test moves it into a cgroup, then
  * lets it allocate (cgroup v2 charges memory where it is allocated, and
  * does not move charges with the process).  Under a memory.max it is
@@ -64,6 +66,14 @@ int main(int argc, char **argv) {
     struct timespec ts = {hold_ms / 1000, (hold_ms % 1000) * 1000000L};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
       ;
+    /* Given back before the exit, and said when: a test tells a read
+     * while the memory was held from the read the plugin makes when the
+     * cgroup empties, which comes after this line's time. */
+    munmap(p, size);
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    printf("released %lld.%06ld\n", (long long)now.tv_sec, now.tv_nsec / 1000);
+    fflush(stdout);
     return 0;
   }
   for (;;)
