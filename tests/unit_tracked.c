@@ -8,12 +8,14 @@
 #include "jc_clock.h"
 #include "jc_collector.h"
 #include "jc_discover.h"
+#include "jc_end.h"
 #include "jc_internal.h"
 #include "jc_oom.h"
 #include "jc_peak.h"
 #include "jc_tracked.h"
 #include "tap.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -190,7 +192,19 @@ static void note_kills(jc_collector *c, jc_tracked *t, uint64_t kills) {
   s.events[JC_EVENTS_OOM_KILL] = kills;
   jc_limits limits = JC_LIMITS_NONE;
   limits.memory_max = 64u << 20;
-  jc_oom_note(c, t, &s, &limits);
+  jc_read r = {&s, &limits, NULL, false, true};
+  jc_oom_step.cgroup(c, t, &r);
+}
+
+/* The OOM step's end of a pass: the kills attributed and told. */
+static void attribute(jc_collector *c) { jc_oom_step.end(c, NULL, NULL); }
+
+static jc_oom_state *oom_of(jc_collector *c, jc_tracked *t) {
+  return jc_step_slot(c, t, JC_STEP_OOM);
+}
+
+static jc_end_state *end_of(jc_collector *c, jc_tracked *t) {
+  return jc_step_slot(c, t, JC_STEP_END);
 }
 
 /* A pod and its child c, no kill yet. */
@@ -213,22 +227,22 @@ static void test_oom(void) {
   jc_tracked *pod = find(c, "pod"), *child = find(c, "pod/c");
   note_kills(c, pod, 0);
   note_kills(c, child, 0);
-  jc_oom_attribute(c);
+  attribute(c);
   is_int(told, 0, "no kill: nothing told");
 
   note_kills(c, pod, 0); /* the parent read before the kill, */
   note_kills(c, child, 1); /* the child after it */
-  jc_oom_attribute(c);
+  attribute(c);
   ok(told == 1 && strcmp(told_meta, "pod/c") == 0,
      "a kill the child shows first: told once, by the child (%s)", told_meta);
   note_kills(c, pod, 1);
   note_kills(c, child, 1);
-  jc_oom_attribute(c);
+  attribute(c);
   is_int(told, 1, "the parent catching up owes it back: told no more");
 
   note_kills(c, pod, 3);
   note_kills(c, child, 2);
-  jc_oom_attribute(c);
+  attribute(c);
   ok(told == 3 && strcmp(told_meta, "pod") == 0 &&
          strstr(told_message, "cgroup pod: 1 process killed") != NULL,
      "one kill each: the child tells its own, the parent the other (%s)",
@@ -237,13 +251,13 @@ static void test_oom(void) {
   size_t at = 0; /* the cgroups before the child, its ancestors among them */
   while (c->tracked[at] != child)
     at++;
-  jc_oom_lost(c, child, c->tracked, at);
+  jc_oom_step.vanished(c, child, false, c->tracked, at);
   note_kills(c, pod, 3);
-  jc_oom_attribute(c);
+  attribute(c);
   is_int(told, 3, "a child lost with nothing owed: nothing told");
 
-  jc_oom_forget(child);
-  ok(!child->oom.seen && child->oom.owed == 0,
+  jc_oom_step.track(c, child);
+  ok(!oom_of(c, child)->seen && oom_of(c, child)->owed == 0,
      "a re-created cgroup starts counting again");
   jc_collector_free(c);
   fx_cleanup();
@@ -307,7 +321,7 @@ static void test_oom_log(void) {
   fx_write("pod/memory.max", "67108864\n");
   fx_write("pod/c/memory.max", "max\n");
   jc_collector *c = start(-1);
-  ok(c != NULL && c->oom_log == NULL,
+  ok(c != NULL && !jc_oom_has_log(c),
      "a copy of a tree: the host's log is not its own");
   if (!c)
     return;
@@ -319,14 +333,14 @@ static void test_oom_log(void) {
   jc_tracked *pod = find(c, "pod"), *child = find(c, "pod/c");
   note_kills(c, pod, 0);
   note_kills(c, child, 0);
-  jc_oom_attribute(c);
+  attribute(c);
   told = 0;
 
   log_kill("/other/x", "/other", 7, "elsewhere");
   log_kill("/k8s/pod/c", "/k8s/pod", 42, "memhog");
   note_kills(c, pod, 1);
   note_kills(c, child, 1);
-  jc_oom_attribute(c);
+  attribute(c);
   ok(told == 1 && told_victim.given && told_victim.pid == 42 &&
          told_victim.uid == 1000 &&
          strcmp(told_victim.command, "memhog") == 0 &&
@@ -347,7 +361,7 @@ static void test_oom_log(void) {
   log_kill("/k8s/pod/c", "/k8s/pod/c", 44, "b");
   note_kills(c, pod, 3);
   note_kills(c, child, 3);
-  jc_oom_attribute(c);
+  attribute(c);
   ok(told == 2 && strstr(told_message, "2 processes killed by the OOM killer "
                                        "(memory.max 64.0 MiB): the last, b "
                                        "(pid 44, uid 1000) in pod/c, at the "
@@ -360,18 +374,18 @@ static void test_oom_log(void) {
   log_kill("/k8s/pod", "/k8s/pod", 46, "own");
   note_kills(c, pod, 4);
   note_kills(c, child, 3);
-  jc_oom_attribute(c);
+  attribute(c);
   ok(told == 3 && strcmp(told_meta, "pod") == 0 && told_victim.pid == 46,
      "the parent's own kill takes its own report (pid %d)", told_victim.pid);
   note_kills(c, pod, 5);
   note_kills(c, child, 4);
-  jc_oom_attribute(c);
+  attribute(c);
   ok(told == 4 && strcmp(told_meta, "pod/c") == 0 && told_victim.pid == 45,
      "the child's, read a pass before its kill counted, the next pass "
      "(pid %d)", told_victim.pid);
   note_kills(c, pod, 6);
   note_kills(c, child, 5);
-  jc_oom_attribute(c);
+  attribute(c);
   ok(told == 5 && !told_victim.given &&
          strcmp(told_message, "cgroup pod/c: 1 process killed by the OOM "
                               "killer (memory.max 64.0 MiB)") == 0,
@@ -381,7 +395,7 @@ static void test_oom_log(void) {
   log_kill("/k8s/pod/c", NULL, 47, "global");
   note_kills(c, pod, 7);
   note_kills(c, child, 6);
-  jc_oom_attribute(c);
+  attribute(c);
   ok(told == 6 && strcmp(told_victim.limit_cgroup, "(none)") == 0 &&
          strstr(told_message, "in pod/c, at no cgroup's limit (the system was "
                               "out of memory)") != NULL,
@@ -391,10 +405,10 @@ static void test_oom_log(void) {
   while (c->tracked[at] != child)
     at++;
   log_kill("/k8s/pod/c", "/k8s/pod", 48, "gone");
-  jc_oom_lost(c, child, c->tracked, at);
+  jc_oom_step.vanished(c, child, false, c->tracked, at);
   child->gone = true;
   note_kills(c, pod, 8);
-  jc_oom_attribute(c);
+  attribute(c);
   is_str(told_message,
          "1 process killed by the OOM killer in a cgroup below pod that no "
          "longer exists: gone (pid 48, uid 1000) in pod/c, at the limit of pod "
@@ -423,28 +437,43 @@ static void test_peak(void) {
   int fd = open(fx_path("job/memory.peak"), O_RDWR | O_CLOEXEC);
   jc_tracked_fd_done(c, t, f, fd, true);
   ok(t->fd[f] == fd && c->fds.peaks == 1, "a read peak descriptor is kept");
+  jc_peak_state *peak = jc_step_slot(c, t, JC_STEP_PEAK);
+  ok(jc_sample_files[f].step == &jc_peak_step,
+     "the interval peak's row names its step");
   jc_sample s;
   jc_sample_reset(&s);
   s.have |= 1u << f;
-  jc_peak_reset(c, t, &s);
-  ok(!(s.have & (1u << f)) && t->peak.armed,
+  is_int(jc_peak_step.file_read(c, t, f, t->fd[f], true, &s), 0,
+         "a fresh descriptor read");
+  ok(!(s.have & (1u << f)) && peak->armed,
      "the first read through a descriptor is the lifetime peak: withheld");
   s.have |= 1u << f;
-  jc_peak_reset(c, t, &s);
+  jc_peak_step.file_read(c, t, f, t->fd[f], false, &s);
   ok(s.have & (1u << f), "after a reset, the read is the interval's: sent");
+  s.have |= 1u << f;
+  jc_peak_step.file_read(c, t, f, t->fd[f], true, &s);
+  ok(!(s.have & (1u << f)),
+     "a descriptor opened again: its first read is withheld again");
 
-  /* A reset the kernel refuses gives the value up everywhere. */
+  /* A reset the kernel refuses gives the value up (the collector then
+   * reads the file nowhere). */
   jc_tracked_drop_file(c, f);
   fd = open(fx_path("job/memory.peak"), O_RDONLY | O_CLOEXEC);
   jc_tracked_fd_done(c, t, f, fd, true);
   infos = 0;
-  jc_peak_reset(c, t, &s);
-  ok(!(c->files & (1u << f)) && t->fd[f] < 0 && c->fds.peaks == 0 &&
+  ok(jc_peak_step.file_read(c, t, f, t->fd[f], false, &s) < 0 &&
          infos == 1 && strstr(last_log, "memory-peak_interval is not sent"),
-     "a refused reset: the file is dropped everywhere, one INFO (%s)",
-     last_log);
-  jc_peak_forget(t);
-  ok(!t->peak.armed, "forgotten: the next descriptor starts unarmed");
+     "a refused reset: the file is given up, one INFO (%s)", last_log);
+  jc_tracked_drop_file(c, f);
+  ok(t->fd[f] < 0 && c->fds.peaks == 0, "its descriptors closed");
+  infos = 0;
+  ok(jc_peak_step.file_refused(c, f, EACCES) < 0 && infos == 1 &&
+         strstr(last_log, "write access"),
+     "not root: given up, one INFO (%s)", last_log);
+  is_int(jc_peak_step.file_refused(c, f, ENOENT), 0,
+         "a missing file is no refusal");
+  jc_peak_step.track(c, t);
+  ok(!peak->armed, "tracked again: the next descriptor starts unarmed");
   budget_agrees(c, "after the peak");
   jc_collector_free(c);
   fx_cleanup();
@@ -532,7 +561,7 @@ static void test_end(void) {
   ok(jc_collector_init(c) == 0 && jc_collector_events_fd(c) >= 0,
      "init: an events descriptor to wait on");
   jc_tracked *job = find(c, "job");
-  ok(job && job->end.wd >= 0 && job->end.populated,
+  ok(job && end_of(c, job)->wd >= 0 && end_of(c, job)->populated,
      "a populated cgroup is watched");
   fx_write("job/cpu.stat", "usage_usec 9000\nuser_usec 6000\nsystem_usec 3000\n");
   fx_write("job/cgroup.events", "populated 0\nfrozen 0\n");
@@ -728,11 +757,11 @@ static void test_end_oom(void) {
   fx_write("lim/memory.events", "oom 1\noom_kill 1\n");
   fx_write("lim/child/memory.events", "oom 1\noom_kill 1\n");
   fx_write("lim/cgroup.events", "populated 0\nfrozen 0\n");
-  jc_end_event(c, find(c, "lim")->end.wd); /* the parent's event alone */
+  jc_steps_event(c, end_of(c, find(c, "lim"))->wd); /* the parent's event alone */
   jc_collector_handle_events(c, NULL, NULL);
   is_int(told, 0, "the parent's final read tells nothing yet");
   fx_write("lim/child/cgroup.events", "populated 0\nfrozen 0\n");
-  jc_end_event(c, find(c, "lim/child")->end.wd);
+  jc_steps_event(c, end_of(c, find(c, "lim/child"))->wd);
   jc_collector_handle_events(c, NULL, NULL);
   is_int(told, 0, "nor the child's");
   jc_collector_read(c, NULL, NULL);
@@ -744,12 +773,12 @@ static void test_end_oom(void) {
   /* Another kill, the child's final read, then the child removed. */
   fx_write("lim/cgroup.events", "populated 1\nfrozen 0\n");
   fx_write("lim/child/cgroup.events", "populated 1\nfrozen 0\n");
-  jc_end_event(c, -1);
+  jc_steps_event(c, JC_EVENTS_LOST);
   jc_collector_handle_events(c, NULL, NULL);
   fx_write("lim/memory.events", "oom 2\noom_kill 2\n");
   fx_write("lim/child/memory.events", "oom 2\noom_kill 2\n");
   fx_write("lim/child/cgroup.events", "populated 0\nfrozen 0\n");
-  jc_end_event(c, find(c, "lim/child")->end.wd);
+  jc_steps_event(c, end_of(c, find(c, "lim/child"))->wd);
   jc_collector_handle_events(c, NULL, NULL);
   fx_remove("lim/child");
   jc_collector_read(c, NULL, NULL);

@@ -18,12 +18,8 @@
 
 #include "jc_clock.h"
 #include "jc_discover.h"
-#include "jc_end.h"
-#include "jc_energy.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
-#include "jc_oom.h"
-#include "jc_peak.h"
 #include "jc_problem.h"
 #include "jc_runtime.h"
 
@@ -265,8 +261,7 @@ int jc_collector_init(jc_collector *c) {
     jc_managed_release(c);
     return -1;
   }
-  jc_oom_init(c);
-  if (jc_energy_init(c) < 0)
+  if (jc_steps_init(c) < 0)
     return -1;
   jc_discover_init(c);
   jc_discover_rescan(c);
@@ -276,8 +271,11 @@ int jc_collector_init(jc_collector *c) {
 
 /* ---- read pass ---------------------------------------------------------- */
 
-/* Reads file f of t into c->buf; returns its length or a negative errno. */
-static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f) {
+/* Reads file f of t into c->buf; returns its length or a negative errno.
+ * *ret_fresh: its descriptor was opened for this read. */
+static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f,
+                         bool *ret_fresh) {
+  *ret_fresh = t->fd[f] < 0;
   int fd = jc_tracked_fd(c, t, f);
   if (fd < 0)
     return fd;
@@ -298,6 +296,32 @@ static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f) {
   return len;
 }
 
+/* File f is read no more, in any cgroup (its step said so). */
+static void stop_reading(jc_collector *c, jc_file_id f) {
+  c->files &= ~(1u << f);
+  c->collect_files &= ~(1u << f);
+  jc_tracked_drop_file(c, f);
+}
+
+/* Opening file f failed with err: its step, if it has one, may say that
+ * it is read no more (true) rather than being a problem of the file. */
+static bool refused(jc_collector *c, jc_file_id f, int err) {
+  const jc_step *step = jc_sample_files[f].step;
+  if (!step || !step->file_refused || step->file_refused(c, f, err) == 0)
+    return false;
+  stop_reading(c, f);
+  return true;
+}
+
+/* File f of t was read into s: its step, if it has one, is told (through
+ * the descriptor t keeps: a file read by a step is one to keep). */
+static void tell_step(jc_collector *c, jc_tracked *t, jc_file_id f,
+                      bool fresh, jc_sample *s) {
+  const jc_step *step = jc_sample_files[f].step;
+  if (step && t->fd[f] >= 0 && step->file_read(c, t, f, t->fd[f], fresh, s) < 0)
+    stop_reading(c, f);
+}
+
 /* Fills s from t's files.  Returns false when t has vanished. */
 static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
   jc_sample_reset(s);
@@ -308,13 +332,16 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
       continue;
     if (!t->relpath[0] && jc_sample_files[f].absent_at_root)
       continue;
-    ssize_t len = read_file(c, t, (jc_file_id)f);
+    bool fresh;
+    ssize_t len = read_file(c, t, (jc_file_id)f, &fresh);
     if (len == -EMFILE || len == -ENFILE) {
       t->starved = true; /* counted and said once for all of them */
       break;
     }
     if (len == -ENOBUFS)
       continue; /* an interval peak without room: counted by jc_tracked */
+    if (len < 0 && refused(c, (jc_file_id)f, (int)-len))
+      continue;
     if (len < 0) {
       if (!jc_problem_read_failed(c, t, (jc_file_id)f, (int)len))
         return false;
@@ -327,8 +354,7 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
       jc_problem_parse_failed(c, t, (jc_file_id)f, s, r);
     else
       jc_problem_recovered(c, t, (jc_file_id)f);
-    if (jc_sample_files[f].reset_after_read && t->fd[f] >= 0)
-      jc_peak_reset(c, t, s);
+    tell_step(c, t, (jc_file_id)f, fresh, s);
   }
   return true;
 }
@@ -344,42 +370,50 @@ static void emit_with_target(void *ctx, const jc_metric *m) {
   e->emit(e->ctx, e->target, m);
 }
 
-/* t's totals from this read's sample s, and the energy charged to it. */
+/* t's totals from this read's sample s, and what the steps add (the
+ * energy charged to it). */
 static void totals_of(const jc_collector *c, const jc_tracked *t,
                       const jc_sample *s, jc_totals *ret) {
   jc_totals_of(s, &t->prior.io, c->cfg->per_device, ret);
-  double uj;
-  if (jc_energy_charged(c, t, &uj)) {
-    ret->have_energy = true;
-    ret->energy_joules = uj / 1e6;
-  }
+  for (int i = 0; i < JC_STEP_COUNT; i++)
+    if (c->step_on[i] && jc_steps[i]->totals)
+      jc_steps[i]->totals(c, t, ret);
 }
 
-/* Reads t into s and sends its value lists; false when t has vanished.
- * ended: t has just emptied, and these are its final figures (jc_end). */
-static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool ended,
-                     jc_collect_fn emit, void *ctx) {
+/* Is this t's final read?  Asked of the steps before its files are read
+ * (cgroup.events first: figures read after `populated 0` are final). */
+static bool final_read(jc_collector *c, jc_tracked *t) {
+  bool final = false;
+  for (size_t i = 0; i < c->final_step_count; i++)
+    final |= c->final_steps[i]->final(c, t);
+  return final;
+}
+
+/* Reads t into s, sends its value lists and hands the read to the steps;
+ * false when t has vanished.  final: t has just emptied, and these are
+ * its final figures; in_pass: a read pass reads it. */
+static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool final,
+                     bool in_pass, jc_collect_fn emit, void *ctx) {
   if (!sample_cgroup(c, t, s)) {
     t->gone = true;
     return false;
   }
   jc_tracked_trim(c, t);
   jc_limits limits = jc_metrics_limits_effective(s, &t->ancestors);
-  if (c->notify_oom)
-    jc_oom_note(c, t, s, &limits);
   jc_target target = jc_tracked_target(c, t);
   emit_ctx e = {emit, ctx, &target};
   jc_metrics_emit(s, &t->prior, &limits, &c->metrics,
                   emit ? emit_with_target : NULL, &e);
   /* Totals only where they are asked for: the plugin's pass makes none. */
-  if (!emit || !(c->totals || (ended && c->cfg->notify_end)))
-    return true;
   jc_totals totals;
-  totals_of(c, t, s, &totals);
-  if (c->totals)
+  bool made = emit && (c->totals || (final && c->cfg->notify_end));
+  if (made)
+    totals_of(c, t, s, &totals);
+  if (made && c->totals)
     c->totals(c->totals_ctx, &target, &totals);
-  if (ended)
-    jc_end_notify(c, t, &totals);
+  jc_read r = {s, &limits, made ? &totals : NULL, final, in_pass};
+  for (size_t i = 0; i < c->cgroup_step_count; i++)
+    c->cgroup_steps[i]->cgroup(c, t, &r);
   return true;
 }
 
@@ -390,28 +424,19 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
    * stretch one interval's usage over another's Δt (one busy thread read
    * as 1.09 cores in a VM).  A vDSO clock_gettime, some 20 ns. */
   c->pass_ns = jc_now_ns();
-  c->end_pending = false; /* every cgroup is read now */
-  jc_oom_read_top(c); /* before any cgroup: parents are read first */
-  jc_energy_begin(c); /* the zones and the host's CPU time, once */
-  size_t starved = 0;
+  c->starved = 0;
+  jc_steps_begin(c);
   jc_sample *s = &c->sample;
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
-    /* cgroup.events first: figures read after `populated 0` are final. */
-    bool ended = t->end.changed && jc_end_ended(c, t);
-    if (!read_one(c, t, s, ended, emit, ctx)) {
-      c->ended_lost += ended; /* removed while its files were read */
-      continue;
-    }
-    starved += t->starved;
-    jc_energy_note(c, t, s);
+    bool final = c->final_step_count && final_read(c, t);
+    if (read_one(c, t, s, final, true, emit, ctx))
+      c->starved += t->starved;
   }
   jc_discover_drop_gone(c);
   jc_tracked_budget_end_pass(c);
-  jc_oom_attribute(c);
-  jc_energy_end(c, emit, ctx); /* after every cgroup: the split needs all */
-  jc_problem_starved(c, starved, c->fds.limit);
-  jc_end_report_lost(c);
+  jc_steps_end(c, emit, ctx); /* after every cgroup: the kills' attribution
+                                 and the energy's split need all */
 }
 
 /* Walks the tree when inotify (drained here) says it changed, or when
@@ -422,23 +447,23 @@ static void rescan_if_changed(jc_collector *c) {
   if (changed || c->rescan_needed ||
       now - c->last_rescan_ns >= (uint64_t)(c->cfg->rescan_interval * 1e9)) {
     jc_discover_rescan(c);
-    jc_problem_forget_vanished(c);
+    jc_steps_walked(c);
   }
 }
 
 bool jc_collector_wants_ticks(const jc_collector *c) {
-  return c->energy != NULL;
+  return jc_steps_ticking(c);
 }
 
 int jc_collector_tick_in_ms(const jc_collector *c) {
-  uint64_t due = jc_energy_due_ns(c), now = jc_now_ns();
+  uint64_t due = jc_steps_due_ns(c), now = jc_now_ns();
   if (due == UINT64_MAX)
     return -1;
   uint64_t ms = due > now ? (due - now + 999999) / 1000000 : 0;
   return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
-void jc_collector_tick(jc_collector *c) { jc_energy_tick(c, jc_now_ns()); }
+void jc_collector_tick(jc_collector *c) { jc_steps_tick(c, jc_now_ns()); }
 
 int jc_collector_events_fd(const jc_collector *c) { return c->inotify_fd; }
 
@@ -447,17 +472,15 @@ int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
   if (c->rootfd < 0)
     return -1;
   rescan_if_changed(c);
-  if (!jc_end_pending(c))
+  if (!jc_steps_take_pending(c))
     return 0;
-  c->end_pending = false;
   c->pass_ns = jc_now_ns(); /* the time of these reads */
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
-    if (t->end.changed && jc_end_ended(c, t) &&
-        !read_one(c, t, &c->sample, true, emit, ctx))
-      c->ended_lost++; /* removed while its files were read */
+    if (final_read(c, t))
+      (void)read_one(c, t, &c->sample, true, false, emit, ctx);
   }
-  jc_discover_drop_gone(c);
+  jc_discover_drop_gone(c); /* the steps count those removed meanwhile */
   /* No OOM kill is told here: a final read's growth waits for the next
    * pass.  The kernel notifies a cgroup.events change at most every
    * 20 ms per file, so the parent's `populated 0` may come before its
@@ -515,13 +538,11 @@ void jc_collector_free(jc_collector *c) {
   if (!c)
     return;
   jc_managed_release(c);
-  jc_problem_release(c);
-  jc_energy_free(c);
-  jc_runtime_free(c->runtime);
-  jc_oom_free(c);
   for (size_t i = 0; i < c->tracked_count; i++)
-    jc_tracked_free(c, c->tracked[i]);
+    jc_tracked_free(c, c->tracked[i]); /* the steps release their slots */
   free(c->tracked);
+  jc_steps_free(c);
+  jc_runtime_free(c->runtime);
   if (c->inotify_fd >= 0)
     close(c->inotify_fd);
   if (c->rootfd >= 0)

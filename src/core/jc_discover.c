@@ -15,7 +15,6 @@
 #include "jc_clock.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
-#include "jc_oom.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -129,7 +128,7 @@ static void watch_dir(jc_collector *c, const char *relpath) {
           errno == ENOSPC ? " (raise sysctl fs.inotify.max_user_watches)" : "");
   close(c->inotify_fd);
   c->inotify_fd = -1;
-  jc_end_unwatch_all(c);
+  jc_steps_event(c, JC_WATCHES_GONE);
 }
 
 static int cmp_names(const void *a, const void *b) {
@@ -313,8 +312,7 @@ static int merge(jc_collector *c, found_list *l) {
       next[n++] = c->tracked[i++]; /* not seen: perhaps not listed */
     } else if (cmp < 0) {
       jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s vanished", c->tracked[i]->relpath);
-      jc_oom_lost(c, c->tracked[i], next, n);
-      jc_tracked_vanished(c, c->tracked[i++]);
+      jc_tracked_vanished(c, c->tracked[i++], next, n);
       changed = true;
     } else if (cmp > 0) {
       jc_tracked *t = jc_tracked_new(c, &l->entry[j++]);
@@ -325,9 +323,7 @@ static int merge(jc_collector *c, found_list *l) {
     } else {
       jc_tracked *t = c->tracked[i++];
       const jc_found *e = &l->entry[j++];
-      if (t->ino != e->ino) /* another cgroup under the same path */
-        jc_oom_lost(c, t, next, n);
-      jc_tracked_refound(c, t, e);
+      jc_tracked_refound(c, t, e, next, n);
       next[n++] = t;
     }
   }
@@ -415,9 +411,9 @@ bool jc_discover_changed(jc_collector *c) {
       if (ev->mask & (IN_ISDIR | IN_Q_OVERFLOW | IN_DELETE_SELF | IN_IGNORED))
         changed = true;
       if (ev->mask & IN_MODIFY)
-        jc_end_event(c, ev->wd);
+        jc_steps_event(c, ev->wd);
       if (ev->mask & IN_Q_OVERFLOW)
-        jc_end_event(c, -1); /* events were lost: look at every cgroup */
+        jc_steps_event(c, JC_EVENTS_LOST); /* look at every cgroup */
       p += sizeof(*ev) + ev->len;
     }
   }
@@ -430,8 +426,7 @@ void jc_discover_drop_gone(jc_collector *c) {
     jc_tracked *t = c->tracked[i];
     if (t->gone) {
       jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s vanished", t->relpath);
-      jc_oom_lost(c, t, c->tracked, n); /* [0, n): the survivors before it */
-      jc_tracked_vanished(c, t);
+      jc_tracked_vanished(c, t, c->tracked, n); /* [0, n): the survivors before it */
       c->rescan_needed = true;
     } else {
       c->tracked[n++] = t;

@@ -13,10 +13,26 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 
 #define MIB (1024.0 * 1024.0)
+
+/* The step's own state. */
+typedef struct {
+  bool pending;       /* a tracked cgroup's cgroup.events changed */
+  size_t lost;        /* emptied and removed unread since the last pass */
+  bool unwatched_told; /* the NOTICE that a watch could not be had */
+} end_self;
+
+static end_self *self(const jc_collector *c) {
+  return jc_step_self(c, JC_STEP_END);
+}
+
+static jc_end_state *end_of(const jc_collector *c, const jc_tracked *t) {
+  return jc_step_slot(c, t, JC_STEP_END);
+}
 
 /* File `file` of t read into text[0..size), and a cursor over it; 0 or a
  * negative errno (the cgroup is gone, or the file is not a cgroup's). */
@@ -69,23 +85,25 @@ static bool ran(const jc_collector *c, const jc_tracked *t) {
   return false;
 }
 
-static void note_populated(jc_tracked *t, bool populated, uint64_t now) {
-  if (populated && !t->end.populated)
-    t->end.since_ns = now;
-  t->end.populated = populated;
+static void note_populated(jc_end_state *e, bool populated, uint64_t now) {
+  if (populated && !e->populated)
+    e->since_ns = now;
+  e->populated = populated;
 }
 
-void jc_end_watch(jc_collector *c, jc_tracked *t) {
-  t->end = (jc_end_state){.wd = -1};
+/* A new or re-created tracked cgroup: its watch and its populated state. */
+static void watch(jc_collector *c, jc_tracked *t) {
+  jc_end_state *e = end_of(c, t);
+  *e = (jc_end_state){.wd = -1};
   if (c->inotify_fd < 0)
     return; /* no final figures: the INFO of jc_discover said why */
   char path[PATH_MAX];
   jc_hier_join(t->relpath, "cgroup.events", path, sizeof(path));
   char full[PATH_MAX + 16];
   jc_hier_join(c->root, path, full, sizeof(full));
-  t->end.wd = inotify_add_watch(c->inotify_fd, full, IN_MODIFY);
-  if (t->end.wd < 0 && errno == ENOSPC && !c->end_unwatched_told) {
-    c->end_unwatched_told = true;
+  e->wd = inotify_add_watch(c->inotify_fd, full, IN_MODIFY);
+  if (e->wd < 0 && errno == ENOSPC && !self(c)->unwatched_told) {
+    self(c)->unwatched_told = true;
     jc_logf(&c->log, JC_LOG_NOTICE,
             "cannot watch %s (%s): cgroups that end between two reads are "
             "read at the next one instead (raise sysctl "
@@ -94,64 +112,89 @@ void jc_end_watch(jc_collector *c, jc_tracked *t) {
   }
   bool frozen;
   int p = read_populated(c, t, &frozen);
-  t->end.frozen = frozen;
-  t->end.since_ns = jc_now_ns(); /* if it is empty now: seen from here */
-  note_populated(t, p > 0, t->end.since_ns);
+  e->frozen = frozen;
+  e->since_ns = jc_now_ns(); /* if it is empty now: seen from here */
+  note_populated(e, p > 0, e->since_ns);
   /* Made after init and found empty when processes ran in it already: a
    * job started and ended before the walk came (a loaded host).  Its
    * files still hold its figures: read them as those of an end. */
   if (c->rescans > 0 && p == 0 && ran(c, t)) {
-    t->end.changed = true;
-    c->end_pending = true;
+    e->changed = true;
+    self(c)->pending = true;
   }
 }
 
-void jc_end_forget(jc_collector *c, jc_tracked *t, bool vanished) {
-  if (t->end.wd < 0)
+/* t vanished (not re-created): lost, when its final figures were not
+ * read.  It was removed during its final read; or it emptied and went
+ * before its files were read; or its cgroup.events changed since it was
+ * last read empty: a job filled and emptied it (inotify merges the two
+ * while the first is unread) and it went. */
+static void vanished(jc_collector *c, const jc_tracked *t, bool recreated,
+                     jc_tracked *const *before, size_t n) {
+  (void)before;
+  (void)n;
+  const jc_end_state *e = end_of(c, t);
+  if (recreated)
     return;
-  /* It emptied and went before its files were read; or its cgroup.events
-   * changed since it was last read empty: a job filled and emptied it
-   * (inotify merges the two while the first is unread) and it went. */
-  if (vanished && (t->end.populated || t->end.changed))
-    c->ended_lost++;
-  /* Gone with its file already (IN_IGNORED) when it vanished: EINVAL. */
-  inotify_rm_watch(c->inotify_fd, t->end.wd);
-  t->end.wd = -1;
+  if (e->reading || (e->wd >= 0 && (e->populated || e->changed)))
+    self(c)->lost++;
 }
 
-bool jc_end_event(jc_collector *c, int wd) {
-  bool found = false;
-  for (size_t i = 0; i < c->tracked_count && !found; i++) {
-    jc_tracked *t = c->tracked[i];
-    if (t->end.wd >= 0 && (wd < 0 || t->end.wd == wd)) {
-      t->end.changed = true;
-      c->end_pending = true;
-      found = wd >= 0;
+/* t is freed or re-created: its watch goes. */
+static void release(jc_collector *c, jc_tracked *t) {
+  jc_end_state *e = end_of(c, t);
+  if (e->wd < 0)
+    return;
+  /* Gone with its file already (IN_IGNORED) when it vanished: EINVAL. */
+  inotify_rm_watch(c->inotify_fd, e->wd);
+  e->wd = -1;
+}
+
+/* An inotify event on watch wd that is not a directory's: marks the
+ * cgroup whose cgroup.events it is; every cgroup when events were lost;
+ * none has a watch any more when the instance is gone. */
+static void event(jc_collector *c, int wd) {
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    jc_end_state *e = end_of(c, c->tracked[i]);
+    if (wd == JC_WATCHES_GONE) {
+      e->wd = -1;
+    } else if (e->wd >= 0 && (wd < 0 || e->wd == wd)) {
+      e->changed = true;
+      self(c)->pending = true;
+      if (wd >= 0)
+        return;
     }
   }
-  return found;
 }
 
-void jc_end_unwatch_all(jc_collector *c) {
-  for (size_t i = 0; i < c->tracked_count; i++)
-    c->tracked[i]->end.wd = -1;
+static bool take_pending(jc_collector *c) {
+  bool pending = self(c)->pending;
+  self(c)->pending = false;
+  return pending;
 }
 
-bool jc_end_pending(const jc_collector *c) { return c->end_pending; }
+/* A read pass reads every cgroup. */
+static void begin(jc_collector *c) { self(c)->pending = false; }
 
-bool jc_end_ended(jc_collector *c, jc_tracked *t) {
-  t->end.changed = false;
+/* t was marked: reads its cgroup.events; true when it has just ended
+ * (populated 1 → 0): its files are to be read now. */
+static bool ended(jc_collector *c, jc_tracked *t) {
+  jc_end_state *e = end_of(c, t);
+  if (!e->changed)
+    return false;
+  e->changed = false;
   bool frozen;
   int p = read_populated(c, t, &frozen);
   if (p < 0)
     return false; /* gone already: counted when the walk drops it */
-  bool was = t->end.populated, refrozen = frozen != t->end.frozen;
-  t->end.frozen = frozen;
-  note_populated(t, p > 0, jc_now_ns());
+  bool was = e->populated, refrozen = frozen != e->frozen;
+  e->frozen = frozen;
+  note_populated(e, p > 0, jc_now_ns());
   /* Empty now: it ended, also when its filling and emptying came as one
    * event (inotify merges the two while the first is unread), unless all
    * that changed was `frozen`. */
-  return p == 0 && (was || !refrozen);
+  e->reading = p == 0 && (was || !refrozen);
+  return e->reading;
 }
 
 /* The record: its facts for machines and its message, side by side. */
@@ -181,12 +224,14 @@ static void count(record *r, const char *key, uint64_t v) {
   r->meta[r->count++] = (jc_note_meta){key, JC_META_COUNT, NULL, 0, v};
 }
 
-void jc_end_notify(jc_collector *c, const jc_tracked *t,
+/* After t's final read: the NotifyEnd notification of its totals
+ * (jc_totals, from that read; docs/configuration.md, NotifyEnd). */
+static void notify(jc_collector *c, const jc_tracked *t,
                    const jc_totals *totals) {
   if (!c->cfg->notify_end || !c->notify)
     return;
   record r = {.count = 0};
-  double seen = (double)(jc_now_ns() - t->end.since_ns) / 1e9;
+  double seen = (double)(jc_now_ns() - end_of(c, t)->since_ns) / 1e9;
   say(&r, "cgroup %s ended after %.1f s", t->relpath[0] ? t->relpath : "/",
       seen);
   number(&r, "seconds", seen);
@@ -223,14 +268,53 @@ void jc_end_notify(jc_collector *c, const jc_tracked *t,
   c->notify(c->notify_ctx, &target, &n);
 }
 
-void jc_end_report_lost(jc_collector *c) {
-  if (!c->ended_lost)
+static void cgroup(jc_collector *c, jc_tracked *t, const jc_read *r) {
+  end_of(c, t)->reading = false;
+  if (r->final && r->totals)
+    notify(c, t, r->totals);
+}
+
+/* After a read pass: the INFO for cgroups lost since the last one. */
+static void report_lost(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  (void)emit;
+  (void)ctx;
+  size_t lost = self(c)->lost;
+  if (!lost)
     return;
   jc_logf(&c->log, JC_LOG_INFO,
           "%zu cgroup%s emptied and %s removed before %s final figures could "
           "be read (docs/metrics.md, final figures)",
-          c->ended_lost, c->ended_lost == 1 ? "" : "s",
-          c->ended_lost == 1 ? "was" : "were",
-          c->ended_lost == 1 ? "its" : "their");
-  c->ended_lost = 0;
+          lost, lost == 1 ? "" : "s", lost == 1 ? "was" : "were",
+          lost == 1 ? "its" : "their");
+  self(c)->lost = 0;
 }
+
+static int init(jc_collector *c, void **ret_self) {
+  (void)c;
+  *ret_self = calloc(1, sizeof(end_self));
+  if (*ret_self)
+    return 0;
+  jc_logf(&c->log, JC_LOG_ERR, "out of memory");
+  return -1;
+}
+
+static void end_free(jc_collector *c, void *state) {
+  (void)c;
+  free(state);
+}
+
+const jc_step jc_end_step = {
+    .name = "end",
+    .slot_size = sizeof(jc_end_state),
+    .init = init,
+    .free = end_free,
+    .begin = begin,
+    .final = ended,
+    .cgroup = cgroup,
+    .end = report_lost,
+    .take_pending = take_pending,
+    .event = event,
+    .track = watch,
+    .vanished = vanished,
+    .release = release,
+};

@@ -23,6 +23,8 @@
  */
 #include "jc_energy.h"
 
+#include "jc_internal.h"
+
 #include "jc_clock.h"
 #include "jc_cpus.h"
 #include "jc_hier.h"
@@ -82,6 +84,21 @@ struct jc_energy_share {
   double charged_uj[];
 };
 
+static struct jc_energy *self(const jc_collector *c) {
+  return jc_step_self(c, JC_STEP_ENERGY);
+}
+
+/* t's share (its slot): NULL until its first read. */
+static struct jc_energy_share **share_slot(const jc_collector *c,
+                                           const jc_tracked *t) {
+  return jc_step_slot(c, t, JC_STEP_ENERGY);
+}
+
+static struct jc_energy_share *share(const jc_collector *c,
+                                     const jc_tracked *t) {
+  return *share_slot(c, t);
+}
+
 static void free_scratch(struct jc_energy *e) {
   free(e->party);
   free(e->party_of);
@@ -136,7 +153,7 @@ static int domain_index(const jc_cpus_domain *d, size_t n, int package,
 /* Says once how the packages' energy is split, where there are several. */
 static void say_mapping(jc_collector *c, size_t domains, size_t mapped,
                         bool per_package) {
-  struct jc_energy *e = c->energy;
+  struct jc_energy *e = self(c);
   if (domains < 2 || e->mapping_said)
     return;
   e->mapping_said = true;
@@ -156,7 +173,7 @@ static void say_mapping(jc_collector *c, size_t domains, size_t mapped,
 
 /* Each zone's CPUs, after the zones or the packages changed. */
 static void map_zones(jc_collector *c) {
-  struct jc_energy *e = c->energy;
+  struct jc_energy *e = self(c);
   jc_cpus_domain d[JC_SHARE_DOMAINS_MAX];
   size_t n = list_domains(e->rapl, d), mapped = 0;
   jc_cpus_set_domains(e->cpus, d, n, &mapped);
@@ -194,7 +211,10 @@ static void name_zones(struct jc_energy *e) {
   e->zones = count;
 }
 
-int jc_energy_init(jc_collector *c) {
+/* On when energy lists are chosen: the zones, the host's CPUs.  -1 only
+ * when out of memory (logged); off (said at INFO by jc_rapl) where there
+ * is no zone. */
+static int init(jc_collector *c, void **ret_self) {
   if (!jc_lists_any(&c->cfg->sel, JC_LIST_ENERGY, 3))
     return 0;
   struct jc_energy *e = calloc(1, sizeof(*e));
@@ -212,7 +232,7 @@ int jc_energy_init(jc_collector *c) {
             "out)",
             c->cfg->proc_stat ? c->cfg->proc_stat : JC_PROCSTAT_DEFAULT,
             JC_STRERROR(-r));
-  c->energy = e;
+  *ret_self = e;
   name_zones(e);
   map_zones(c);
   e->next_look_ns = jc_now_ns() + LOOK_EVERY_NS;
@@ -221,8 +241,10 @@ int jc_energy_init(jc_collector *c) {
 
 /* ---- the pass ---------------------------------------------------------------- */
 
-void jc_energy_begin(jc_collector *c) {
-  struct jc_energy *e = c->energy;
+/* At the start of every read pass: the zones and the host's CPU time,
+ * once. */
+static void begin(jc_collector *c) {
+  struct jc_energy *e = self(c);
   if (!e)
     return;
   if (c->pass_ns >= e->next_look_ns) {
@@ -239,28 +261,32 @@ void jc_energy_begin(jc_collector *c) {
 }
 
 /* t's share, with room for every zone. */
-static struct jc_energy_share *share_of(struct jc_energy *e, jc_tracked *t) {
-  struct jc_energy_share *sh = t->energy;
+static struct jc_energy_share *share_of(jc_collector *c, struct jc_energy *e,
+                                        jc_tracked *t) {
+  struct jc_energy_share **slot = share_slot(c, t), *sh = *slot;
   if (sh && sh->zones >= e->zones)
     return sh;
   size_t zones = e->zones ? e->zones : 1;
   sh = realloc(sh, sizeof(*sh) + zones * sizeof(double));
   if (!sh)
     return NULL; /* out of memory: tried again at its next read */
-  if (!t->energy)
+  if (!*slot)
     *sh = (struct jc_energy_share){0};
   for (size_t i = sh->zones; i < zones; i++)
     sh->charged_uj[i] = 0;
   sh->zones = zones;
-  t->energy = sh;
+  *slot = sh;
   return sh;
 }
 
-void jc_energy_note(jc_collector *c, jc_tracked *t, const jc_sample *s) {
-  struct jc_energy *e = c->energy;
-  if (!e || !t->relpath[0]) /* the root's figures are the host's */
+/* After each cgroup's read in a pass: its CPU time (and cpuset) for the
+ * split at the pass's end. */
+static void note(jc_collector *c, jc_tracked *t, const jc_read *r) {
+  struct jc_energy *e = self(c);
+  const jc_sample *s = r->sample;
+  if (!r->in_pass || !t->relpath[0]) /* the root's figures are the host's */
     return;
-  struct jc_energy_share *sh = share_of(e, t);
+  struct jc_energy_share *sh = share_of(c, e, t);
   if (!sh)
     return;
   bool have = jc_sample_has(s, JC_FILE_CPU_STAT) &&
@@ -305,22 +331,23 @@ static bool grow_scratch(struct jc_energy *e, size_t n, uint32_t domains) {
  * right after it) and the packages of its cpuset (a cgroup without the
  * cpuset file runs on those of the cgroup above it). */
 static size_t gather_parties(jc_collector *c) {
-  struct jc_energy *e = c->energy;
+  struct jc_energy *e = self(c);
   size_t n = 0;
   long stack[64];
   size_t depth = 0;
   for (size_t k = 0; k < c->tracked_count; k++) {
     jc_tracked *t = c->tracked[k];
-    if (!t->energy || !t->energy->usage.charged)
+    const struct jc_energy_share *sh = share(c, t);
+    if (!sh || !sh->usage.charged)
       continue;
     while (depth > 0 &&
            !jc_hier_is_below(t->relpath, e->party_of[stack[depth - 1]]->relpath))
       depth--;
     long parent = depth > 0 ? stack[depth - 1] : -1;
-    uint64_t mask = t->energy->mask;
+    uint64_t mask = sh->mask;
     if (!mask && parent >= 0)
       mask = e->party[parent].mask;
-    e->party[n] = (jc_share_party){t->energy->usage.last_usec, mask, parent};
+    e->party[n] = (jc_share_party){sh->usage.last_usec, mask, parent};
     e->party_of[n] = t;
     if (depth < sizeof(stack) / sizeof(stack[0]))
       stack[depth++] = (long)n;
@@ -330,7 +357,8 @@ static size_t gather_parties(jc_collector *c) {
 }
 
 /* Zone i's energy of the stretch split, and each party charged. */
-static void charge_zone(struct jc_energy *e, size_t i, size_t n) {
+static void charge_zone(const jc_collector *c, struct jc_energy *e, size_t i,
+                        size_t n) {
   zone_acct *z = &e->z[i];
   uint32_t domains = e->host.last.domains;
   /* A package's time not known over the stretch: no share (jc_share). */
@@ -343,12 +371,12 @@ static void charge_zone(struct jc_energy *e, size_t i, size_t n) {
     return;
   z->idle_uj += split.idle_uj;
   for (size_t k = 0; k < n; k++)
-    e->party_of[k]->energy->charged_uj[i] += jc_share_charge(
+    share(c, e->party_of[k])->charged_uj[i] += jc_share_charge(
         &split, jc_share_time_of(e->party, k, e->on, domains, z->domain));
 }
 
 static void say_restart(jc_collector *c, size_t i, const jc_rapl_energy *r) {
-  struct jc_energy *e = c->energy;
+  struct jc_energy *e = self(c);
   const jc_rapl_zone *z = jc_rapl_zone_at(e->rapl, i);
   char why[256];
   switch (r->gap) {
@@ -382,11 +410,11 @@ static void say_restart(jc_collector *c, size_t i, const jc_rapl_energy *r) {
 
 /* A new epoch of zone i: every counter of it from 0. */
 static void restart_zone(jc_collector *c, size_t i) {
-  struct jc_energy *e = c->energy;
+  struct jc_energy *e = self(c);
   bool package = jc_rapl_zone_at(e->rapl, i)->kind == JC_RAPL_PACKAGE;
   e->z[i].host_uj = e->z[i].idle_uj = 0;
   for (size_t k = 0; k < c->tracked_count; k++) {
-    struct jc_energy_share *sh = c->tracked[k]->energy;
+    struct jc_energy_share *sh = share(c, c->tracked[k]);
     if (!sh || i >= sh->zones)
       continue;
     if (package)
@@ -398,7 +426,7 @@ static void restart_zone(jc_collector *c, size_t i) {
 /* Zone i's host counter and power for this pass, and a new epoch where
  * an interval of it was given up since the pass before. */
 static void advance_zone(jc_collector *c, size_t i) {
-  struct jc_energy *e = c->energy;
+  struct jc_energy *e = self(c);
   zone_acct *z = &e->z[i];
   const jc_rapl_energy *r = jc_rapl_energy_of(e->rapl, i);
   bool gap = r->gaps != z->last_gaps;
@@ -434,7 +462,7 @@ static void put_derive(jc_collect_fn emit, void *ctx, const jc_target *t,
 /* The host's figures of zone i, as instance root. */
 static void emit_zone(jc_collector *c, size_t i, jc_collect_fn emit,
                       void *ctx, const jc_target *host) {
-  struct jc_energy *e = c->energy;
+  struct jc_energy *e = self(c);
   const zone_acct *z = &e->z[i];
   if (!jc_rapl_energy_of(e->rapl, i)->read)
     return;
@@ -450,10 +478,9 @@ static void emit_zone(jc_collector *c, size_t i, jc_collect_fn emit,
   }
 }
 
-void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
-  struct jc_energy *e = c->energy;
-  if (!e)
-    return;
+/* After the pass (the split needs every cgroup): split, charge, emit. */
+static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  struct jc_energy *e = self(c);
   for (size_t i = 0; i < e->zones; i++)
     advance_zone(c, i);
   uint32_t domains = e->host.last.domains;
@@ -461,7 +488,7 @@ void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
     size_t n = gather_parties(c);
     jc_share_domain_times(&e->host, e->party, n, e->on, e->work);
     for (size_t i = 0; i < e->zones; i++)
-      charge_zone(e, i, n);
+      charge_zone(c, e, i, n);
   }
   if (!emit)
     return;
@@ -472,51 +499,73 @@ void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
     return;
   for (size_t k = 0; k < c->tracked_count; k++) {
     const jc_tracked *t = c->tracked[k];
-    if (!t->energy || t->gone)
+    const struct jc_energy_share *sh = share(c, t);
+    if (!sh || t->gone)
       continue;
     jc_target target = jc_tracked_target(c, t);
-    for (size_t i = 0; i < e->zones && i < t->energy->zones; i++)
+    for (size_t i = 0; i < e->zones && i < sh->zones; i++)
       if (jc_rapl_energy_of(e->rapl, i)->read)
         put_derive(emit, ctx, &target, JC_LIST_ENERGY, e->z[i].energy,
-                   t->energy->charged_uj[i]);
+                   sh->charged_uj[i]);
   }
 }
 
 /* ---- between passes ------------------------------------------------------------ */
 
-uint64_t jc_energy_due_ns(const jc_collector *c) {
-  return c->energy ? jc_rapl_due_ns(c->energy->rapl) : UINT64_MAX;
+/* When the zones must be read between passes, before a counter could
+ * wrap twice (a long Interval). */
+static uint64_t due_ns(const jc_collector *c) {
+  return jc_rapl_due_ns(self(c)->rapl);
 }
 
-void jc_energy_tick(jc_collector *c, uint64_t now_ns) {
-  struct jc_energy *e = c->energy;
-  if (e && now_ns >= jc_rapl_due_ns(e->rapl))
+static void tick(jc_collector *c, uint64_t now_ns) {
+  struct jc_energy *e = self(c);
+  if (now_ns >= jc_rapl_due_ns(e->rapl))
     jc_rapl_read(e->rapl, now_ns);
 }
 
-bool jc_energy_charged(const jc_collector *c, const jc_tracked *t,
-                       double *ret_uj) {
-  const struct jc_energy *e = c->energy;
-  if (!e || !t->energy)
-    return false;
-  double sum = t->energy->before_uj;
-  for (size_t i = 0; i < e->zones && i < t->energy->zones; i++)
+/* What t was charged so far, over the packages (psys and the subzones
+ * are parts of a whole, not added), into its totals. */
+static void totals(const jc_collector *c, const jc_tracked *t,
+                   jc_totals *ret) {
+  const struct jc_energy *e = self(c);
+  const struct jc_energy_share *sh = share(c, t);
+  if (!sh)
+    return;
+  double sum = sh->before_uj;
+  for (size_t i = 0; i < e->zones && i < sh->zones; i++)
     if (jc_rapl_zone_at(e->rapl, i)->kind == JC_RAPL_PACKAGE)
-      sum += t->energy->charged_uj[i];
-  *ret_uj = sum;
-  return true;
+      sum += sh->charged_uj[i];
+  ret->have_energy = true;
+  ret->energy_joules = sum / 1e6;
 }
 
-void jc_energy_forget(jc_tracked *t) {
-  free(t->energy);
-  t->energy = NULL;
+/* t freed or re-created: its share goes. */
+static void release(jc_collector *c, jc_tracked *t) {
+  struct jc_energy_share **slot = share_slot(c, t);
+  free(*slot);
+  *slot = NULL;
 }
 
-void jc_energy_free(jc_collector *c) {
-  if (c->energy && c->sample.cpuset == c->energy->cpuset) {
+static void energy_free(jc_collector *c, void *state) {
+  struct jc_energy *e = state;
+  if (c->sample.cpuset == e->cpuset) {
     c->sample.cpuset = NULL;
     c->sample.cpuset_words = 0;
   }
-  free_state(c->energy);
-  c->energy = NULL;
+  free_state(e);
 }
+
+const jc_step jc_energy_step = {
+    .name = "energy",
+    .slot_size = sizeof(struct jc_energy_share *),
+    .init = init,
+    .free = energy_free,
+    .begin = begin,
+    .cgroup = note,
+    .totals = totals,
+    .end = end,
+    .due_ns = due_ns,
+    .tick = tick,
+    .release = release,
+};

@@ -19,40 +19,16 @@
  * 10 s for zones that came, went or were registered again.  On a host of
  * several packages each package's energy goes to the CPU time spent on
  * its CPUs (jc_share; the cgroups' cpuset.cpus.effective, read in the
- * pass).  Used by jc_collector.c:
- *
- *   jc_energy_init(c);               at init, when energy lists are chosen
- *   jc_energy_begin(c);              at the start of every read pass
- *   jc_energy_note(c, t, s);         after each cgroup's sample s
- *   jc_energy_end(c, emit, ctx);     after the pass: split, charge, emit
- *   jc_energy_forget(t);             a tracked cgroup freed or re-created
- *   jc_energy_tick(c, now);          between passes, by jc_energy_due_ns
- *   jc_energy_free(c);
+ * pass).  A step of the read pass (jc_step.h), on when energy lists are
+ * chosen: its begin hook reads the zones and the host's CPU time, its
+ * cgroup hook notes each cgroup's CPU time, its end hook splits and
+ * charges every zone's energy and sends the lists, its totals hook gives
+ * a cgroup's part for NotifyEnd and the command, and its tick hook reads
+ * the zones between passes.  Each cgroup's part is its slot.
  */
 #ifndef JC_ENERGY_H
 #define JC_ENERGY_H
 
-#include "jc_internal.h"
-#include "jc_tracked.h"
-
-/* 0; the group is then on (c->energy) or off, said at INFO by jc_rapl.
- * -1 only when out of memory (logged). */
-int jc_energy_init(jc_collector *c);
-void jc_energy_begin(jc_collector *c);
-void jc_energy_note(jc_collector *c, jc_tracked *t, const jc_sample *s);
-void jc_energy_end(jc_collector *c, jc_collect_fn emit, void *ctx);
-void jc_energy_forget(jc_tracked *t);
-
-/* Between passes: when the zones must be read next (CLOCK_MONOTONIC;
- * UINT64_MAX: no need), and that read. */
-uint64_t jc_energy_due_ns(const jc_collector *c);
-void jc_energy_tick(jc_collector *c, uint64_t now_ns);
-
-/* What t was charged so far, in µJ, over the packages (psys and the
- * subzones are parts of a whole, not added); false when energy is not
- * collected or t has no part yet. */
-bool jc_energy_charged(const jc_collector *c, const jc_tracked *t,
-                       double *ret_uj);
-void jc_energy_free(jc_collector *c);
+#include "jc_step.h"
 
 #endif

@@ -3,19 +3,19 @@
  * jc_collector.c (life cycle and read pass) uses jc_discover.c (walking
  * the tree, merging what it finds), which uses jc_tracked.c (a tracked
  * cgroup's life, its name, the descriptor budget); jc_managed.c
- * (<Cgroup> blocks, which moves their processes with jc_attach.c),
- * jc_problem.c (what to say when a file fails), jc_oom.c (OOM kills as
- * notifications), jc_peak.c (the interval peak) and jc_energy.c (Collect
- * "energy") keep per-cgroup state in jc_tracked.  The log and the clock
- * they share live below them (jc_log, jc_clock).  Nothing outside the
- * core includes this header.
+ * (<Cgroup> blocks, which moves their processes with jc_attach.c).  The
+ * steps of the pass (jc_step.h: jc_oom, jc_energy, jc_problem, jc_end,
+ * jc_peak) keep their state behind jc_step_self and jc_step_slot, never
+ * in fields of their own here.  The log and the clock they share live
+ * below them (jc_log, jc_clock).  Nothing outside the core includes this
+ * header.
  */
 #ifndef JC_INTERNAL_H
 #define JC_INTERNAL_H
 
 #include "jc_collector.h"
 #include "jc_log.h"
-#include "jc_oom.h"
+#include "jc_step.h"
 #include "jc_tracked.h"
 
 #include <limits.h>
@@ -39,13 +39,14 @@ struct jc_collector {
   uint32_t files;     /* bit per jc_file_id to read */
   uint32_t collect_files; /* those Collect asks for; the others (memory.events
                              for NotifyOOM alone) may be missing silently */
+  bool notify_oom;        /* NotifyOOM, and the memory controller is there */
 
   jc_tracked **tracked; /* sorted in walk order (jc_hier_path_cmp) */
   size_t tracked_count;
   jc_fd_budget fds;     /* jc_tracked alone changes it */
   size_t unlisted_reported; /* directories the last walks could not list */
-  size_t starved_reported;  /* cgroups the last passes could not read for
-                               want of descriptors */
+  size_t starved;   /* this pass: cgroups not read in full for want of a
+                       descriptor (t->starved) */
 
   int inotify_fd; /* -1: walk at every read */
   bool rescan_needed;
@@ -64,31 +65,35 @@ struct jc_collector {
 
   struct jc_managed_state *managed; /* per <Cgroup> block (jc_managed) */
 
-  struct jc_told_parent *told; /* jc_problem: parents told of a controller */
-  size_t told_count;
-
   jc_notify_fn notify; /* NULL: notifications are dropped */
   void *notify_ctx;
   jc_totals_fn totals; /* NULL: no read pass makes totals (the plugin) */
   void *totals_ctx;
-  bool notify_oom;     /* NotifyOOM, and the memory controller is there */
-  enum {
-    JC_OOM_TOP_NONE,
-    JC_OOM_TOP_ROOT_EVENTS, /* CgroupRoot is a cgroup below the kernel's root */
-    JC_OOM_TOP_VMSTAT,      /* CgroupRoot is the kernel's root cgroup */
-  } oom_top_source;
-  jc_oom_state oom_top;
-  bool oom_pending; /* a kill or a loss to attribute after this pass */
-  struct jc_oom_log *oom_log; /* jc_oom: the kernel's log; NULL unread */
 
-  bool end_pending;   /* a tracked cgroup's cgroup.events changed (jc_end) */
-  size_t ended_lost;  /* emptied and removed unread since the last pass */
-  bool end_unwatched_told; /* the NOTICE that a watch could not be had */
-
-  struct jc_energy *energy; /* Collect "energy": NULL when off (jc_energy) */
+  /* The steps (jc_step.h): each one's state, whether it is on, where its
+   * slot is in a tracked cgroup; the ones with per-cgroup hooks, on. */
+  void *step_self[JC_STEP_COUNT];
+  bool step_on[JC_STEP_COUNT];
+  size_t slot_offset[JC_STEP_COUNT];
+  size_t slots_size;
+  const jc_step *final_steps[JC_STEP_COUNT];
+  size_t final_step_count;
+  const jc_step *cgroup_steps[JC_STEP_COUNT];
+  size_t cgroup_step_count;
 
   struct jc_runtime *runtime; /* InstanceFrom "container": NULL when off */
   bool names_pending; /* a tracked cgroup's name_tries is set */
 };
+
+/* A step's state (jc_step.h); NULL while it is off. */
+static inline void *jc_step_self(const jc_collector *c, jc_step_id id) {
+  return c->step_self[id];
+}
+
+/* A step's slot in tracked cgroup t. */
+static inline void *jc_step_slot(const jc_collector *c, const jc_tracked *t,
+                                 jc_step_id id) {
+  return (char *)t->slots + c->slot_offset[id];
+}
 
 #endif

@@ -41,6 +41,34 @@ struct jc_oom_log {
   size_t count;
 };
 
+/* The step's own state: the top, and the kernel's log. */
+typedef struct {
+  enum {
+    TOP_NONE,
+    TOP_ROOT_EVENTS, /* CgroupRoot is a cgroup below the kernel's root */
+    TOP_VMSTAT,      /* CgroupRoot is the kernel's root cgroup */
+  } top_source;
+  jc_oom_state top;
+  bool pending; /* a kill or a loss to attribute after this pass */
+  struct jc_oom_log *log; /* the kernel's log; NULL unread */
+} oom_self;
+
+static oom_self *self(const jc_collector *c) {
+  return jc_step_self(c, JC_STEP_OOM);
+}
+
+static jc_oom_state *oom_of(const jc_collector *c, const jc_tracked *t) {
+  return jc_step_slot(c, t, JC_STEP_OOM);
+}
+
+static void close_log(oom_self *o) {
+  if (!o->log)
+    return;
+  jc_kmsg_close(o->log->kmsg);
+  free(o->log);
+  o->log = NULL;
+}
+
 /* Where CgroupRoot is in the kernel's hierarchy, whose paths the log
  * writes.  Seen from collectd's cgroup namespace (docs/metrics.md, OOM
  * notifications: the host's namespace is assumed). */
@@ -53,6 +81,8 @@ static int root_cgroup(const jc_collector *c, char *out, size_t size) {
 
 int jc_oom_open_log(jc_collector *c, const char *path,
                     const char *root_cgroup) {
+  if (!self(c))
+    return -EINVAL; /* NotifyOOM is off */
   struct jc_oom_log *l = calloc(1, sizeof(*l));
   if (!l)
     return -ENOMEM;
@@ -62,9 +92,13 @@ int jc_oom_open_log(jc_collector *c, const char *path,
     free(l);
     return r;
   }
-  jc_oom_free(c);
-  c->oom_log = l;
+  close_log(self(c));
+  self(c)->log = l;
   return 0;
+}
+
+bool jc_oom_has_log(const jc_collector *c) {
+  return self(c) && self(c)->log;
 }
 
 static void open_log(jc_collector *c) {
@@ -84,22 +118,32 @@ static void open_log(jc_collector *c) {
               : "");
 }
 
-void jc_oom_init(jc_collector *c) {
-  c->oom_top_source = JC_OOM_TOP_NONE;
-  if (!c->notify_oom || !jc_hier_is_cgroupfs(c->rootfd))
-    return; /* a copy of a tree: the host's /proc/vmstat is not its top */
-  c->oom_top_source = faccessat(c->rootfd, "memory.events", F_OK, AT_EACCESS) == 0
-                          ? JC_OOM_TOP_ROOT_EVENTS
-                          : JC_OOM_TOP_VMSTAT;
+/* On with NotifyOOM where the memory controller is: chooses the top
+ * counter (none on a copy of a tree) and opens the kernel's log, or says
+ * in one INFO why it cannot. */
+static int init(jc_collector *c, void **ret_self) {
+  if (!c->notify_oom)
+    return 0;
+  oom_self *o = calloc(1, sizeof(*o));
+  if (!o) {
+    jc_logf(&c->log, JC_LOG_ERR, "out of memory");
+    return -1;
+  }
+  *ret_self = o;
+  o->top_source = TOP_NONE;
+  if (!jc_hier_is_cgroupfs(c->rootfd))
+    return 0; /* a copy of a tree: the host's /proc/vmstat is not its top */
+  o->top_source = faccessat(c->rootfd, "memory.events", F_OK, AT_EACCESS) == 0
+                      ? TOP_ROOT_EVENTS
+                      : TOP_VMSTAT;
   open_log(c); /* nor the host's log a copy's */
+  return 0;
 }
 
-void jc_oom_free(jc_collector *c) {
-  if (!c->oom_log)
-    return;
-  jc_kmsg_close(c->oom_log->kmsg);
-  free(c->oom_log);
-  c->oom_log = NULL;
+static void oom_free(jc_collector *c, void *state) {
+  (void)c;
+  close_log(state);
+  free(state);
 }
 
 /* A new value of a hierarchical counter: its growth since the last one,
@@ -108,7 +152,7 @@ void jc_oom_free(jc_collector *c) {
 static void counted(jc_collector *c, jc_oom_state *o, uint64_t value) {
   if (o->seen && value > o->last) {
     o->growth += value - o->last;
-    c->oom_pending = true;
+    self(c)->pending = true;
   }
   o->last = value;
   o->seen = true;
@@ -129,55 +173,61 @@ static bool find_oom_kill(const char *buf, size_t len, uint64_t *ret) {
   return false;
 }
 
-void jc_oom_read_top(jc_collector *c) {
-  if (c->oom_top_source == JC_OOM_TOP_NONE)
+/* At the start of a read pass (before any cgroup: parents are read
+ * first): reads the top counter. */
+static void read_top(jc_collector *c) {
+  oom_self *o = self(c);
+  if (o->top_source == TOP_NONE)
     return;
-  int dirfd = c->oom_top_source == JC_OOM_TOP_ROOT_EVENTS ? c->rootfd
-                                                          : AT_FDCWD;
-  const char *name = c->oom_top_source == JC_OOM_TOP_ROOT_EVENTS
-                         ? "memory.events"
-                         : "/proc/vmstat";
+  int dirfd = o->top_source == TOP_ROOT_EVENTS ? c->rootfd : AT_FDCWD;
+  const char *name = o->top_source == TOP_ROOT_EVENTS ? "memory.events"
+                                                      : "/proc/vmstat";
   /* To its end: /proc/vmstat is one record per counter, given a page
    * per read(), and each kernel release adds counters. */
   ssize_t len = jc_hier_read_file_at(dirfd, name, c->buf, c->buf_size);
   uint64_t kills;
   if (len > 0 && find_oom_kill(c->buf, (size_t)len, &kills))
-    counted(c, &c->oom_top, kills);
+    counted(c, &self(c)->top, kills);
 }
 
-void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_sample *s,
-                 const jc_limits *limits) {
-  if (!c->notify_oom || !jc_sample_has(s, JC_FILE_MEMORY_EVENTS) ||
+/* After t was read: its count, and what the message would need. */
+static void note(jc_collector *c, jc_tracked *t, const jc_read *r) {
+  const jc_sample *s = r->sample;
+  if (!jc_sample_has(s, JC_FILE_MEMORY_EVENTS) ||
       !(s->events_have & (1u << JC_EVENTS_OOM_KILL)))
     return;
-  jc_oom_state *o = &t->oom;
-  o->memory_max = limits->memory_max;
+  jc_oom_state *o = oom_of(c, t);
+  o->memory_max = r->limits->memory_max;
   o->peak = jc_sample_has(s, JC_FILE_MEMORY_PEAK) ? s->memory_peak
                                                    : JC_VALUE_MAX;
   counted(c, o, s->events[JC_EVENTS_OOM_KILL]);
 }
 
-void jc_oom_forget(jc_tracked *t) { t->oom = (jc_oom_state){0}; }
+/* t tracked, or its path re-created: no kills counted yet. */
+static void track(jc_collector *c, jc_tracked *t) {
+  *oom_of(c, t) = (jc_oom_state){0};
+}
 
 /* The nearest of candidates[0..n) that counts kills and contains path;
  * NULL for the top. */
-static jc_tracked *counting_ancestor(const char *path,
+static jc_tracked *counting_ancestor(const jc_collector *c, const char *path,
                                      jc_tracked *const *candidates, size_t n) {
   for (size_t i = n; i-- > 0;) {
     jc_tracked *a = candidates[i];
-    if (!a->gone && a->oom.seen && jc_hier_is_below(path, a->relpath))
+    if (!a->gone && oom_of(c, a)->seen && jc_hier_is_below(path, a->relpath))
       return a;
   }
   return NULL;
 }
 
-void jc_oom_lost(jc_collector *c, const jc_tracked *t,
+/* t vanished (or its path holds another cgroup now): what it did not
+ * tell, its nearest tracked ancestor (or the top) will, as kills below it. */
+static void lost(jc_collector *c, const jc_tracked *t, bool recreated,
                  jc_tracked *const *candidates, size_t n) {
-  if (!c->notify_oom)
-    return;
-  jc_tracked *a = counting_ancestor(t->relpath, candidates, n);
-  (a ? &a->oom : &c->oom_top)->lost_below = true;
-  c->oom_pending = true;
+  (void)recreated;
+  jc_tracked *a = counting_ancestor(c, t->relpath, candidates, n);
+  (a ? oom_of(c, a) : &self(c)->top)->lost_below = true;
+  self(c)->pending = true;
 }
 
 /* Each counting cgroup's growth goes to its nearest counting ancestor's
@@ -188,11 +238,12 @@ static void sum_below(jc_collector *c) {
   size_t depth = 0;
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
-    if (t->gone || !t->oom.seen)
+    if (t->gone || !oom_of(c, t)->seen)
       continue;
     while (depth > 0 && !jc_hier_is_below(t->relpath, stack[depth - 1]->relpath))
       depth--;
-    (depth ? &stack[depth - 1]->oom : &c->oom_top)->below += t->oom.growth;
+    (depth ? oom_of(c, stack[depth - 1]) : &self(c)->top)->below +=
+        oom_of(c, t)->growth;
     if (depth < ANCESTORS_MAX)
       stack[depth++] = t;
   }
@@ -299,7 +350,7 @@ static const char *place(const struct jc_oom_log *l, const char *kpath) {
 /* memory.max of the cgroup whose limit fired, read when the kill is told:
  * JC_VALUE_MAX when it is gone, above CgroupRoot or has none. */
 static uint64_t limit_of(const jc_collector *c, const char *kpath) {
-  const char *rel = below_root(c->oom_log, kpath);
+  const char *rel = below_root(self(c)->log, kpath);
   char file[PATH_MAX + 16], text[64];
   uint64_t v;
   if (!rel || !rel[0])
@@ -316,8 +367,8 @@ static jc_oom_victim victim_of(const jc_collector *c,
   return (jc_oom_victim){r->pid,
                          r->comm,
                          r->uid,
-                         place(c->oom_log, r->task_memcg),
-                         memcg ? place(c->oom_log, r->oom_memcg) : NULL,
+                         place(self(c)->log, r->task_memcg),
+                         memcg ? place(self(c)->log, r->oom_memcg) : NULL,
                          memcg ? limit_of(c, r->oom_memcg) : JC_VALUE_MAX};
 }
 
@@ -380,9 +431,10 @@ static void describe(const jc_collector *c, jc_oom_state *o,
 /* Tells what o owes, if anything, and starts the next pass. */
 static void settle(jc_collector *c, jc_oom_state *o, const jc_target *target) {
   o->owed += (int64_t)o->growth - (int64_t)o->below;
+  struct jc_oom_log *log = self(c)->log;
   if (o->owed > 0 && c->notify) {
     const jc_kmsg_report *r =
-        c->oom_log ? pair_report(c->oom_log, target->relpath, o->owed) : NULL;
+        log ? pair_report(log, target->relpath, o->owed) : NULL;
     jc_oom_victim victim = r ? victim_of(c, r) : (jc_oom_victim){0};
     char message[1024];
     describe(c, o, target, o->owed, r ? &victim : NULL, message,
@@ -399,32 +451,49 @@ static void settle(jc_collector *c, jc_oom_state *o, const jc_target *target) {
 
 /* What the kernel's log holds now: reports of the kills just counted. */
 static void drain_log(jc_collector *c) {
-  int r = jc_kmsg_drain(c->oom_log->kmsg, keep_report, c->oom_log);
+  struct jc_oom_log *log = self(c)->log;
+  int r = jc_kmsg_drain(log->kmsg, keep_report, log);
   if (r < 0)
     jc_logf(&c->log, JC_LOG_DEBUG, "the kernel log /dev/kmsg: %s",
             JC_STRERROR(-r));
 }
 
-void jc_oom_attribute(jc_collector *c) {
-  if (!c->oom_pending) {
-    if (c->oom_log && c->oom_log->count)
-      age_reports(c->oom_log);
+/* After the pass: attributes the kills and sends the notifications. */
+static void attribute(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  (void)emit;
+  (void)ctx;
+  oom_self *o = self(c);
+  if (!o->pending) {
+    if (o->log && o->log->count)
+      age_reports(o->log);
     return;
   }
-  c->oom_pending = false;
-  if (c->oom_log)
+  o->pending = false;
+  if (o->log)
     drain_log(c);
   sum_below(c);
   for (size_t i = c->tracked_count; i-- > 0;) {
     jc_tracked *t = c->tracked[i];
-    if (t->gone || !t->oom.seen)
+    if (t->gone || !oom_of(c, t)->seen)
       continue;
     jc_target target = jc_tracked_notify_target(t);
-    settle(c, &t->oom, &target);
+    settle(c, oom_of(c, t), &target);
   }
   jc_target top = {"root", "", "/"};
-  if (c->oom_top.seen)
-    settle(c, &c->oom_top, &top);
-  if (c->oom_log)
-    age_reports(c->oom_log);
+  if (o->top.seen)
+    settle(c, &o->top, &top);
+  if (o->log)
+    age_reports(o->log);
 }
+
+const jc_step jc_oom_step = {
+    .name = "oom",
+    .slot_size = sizeof(jc_oom_state),
+    .init = init,
+    .free = oom_free,
+    .begin = read_top,
+    .cgroup = note,
+    .end = attribute,
+    .track = track,
+    .vanished = lost,
+};

@@ -25,9 +25,10 @@
  * between the two reads shows in the child first: the parent's share goes
  * negative for one read and is owed back, never told twice.
  *
- * Used by jc_collector.c and jc_discover.c (its state lives in each
- * jc_tracked, reset by jc_tracked.c); nothing here costs anything
- * in a pass unless a kill happened or a tracked cgroup vanished.
+ * A step of the read pass (jc_step.h), on with NotifyOOM where the memory
+ * controller is; its per-cgroup state is its slot in jc_tracked.
+ * Nothing here costs anything in a pass unless a kill happened or a
+ * tracked cgroup vanished.
  */
 #ifndef JC_OOM_H
 #define JC_OOM_H
@@ -37,8 +38,6 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-
-typedef struct jc_tracked jc_tracked;
 
 /* The OOM kills one cgroup (or the top) counted. */
 typedef struct {
@@ -54,38 +53,14 @@ typedef struct {
   uint64_t peak;       /* memory.peak at the last read; JC_VALUE_MAX: none */
 } jc_oom_state;
 
-/* At init: chooses the top counter (none on a copy of a tree) and opens
- * the kernel's log, or says in one INFO why it cannot. */
-void jc_oom_init(jc_collector *c);
-
 /* Reads the kernel's log from path, whose paths put CgroupRoot at
- * root_cgroup ("/": the kernel's root).  jc_oom_init opens /dev/kmsg so;
- * tests open a file beside a copy of a tree.  0 or a negative errno. */
+ * root_cgroup ("/": the kernel's root).  The step's init opens /dev/kmsg
+ * so; tests open a file beside a copy of a tree.  0 or a negative errno
+ * (-EINVAL when NotifyOOM is off). */
 int jc_oom_open_log(jc_collector *c, const char *path,
                     const char *root_cgroup);
 
-/* Closes the kernel's log. */
-void jc_oom_free(jc_collector *c);
-
-/* At the start of a read pass: reads the top counter. */
-void jc_oom_read_top(jc_collector *c);
-
-/* After t was read into s; limits: its effective limits. */
-void jc_oom_note(jc_collector *c, jc_tracked *t, const jc_sample *s,
-                 const jc_limits *limits);
-
-/* t is another cgroup now (its path re-created): no kills counted yet. */
-void jc_oom_forget(jc_tracked *t);
-
-/*
- * t vanished: what it did not tell, its nearest tracked ancestor (or the
- * top) will, as kills below it.  candidates[0..n) are the tracked cgroups
- * before t in walk order (its ancestors are among them).
- */
-void jc_oom_lost(jc_collector *c, const jc_tracked *t,
-                 jc_tracked *const *candidates, size_t n);
-
-/* After the pass: attributes the kills and sends the notifications. */
-void jc_oom_attribute(jc_collector *c);
+/* Is the kernel's log read (for tests)? */
+bool jc_oom_has_log(const jc_collector *c);
 
 #endif

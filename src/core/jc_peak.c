@@ -3,24 +3,17 @@
  */
 #include "jc_peak.h"
 
-#include "jc_cgwrite.h"
 #include "jc_internal.h"
-#include "jc_tracked.h"
 
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#define FILE_ID JC_FILE_MEMORY_PEAK_INTERVAL
+static jc_peak_state *peak_of(const jc_collector *c, const jc_tracked *t) {
+  return jc_step_slot(c, t, JC_STEP_PEAK);
+}
 
 /* The kernel will not reset memory.peak: no interval peak anywhere. */
-static void give_up(jc_collector *c, int err) {
-  c->files &= ~(1u << FILE_ID);
-  c->collect_files &= ~(1u << FILE_ID);
-  jc_tracked_drop_file(c, FILE_ID);
+static int give_up(jc_collector *c, int err) {
   if (err == EINVAL)
     jc_logf(&c->log, JC_LOG_INFO,
             "memory.peak cannot be reset here (this kernel refuses the write; "
@@ -32,56 +25,41 @@ static void give_up(jc_collector *c, int err) {
             "allowed here (%s; the interval peak needs write access, as root "
             "has): memory-peak_interval is not sent",
             JC_STRERROR(err));
+  return -err;
 }
 
-/* t's directory: its kept one (borrowed: *ret_owned false), or opened now
- * and checked to be the cgroup the walk found. */
-static int directory_of(const jc_collector *c, const jc_tracked *t,
-                        bool *ret_owned) {
-  *ret_owned = t->dirfd < 0;
-  if (t->dirfd >= 0)
-    return t->dirfd;
-  int fd = t->relpath[0]
-               ? openat(c->rootfd, t->relpath,
-                        O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-               : fcntl(c->rootfd, F_DUPFD_CLOEXEC, 0);
-  if (fd < 0)
-    return -errno;
-  struct stat st;
-  if (fstat(fd, &st) < 0 || st.st_dev != t->dev || st.st_ino != t->ino) {
-    close(fd);
-    return -ENOENT; /* another cgroup now: the next walk sees it */
-  }
-  return fd;
+/* Not root: a read-only collector has no interval peak. */
+static int refused(jc_collector *c, jc_file_id f, int err) {
+  (void)f;
+  return err == EACCES || err == EPERM ? give_up(c, err) : 0;
 }
 
-int jc_peak_open(jc_collector *c, jc_tracked *t) {
-  bool owned;
-  int dirfd = directory_of(c, t, &owned);
-  if (dirfd < 0)
-    return dirfd;
-  int fd = jc_cgwrite_open(dirfd, jc_sample_files[FILE_ID].name, O_RDWR);
-  if (owned)
-    close(dirfd);
-  if (fd == -EACCES || fd == -EPERM) { /* not root: a read-only collector */
-    give_up(c, -fd);
-    return -ENOENT;
-  }
-  if (fd >= 0)
-    jc_peak_forget(t); /* a new descriptor: its first read is the lifetime's */
-  return fd;
-}
-
-void jc_peak_reset(jc_collector *c, jc_tracked *t, jc_sample *s) {
-  if (!t->peak.armed) /* the lifetime peak, not this interval's */
-    s->have &= ~(1u << FILE_ID);
-  if (pwrite(t->fd[FILE_ID], "reset\n", 6, 0) == 6) {
-    t->peak.armed = true;
-    return;
+static int after_read(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
+                      bool fresh, jc_sample *s) {
+  jc_peak_state *p = peak_of(c, t);
+  if (fresh)
+    p->armed = false; /* a new descriptor: its first read is the lifetime's */
+  if (!p->armed)
+    s->have &= ~(1u << f);
+  if (pwrite(fd, "reset\n", 6, 0) == 6) {
+    p->armed = true;
+    return 0;
   }
   int e = errno;
-  if (e != ENOENT && e != ENODEV) /* else: the cgroup is going away */
-    give_up(c, e);
+  if (e == ENOENT || e == ENODEV) /* the cgroup is going away */
+    return 0;
+  return give_up(c, e);
 }
 
-void jc_peak_forget(jc_tracked *t) { t->peak.armed = false; }
+/* A cgroup tracked, or its path re-created: no reset yet. */
+static void track(jc_collector *c, jc_tracked *t) {
+  peak_of(c, t)->armed = false;
+}
+
+const jc_step jc_peak_step = {
+    .name = "peak",
+    .slot_size = sizeof(jc_peak_state),
+    .track = track,
+    .file_read = after_read,
+    .file_refused = refused,
+};

@@ -6,6 +6,7 @@
 #include "jc_problem.h"
 
 #include "jc_hier.h"
+#include "jc_internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,14 +30,32 @@ struct jc_told_parent {
   unsigned ctrls;
 };
 
+/* The step's own state. */
+typedef struct {
+  struct jc_told_parent *told; /* parents told of a controller */
+  size_t told_count;
+  size_t starved_reported; /* what the last WARNING said */
+} problem_self;
+
+static problem_self *self(const jc_collector *c) {
+  return jc_step_self(c, JC_STEP_PROBLEM);
+}
+
+/* t's problems logged and not yet over (its slot): a bit per file, then
+ * one per missing controller. */
+static uint32_t *problems_of(const jc_collector *c, const jc_tracked *t) {
+  return jc_step_slot(c, t, JC_STEP_PROBLEM);
+}
+
 /* Logs a problem of t once; its bit stays set until the problem is over. */
 static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
                      const char *fmt, ...) {
-  if (t->problems & bit)
+  uint32_t *problems = problems_of(c, t);
+  if (*problems & bit)
     return;
-  t->problems |= bit;
+  *problems |= bit;
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -56,10 +75,10 @@ static bool still_exists(const jc_collector *c, const jc_tracked *t) {
   return faccessat(dirfd, procs, F_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-static struct jc_told_parent *told_find(jc_collector *c, const char *relpath) {
-  for (size_t i = 0; i < c->told_count; i++)
-    if (strcmp(c->told[i].relpath, relpath) == 0)
-      return &c->told[i];
+static struct jc_told_parent *told_find(problem_self *p, const char *relpath) {
+  for (size_t i = 0; i < p->told_count; i++)
+    if (strcmp(p->told[i].relpath, relpath) == 0)
+      return &p->told[i];
   return NULL;
 }
 
@@ -67,21 +86,22 @@ static struct jc_told_parent *told_find(jc_collector *c, const char *relpath) {
  * (or when memory is short: then saying it again is the lesser harm). */
 static bool told_first_time(jc_collector *c, const char *relpath,
                             unsigned ctrl) {
-  struct jc_told_parent *p = told_find(c, relpath);
+  problem_self *ps = self(c);
+  struct jc_told_parent *p = told_find(ps, relpath);
   if (p) {
     bool first = !(p->ctrls & ctrl);
     p->ctrls |= ctrl;
     return first;
   }
   struct jc_told_parent *grown =
-      realloc(c->told, (c->told_count + 1) * sizeof(*grown));
+      realloc(ps->told, (ps->told_count + 1) * sizeof(*grown));
   if (!grown)
     return true;
-  c->told = grown;
+  ps->told = grown;
   char *copy = strdup(relpath);
   if (!copy)
     return true;
-  c->told[c->told_count++] = (struct jc_told_parent){copy, ctrl};
+  ps->told[ps->told_count++] = (struct jc_told_parent){copy, ctrl};
   return true;
 }
 
@@ -105,7 +125,7 @@ static bool is_threaded(const jc_collector *c, const jc_tracked *t) {
 static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
   const jc_file_info *fi = &jc_sample_files[f];
   unsigned ctrl = jc_hier_ctrl_bit(fi->controller);
-  if (t->problems & (JC_PROBLEM_CTRL(ctrl) | JC_PROBLEM_FILE(f)))
+  if (*problems_of(c, t) & (JC_PROBLEM_CTRL(ctrl) | JC_PROBLEM_FILE(f)))
     return; /* said already (for this cgroup or its parent) */
   char parent[PATH_MAX], control[PATH_MAX], where[PATH_MAX], file[PATH_MAX];
   jc_hier_parent_of(t->relpath, parent, sizeof(parent));
@@ -122,7 +142,7 @@ static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
              "to tell why: %s",
              file, fi->name, where, JC_STRERROR(-r));
   } else if (!(enabled & ctrl)) {
-    t->problems |= JC_PROBLEM_CTRL(ctrl);
+    *problems_of(c, t) |= JC_PROBLEM_CTRL(ctrl);
     if (told_first_time(c, parent, ctrl))
       jc_logf(&c->log, JC_LOG_NOTICE,
               "controller \"%s\" is not enabled for the children of %s; "
@@ -221,19 +241,26 @@ void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
 }
 
 void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
-  if (!(t->problems & JC_PROBLEM_FILE(f)))
+  uint32_t *problems = problems_of(c, t);
+  if (!(*problems & JC_PROBLEM_FILE(f)))
     return;
-  t->problems &= ~JC_PROBLEM_FILE(f);
+  *problems &= ~JC_PROBLEM_FILE(f);
   char where[PATH_MAX];
   jc_hier_join(c->root, t->relpath, where, sizeof(where));
   jc_logf(&c->log, JC_LOG_INFO, "%s/%s can be read again", where,
           jc_sample_files[f].name);
 }
 
-void jc_problem_starved(jc_collector *c, size_t starved, long kept_max) {
-  if (starved == c->starved_reported)
+/* After a read pass in which c->starved cgroups could not be read in full
+ * for want of a descriptor: one WARNING when that number changes (with
+ * the remedy), one INFO when it is back to 0. */
+static void starved(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  (void)emit;
+  (void)ctx;
+  problem_self *p = self(c);
+  if (c->starved == p->starved_reported)
     return;
-  if (starved) {
+  if (c->starved) {
     struct rlimit rl;
     long soft = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
                     ? (long)rl.rlim_cur
@@ -243,31 +270,52 @@ void jc_problem_starved(jc_collector *c, size_t starved, long kept_max) {
             "to spare (the process has a soft RLIMIT_NOFILE of %ld, the "
             "plugin keeps at most %ld of them open, and its other plugins "
             "use the rest)%s",
-            starved, c->tracked_count, soft, kept_max, JC_FD_REMEDY);
+            c->starved, c->tracked_count, soft, c->fds.limit, JC_FD_REMEDY);
   } else {
     jc_logf(&c->log, JC_LOG_INFO,
             "every cgroup can be read in full again (descriptors to spare)");
   }
-  c->starved_reported = starved;
+  p->starved_reported = c->starved;
 }
 
-void jc_problem_forget_vanished(jc_collector *c) {
+/* After a walk: forgets the parents told about that no longer exist, so
+ * that the memory of what was said stays as small as the tree. */
+static void forget_vanished(jc_collector *c) {
+  problem_self *ps = self(c);
   size_t kept = 0;
-  for (size_t i = 0; i < c->told_count; i++) {
-    struct jc_told_parent *p = &c->told[i];
+  for (size_t i = 0; i < ps->told_count; i++) {
+    struct jc_told_parent *p = &ps->told[i];
     if (!p->relpath[0] ||
         faccessat(c->rootfd, p->relpath, F_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0)
-      c->told[kept++] = *p;
+      ps->told[kept++] = *p;
     else
       free(p->relpath);
   }
-  c->told_count = kept;
+  ps->told_count = kept;
 }
 
-void jc_problem_release(jc_collector *c) {
-  for (size_t i = 0; i < c->told_count; i++)
-    free(c->told[i].relpath);
-  free(c->told);
-  c->told = NULL;
-  c->told_count = 0;
+static int init(jc_collector *c, void **ret_self) {
+  *ret_self = calloc(1, sizeof(problem_self));
+  if (*ret_self)
+    return 0;
+  jc_logf(&c->log, JC_LOG_ERR, "out of memory");
+  return -1;
 }
+
+static void problem_free(jc_collector *c, void *state) {
+  (void)c;
+  problem_self *ps = state;
+  for (size_t i = 0; i < ps->told_count; i++)
+    free(ps->told[i].relpath);
+  free(ps->told);
+  free(ps);
+}
+
+const jc_step jc_problem_step = {
+    .name = "problem",
+    .slot_size = sizeof(uint32_t),
+    .init = init,
+    .free = problem_free,
+    .end = starved,
+    .walked = forget_vanished,
+};

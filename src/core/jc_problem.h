@@ -7,7 +7,12 @@
  * core so that the command shares them.  A controller that a parent does
  * not hand down is said once per parent, with the remedy, and only when
  * the parent's cgroup.subtree_control really lacks it; any other missing
- * file is named with what its absence means.  Used by jc_collector.c.
+ * file is named with what its absence means.  The functions below are
+ * what the collector's file reading calls when a file fails (nothing in
+ * a healthy pass); the rest is a step of the read pass (jc_step.h): what
+ * each cgroup was told is its slot, the parents told are the step's own,
+ * its end hook says when cgroups were starved of descriptors, and its
+ * walked hook forgets the parents that went.
  */
 #ifndef JC_PROBLEM_H
 #define JC_PROBLEM_H
@@ -26,18 +31,5 @@ void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
 
 /* File f of t was read and parsed: ends a problem logged before. */
 void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f);
-
-/* After a read pass in which `starved` cgroups could not be read in full
- * for want of a descriptor (the plugin keeping at most kept_max): one
- * WARNING when that number changes (with the remedy), one INFO when it is
- * back to 0. */
-void jc_problem_starved(jc_collector *c, size_t starved, long kept_max);
-
-/* After a walk: forgets the parents told about that no longer exist, so
- * that the memory of what was said stays as small as the tree. */
-void jc_problem_forget_vanished(jc_collector *c);
-
-/* Frees what jc_problem keeps in c.  Idempotent. */
-void jc_problem_release(jc_collector *c);
 
 #endif

@@ -3,6 +3,8 @@
  */
 #include "jc_sample.h"
 
+#include "jc_step.h"
+
 #include <errno.h>
 #include <string.h>
 
@@ -17,7 +19,8 @@ const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
                                 false, true},
     [JC_FILE_MEMORY_PEAK] = {"memory.peak", "memory", true,
                              true},
-    [JC_FILE_MEMORY_PEAK_INTERVAL] = {"memory.peak", "memory", true, true, NULL, true},
+    [JC_FILE_MEMORY_PEAK_INTERVAL] = {"memory.peak", "memory", true, true,
+                                      NULL, true, &jc_peak_step},
     [JC_FILE_MEMORY_SWAP_CURRENT] = {"memory.swap.current", "memory", true, true},
     [JC_FILE_MEMORY_STAT] = {"memory.stat", "memory", false,
                              false},

@@ -79,6 +79,8 @@ typedef enum {
   ((1u << JC_FILE_CPU_MAX) | (1u << JC_FILE_MEMORY_MAX) |                      \
    (1u << JC_FILE_MEMORY_HIGH) | (1u << JC_FILE_PIDS_MAX))
 
+struct jc_step; /* jc_step.h */
+
 typedef struct {
   const char *name;       /* "memory.current" */
   const char *controller; /* controller that provides it, NULL: always there */
@@ -91,6 +93,8 @@ typedef struct {
                                explains it */
   bool reset_after_read;  /* written after each read: kept descriptors on
                              cgroupfs only */
+  const struct jc_step *step; /* the step told when it is read (jc_step.h's
+                                 file_read, file_refused); NULL: none */
 } jc_file_info;
 
 extern const jc_file_info jc_sample_files[JC_FILE_COUNT];

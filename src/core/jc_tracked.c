@@ -3,8 +3,7 @@
  */
 #include "jc_tracked.h"
 
-#include "jc_end.h"
-#include "jc_energy.h"
+#include "jc_cgwrite.h"
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_managed.h"
@@ -166,7 +165,12 @@ static bool room_for_peak(jc_collector *c) {
   return false;
 }
 
-static int open_peak(jc_collector *c, jc_tracked *t) {
+static int open_directory(const jc_collector *c, const jc_tracked *t);
+
+/* The interval peak's descriptor: room in the budget first, then the file
+ * opened for writing too (it is reset after each read), relative to t's
+ * directory, its kept one or one opened for the moment. */
+static int open_peak(jc_collector *c, jc_tracked *t, jc_file_id f) {
   if (!t->on_cgroupfs)
     return -ENOENT; /* a copy of a tree: nothing to reset */
   if (!room_for_peak(c)) {
@@ -174,14 +178,20 @@ static int open_peak(jc_collector *c, jc_tracked *t) {
     c->fds.peaks_short = true;
     return -ENOBUFS;
   }
-  return jc_peak_open(c, t);
+  int dirfd = t->dirfd >= 0 ? t->dirfd : open_directory(c, t);
+  if (dirfd < 0)
+    return dirfd;
+  int fd = jc_cgwrite_open(dirfd, jc_sample_files[f].name, O_RDWR);
+  if (dirfd != t->dirfd)
+    close(dirfd);
+  return fd;
 }
 
 int jc_tracked_fd(jc_collector *c, jc_tracked *t, jc_file_id f) {
   if (t->fd[f] >= 0)
     return t->fd[f];
   if (jc_sample_files[f].reset_after_read)
-    return open_peak(c, t);
+    return open_peak(c, t, f);
   char path[PATH_MAX];
   int dirfd;
   const char *name = jc_tracked_file(c, t, jc_sample_files[f].name, path,
@@ -223,27 +233,38 @@ void jc_tracked_drop_file(jc_collector *c, jc_file_id f) {
     close_fd(c, c->tracked[i], f);
 }
 
-/*
- * Gives t a directory descriptor when the budget has room for one: its
- * files are then opened relative to it (one path level to look up, and a
- * re-created cgroup is noticed).  Opened by path from the root; the walk
- * never follows a symlink, so what is opened must be what it found.
- * Without room, or without descriptors at all, t is read by path.
- */
-static void acquire_dirfd(jc_collector *c, jc_tracked *t) {
-  if (t->dirfd >= 0 || !may_keep(c) || all_kept(c, t))
-    return;
+/* t's directory opened by path from the root, and checked to be the
+ * cgroup the walk found (the walk never follows a symlink, so what is
+ * opened must be what it found); a negative errno, -ENOENT when the path
+ * holds another cgroup now (the next walk sees it). */
+static int open_directory(const jc_collector *c, const jc_tracked *t) {
   int fd = t->relpath[0]
                ? openat(c->rootfd, t->relpath,
                         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                : fcntl(c->rootfd, F_DUPFD_CLOEXEC, 0);
+  if (fd < 0)
+    return -errno;
   struct stat st;
-  if (fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == t->dev &&
-      st.st_ino == t->ino) {
+  if (fstat(fd, &st) < 0 || st.st_dev != t->dev || st.st_ino != t->ino) {
+    close(fd);
+    return -ENOENT;
+  }
+  return fd;
+}
+
+/*
+ * Gives t a directory descriptor when the budget has room for one: its
+ * files are then opened relative to it (one path level to look up, and a
+ * re-created cgroup is noticed).  Without room, or without descriptors at
+ * all, t is read by path.
+ */
+static void acquire_dirfd(jc_collector *c, jc_tracked *t) {
+  if (t->dirfd >= 0 || !may_keep(c) || all_kept(c, t))
+    return;
+  int fd = open_directory(c, t);
+  if (fd >= 0) {
     t->dirfd = fd;
     c->fds.kept++;
-  } else if (fd >= 0) {
-    close(fd);
   }
 }
 
@@ -307,8 +328,28 @@ static bool runtime_name(jc_collector *c, jc_tracked *t) {
   return false;
 }
 
+/* The steps' hooks of a cgroup's life, in the table's order. */
+static void steps_track(jc_collector *c, jc_tracked *t) {
+  for (int i = 0; i < JC_STEP_COUNT; i++)
+    if (c->step_on[i] && jc_steps[i]->track)
+      jc_steps[i]->track(c, t);
+}
+
+static void steps_vanished(jc_collector *c, jc_tracked *t, bool recreated,
+                           jc_tracked *const *before, size_t n) {
+  for (int i = 0; i < JC_STEP_COUNT; i++)
+    if (c->step_on[i] && jc_steps[i]->vanished)
+      jc_steps[i]->vanished(c, t, recreated, before, n);
+}
+
+static void steps_release(jc_collector *c, jc_tracked *t) {
+  for (int i = 0; i < JC_STEP_COUNT; i++)
+    if (c->step_on[i] && jc_steps[i]->release)
+      jc_steps[i]->release(c, t);
+}
+
 jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
-  jc_tracked *t = calloc(1, sizeof(*t));
+  jc_tracked *t = calloc(1, sizeof(*t) + c->slots_size);
   if (!t)
     return NULL;
   t->relpath = e->relpath;
@@ -329,7 +370,7 @@ jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
     (void)runtime_name(c, t);
   memcpy(t->instance, t->name, sizeof(t->instance));
   note_name_is_path(t);
-  jc_end_watch(c, t);
+  steps_track(c, t);
   return t;
 }
 
@@ -340,24 +381,24 @@ static void close_all(jc_collector *c, jc_tracked *t) {
 }
 
 /* The same path now holds another cgroup: forget everything about the old. */
-static void restart(jc_collector *c, jc_tracked *t, const jc_found *e) {
+static void restart(jc_collector *c, jc_tracked *t, const jc_found *e,
+                    jc_tracked *const *before, size_t n) {
+  steps_vanished(c, t, true, before, n);
   close_all(c, t);
   place(c, t, e);
   t->prior.rate = (jc_rate_state){0};
   jc_metrics_io_reset(&t->prior.io);
-  jc_oom_forget(t);
-  jc_peak_forget(t);
-  jc_energy_forget(t);
-  jc_end_forget(c, t, false);
-  jc_end_watch(c, t);
+  steps_release(c, t);
+  steps_track(c, t);
   t->absent = 0;
   jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s was re-created; new baseline",
           t->relpath[0] ? t->relpath : "/");
 }
 
-void jc_tracked_refound(jc_collector *c, jc_tracked *t, const jc_found *e) {
+void jc_tracked_refound(jc_collector *c, jc_tracked *t, const jc_found *e,
+                        jc_tracked *const *before, size_t n) {
   if (t->ino != e->ino)
-    restart(c, t, e);
+    restart(c, t, e, before, n);
   t->ancestors = e->ancestors; /* a walk re-reads the ancestors' limits */
   t->absent = 0;               /* a walk retries files found missing */
   acquire_dirfd(c, t);         /* the budget may have room now */
@@ -366,16 +407,16 @@ void jc_tracked_refound(jc_collector *c, jc_tracked *t, const jc_found *e) {
 void jc_tracked_free(jc_collector *c, jc_tracked *t) {
   if (!t)
     return;
-  jc_end_forget(c, t, false);
+  steps_release(c, t);
   close_all(c, t);
   jc_metrics_io_reset(&t->prior.io);
-  jc_energy_forget(t);
   free(t->relpath);
   free(t);
 }
 
-void jc_tracked_vanished(jc_collector *c, jc_tracked *t) {
-  jc_end_forget(c, t, true);
+void jc_tracked_vanished(jc_collector *c, jc_tracked *t,
+                         jc_tracked *const *before, size_t n) {
+  steps_vanished(c, t, false, before, n);
   jc_tracked_free(c, t);
 }
 

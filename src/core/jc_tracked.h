@@ -5,10 +5,10 @@
  * names; and the descriptors it keeps, within the collector's descriptor
  * budget, which this module alone owns.
  *
- * Per-cgroup state of other modules lives in the cgroup (jc_oom_state,
- * jc_peak_state, the jc_energy share) and is reset by their *_forget
- * calls, which only this module makes: a new per-cgroup figure adds a
- * field here and its reset to jc_tracked_restart, nothing else.
+ * Per-cgroup state of the steps of the pass (jc_step.h) lives in the
+ * cgroup's slots, which this module allocates with it and hands to the
+ * steps' track, vanished and release hooks, looping over the table of
+ * steps: it names none of them.
  *
  * The budget (docs/configuration.md, MaxOpenFiles): descriptors kept from
  * read to read, at most `limit`.  One file needs its descriptor kept: the
@@ -23,17 +23,13 @@
 #define JC_TRACKED_H
 
 #include "jc_collector.h"
-#include "jc_end.h"
 #include "jc_name.h"
-#include "jc_oom.h"
-#include "jc_peak.h"
 #include "jc_sample.h"
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
-
-struct jc_energy_share; /* jc_energy */
 
 /* A cgroup as a walk found it: its path, identity and the limits above. */
 typedef struct {
@@ -57,18 +53,15 @@ typedef struct jc_tracked {
   int dirfd;      /* -1 when not kept: its files are opened by path */
   int fd[JC_FILE_COUNT]; /* kept stat-file fds, -1 when not kept */
   uint32_t absent;   /* files found missing, skipped until the next walk */
-  uint32_t problems; /* problems logged and not yet recovered (jc_problem) */
   jc_prior prior;  /* rates and I/O totals (jc_metrics) */
   jc_limits ancestors; /* the smallest limits above it, as of the last walk */
-  jc_oom_state oom;    /* jc_oom */
-  jc_peak_state peak;  /* jc_peak */
-  jc_end_state end;    /* jc_end */
-  struct jc_energy_share *energy; /* jc_energy: NULL until its first read */
   uint8_t name_tries; /* InstanceFrom "container": lookups that found the
                          runtime's files not written yet; 0: none pending */
   bool gone; /* vanished during this read pass */
   bool starved; /* this pass: a file could not be opened for want of a
                    descriptor (EMFILE, ENFILE) */
+  /* The steps' slots (jc_step_slot), zeroed when it is first tracked. */
+  _Alignas(max_align_t) unsigned char slots[];
 } jc_tracked;
 
 /* The descriptor budget; only jc_tracked.c changes it. */
@@ -95,15 +88,20 @@ void jc_tracked_budget_end_pass(jc_collector *c);
 jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e);
 
 /* A walk found t again: e holds what it saw now.  Another inode under the
- * same path is another cgroup: everything about the old one is forgotten. */
-void jc_tracked_refound(jc_collector *c, jc_tracked *t, const jc_found *e);
+ * same path is another cgroup: everything about the old one is forgotten
+ * (before[0..n): the tracked cgroups before it in walk order, for the
+ * steps' vanished hooks). */
+void jc_tracked_refound(jc_collector *c, jc_tracked *t, const jc_found *e,
+                        jc_tracked *const *before, size_t n);
 
 /* Closes t's descriptors and frees it.  NULL-safe. */
 void jc_tracked_free(jc_collector *c, jc_tracked *t);
 
-/* The same for a cgroup that vanished from the tree (what it had not
- * told is counted: jc_end). */
-void jc_tracked_vanished(jc_collector *c, jc_tracked *t);
+/* The same for a cgroup that vanished from the tree, after the steps'
+ * vanished hooks (before[0..n): the tracked cgroups before it in walk
+ * order, its surviving ancestors among them). */
+void jc_tracked_vanished(jc_collector *c, jc_tracked *t,
+                         jc_tracked *const *before, size_t n);
 
 /* Gives every cgroup whose name another one has "~" and the hash of its
  * path (docs/configuration.md, instance names); logs what changed. */
@@ -114,9 +112,11 @@ int jc_tracked_resolve_collisions(jc_collector *c);
  * nothing to do (one flag test) when none is pending. */
 void jc_tracked_retry_names(jc_collector *c);
 
-/* A descriptor of file f of t to read: the kept one, or one opened now.
- * -ENOBUFS when f is the interval peak and the budget has no room for it
- * (the cgroup is counted), else a negative errno of the open. */
+/* A descriptor of file f of t to read: the kept one, or one opened now
+ * (a file written after each read, jc_file_info.reset_after_read, opened
+ * for writing too, on cgroupfs only: -ENOENT elsewhere).  -ENOBUFS when f
+ * is the interval peak and the budget has no room for it (the cgroup is
+ * counted), else a negative errno of the open. */
 int jc_tracked_fd(jc_collector *c, jc_tracked *t, jc_file_id f);
 
 /* After reading fd (from jc_tracked_fd; read_ok: it could be read): keeps
@@ -129,7 +129,7 @@ void jc_tracked_fd_done(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
 void jc_tracked_trim(jc_collector *c, jc_tracked *t);
 
 /* Closes file f's descriptors in every cgroup (the file is no longer
- * read anywhere). */
+ * read anywhere: the collector's alone to say). */
 void jc_tracked_drop_file(jc_collector *c, jc_file_id f);
 
 /* Where file `name` of t is for openat(): its kept directory, or else
