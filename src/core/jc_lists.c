@@ -27,6 +27,9 @@
       X("memory", "some", MEMORY_PRESSURE),                                    \
       X("memory", "full", MEMORY_PRESSURE), X("io", "some", IO_PRESSURE),      \
       X("io", "full", IO_PRESSURE)
+#define SINGLE_LIST_ROW(ID, field, file, controller, flags, type, instance,   \
+                        group, in_default, ...)                                \
+  [JC_LIST_##ID] = {type, instance, group, in_default, F(ID)},
 #define EVENT(key)                                                             \
   {"derive", "memory_events_" key, JC_COLLECT_EVENTS, true, F(MEMORY_EVENTS)}
 
@@ -50,13 +53,8 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
                                F(CPU_STAT)},
     [JC_LIST_CPU_BURST_USEC] = {"derive", "cpu_burst_usec", CPU, false,
                                 F(CPU_STAT)},
-    [JC_LIST_MEMORY_CURRENT] = {"memory", "current", MEM, true,
-                                F(MEMORY_CURRENT)},
-    [JC_LIST_MEMORY_PEAK] = {"memory", "peak", MEM, true, F(MEMORY_PEAK)},
-    [JC_LIST_MEMORY_PEAK_INTERVAL] = {"memory", "peak_interval", MEM, true,
-                                      F(MEMORY_PEAK_INTERVAL)},
-    [JC_LIST_MEMORY_SWAP_CURRENT] = {"memory", "swap_current", MEM, false,
-                                     F(MEMORY_SWAP_CURRENT)},
+    /* The single-value files, one gauge each (jc_sample.h's rows). */
+    JC_SINGLE_FILES(SINGLE_LIST_ROW)
     [JC_LIST_DISK_OCTETS] = {"disk_octets", "", JC_COLLECT_IO, true,
                              F(IO_STAT)},
     [JC_LIST_DISK_OPS] = {"disk_ops", "", JC_COLLECT_IO, true, F(IO_STAT)},
@@ -72,7 +70,6 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
     EVENT("oom"),
     EVENT("oom_kill"),
     EVENT("oom_group_kill"),
-    [JC_LIST_PIDS] = {"count", "pids", JC_COLLECT_PIDS, true, F(PIDS_CURRENT)},
     /* Limits, each only where there is one.  The shares are `gauge`, not
      * `percent`: types.db caps percent at 100.1, and a share of a limit
      * can be above it (a burst, a limit lowered below the usage), which a

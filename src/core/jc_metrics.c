@@ -161,16 +161,18 @@ static void emit_cpu(const sink *k, const jc_sample *s, jc_rate_state *rate,
     rate->valid = false;
 }
 
-static void emit_memory(const sink *k, const jc_sample *s,
-                        const jc_memstat_keys *keys) {
-  if (jc_sample_has(s, JC_FILE_MEMORY_CURRENT))
-    put_gauge(k, JC_LIST_MEMORY_CURRENT, (double)s->memory_current);
-  if (jc_sample_has(s, JC_FILE_MEMORY_PEAK))
-    put_gauge(k, JC_LIST_MEMORY_PEAK, (double)s->memory_peak);
-  if (jc_sample_has(s, JC_FILE_MEMORY_PEAK_INTERVAL))
-    put_gauge(k, JC_LIST_MEMORY_PEAK_INTERVAL, (double)s->memory_peak_interval);
-  if (jc_sample_has(s, JC_FILE_MEMORY_SWAP_CURRENT))
-    put_gauge(k, JC_LIST_MEMORY_SWAP_CURRENT, (double)s->memory_swap_current);
+/* The single-value files' gauges (jc_sample.h's rows), each sent as the
+ * kernel wrote it where the read gave it. */
+static void emit_singles(const sink *k, const jc_sample *s) {
+#define SINGLE_DISPATCH(ID, field, ...)                                        \
+  if (jc_sample_has(s, JC_FILE_##ID))                                          \
+    put_gauge(k, JC_LIST_##ID, (double)s->field);
+  JC_SINGLE_FILES(SINGLE_DISPATCH)
+#undef SINGLE_DISPATCH
+}
+
+static void emit_memstat(const sink *k, const jc_sample *s,
+                         const jc_memstat_keys *keys) {
   for (size_t i = 0; k->emit && keys && i < keys->count; i++) {
     if (keys->sel[i] == JC_SEL_OFF || !(s->memstat_have & (1ull << i)))
       continue;
@@ -336,13 +338,12 @@ void jc_metrics_emit(const jc_sample *s, jc_prior *prior,
     emit_cpu(&k, s, &prior->rate, o->online_cpus, limits.cpu_cores);
   else
     prior->rate.valid = false;
-  emit_memory(&k, s, o->memstat);
+  emit_singles(&k, s);
+  emit_memstat(&k, s, o->memstat);
   if (jc_sample_has(s, JC_FILE_IO_STAT))
     emit_io(&k, s, &prior->io, o);
   emit_pressure(&k, s);
   emit_events(&k, s);
-  if (jc_sample_has(s, JC_FILE_PIDS_CURRENT))
-    put_gauge(&k, JC_LIST_PIDS, (double)s->pids_current);
   if (jc_sample_has(s, JC_FILE_CGROUP_STAT)) {
     put_gauge(&k, JC_LIST_DESCENDANTS, (double)s->nr_descendants);
     put_gauge(&k, JC_LIST_DYING_DESCENDANTS, (double)s->nr_dying_descendants);

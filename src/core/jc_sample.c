@@ -6,6 +6,7 @@
 #include "jc_step.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 /* Linux 6.1 lets a cgroup switch its pressure files off. */
@@ -13,15 +14,19 @@
   "pressure stall information is off for this cgroup (0 in its "             \
   "cgroup.pressure) or for the kernel (booted with psi=0)"
 
+#define SINGLE_FILE_ROW(ID, field, file, controller, flags, ...)              \
+  [JC_FILE_##ID] = {file,                                                      \
+                    controller,                                                \
+                    ((flags) & JC_ROW_OPTIONAL) != 0,                          \
+                    ((flags) & JC_ROW_NOT_AT_ROOT) != 0,                       \
+                    NULL,                                                      \
+                    ((flags) & JC_ROW_RESET) != 0,                             \
+                    ((flags) & JC_ROW_RESET) ? &jc_peak_step : NULL,           \
+                    offsetof(jc_sample, field)},
+
 const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
     [JC_FILE_CPU_STAT] = {"cpu.stat", NULL, false, false},
-    [JC_FILE_MEMORY_CURRENT] = {"memory.current", "memory",
-                                false, true},
-    [JC_FILE_MEMORY_PEAK] = {"memory.peak", "memory", true,
-                             true},
-    [JC_FILE_MEMORY_PEAK_INTERVAL] = {"memory.peak", "memory", true, true,
-                                      NULL, true, &jc_peak_step},
-    [JC_FILE_MEMORY_SWAP_CURRENT] = {"memory.swap.current", "memory", true, true},
+    JC_SINGLE_FILES(SINGLE_FILE_ROW)
     [JC_FILE_MEMORY_STAT] = {"memory.stat", "memory", false,
                              false},
     [JC_FILE_IO_STAT] = {"io.stat", "io", false, false},
@@ -33,8 +38,6 @@ const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
                              false, PSI_OFF},
     [JC_FILE_MEMORY_EVENTS] = {"memory.events", "memory",
                                false, true},
-    [JC_FILE_PIDS_CURRENT] = {"pids.current", "pids", false,
-                              true},
     /* A missing limit file is no limit of the cgroup's own (the controller
      * is not enabled for it); its ancestors' may still apply. */
     [JC_FILE_CPU_MAX] = {"cpu.max", "cpu", true, true},
@@ -242,6 +245,13 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
                     const jc_memstat_keys *keys) {
   uint64_t have = 0;
   int r;
+  if (jc_sample_files[f].single) {
+    r = jc_parse_single(buf, len,
+                        (uint64_t *)((char *)s + jc_sample_files[f].single));
+    if (r == 0)
+      s->have |= 1u << f;
+    return r;
+  }
   switch (f) {
   case JC_FILE_CPU_STAT:
     r = parse_flat(buf, len, jc_sample_cpu_keys, cpu_key_lens, JC_CPU_KEY_COUNT,
@@ -249,15 +259,6 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     s->cpu_have = (uint16_t)have;
     if (r == 0 && !(have & 1u << JC_CPU_USAGE_USEC))
       r = -EINVAL; /* every kernel prints usage_usec */
-    break;
-  case JC_FILE_MEMORY_CURRENT:
-    r = jc_parse_single(buf, len, &s->memory_current);
-    break;
-  case JC_FILE_MEMORY_PEAK:
-    r = jc_parse_single(buf, len, &s->memory_peak);
-    break;
-  case JC_FILE_MEMORY_PEAK_INTERVAL:
-    r = jc_parse_single(buf, len, &s->memory_peak_interval);
     break;
   case JC_FILE_CPU_MAX:
     r = jc_parse_cpu_max(buf, len, &s->cpu_max_quota, &s->cpu_max_period);
@@ -270,12 +271,6 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     break;
   case JC_FILE_PIDS_MAX:
     r = jc_parse_single(buf, len, &s->pids_max);
-    break;
-  case JC_FILE_MEMORY_SWAP_CURRENT:
-    r = jc_parse_single(buf, len, &s->memory_swap_current);
-    break;
-  case JC_FILE_PIDS_CURRENT:
-    r = jc_parse_single(buf, len, &s->pids_current);
     break;
   case JC_FILE_MEMORY_STAT:
     r = parse_flat(buf, len, (const char *const *)keys->key, keys->key_len,

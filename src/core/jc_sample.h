@@ -49,24 +49,56 @@ unsigned jc_sample_collect_bit(const char *word);
  * the groups (tests/reference_lists, the reference of joule_cgroup(5)). */
 const char *jc_sample_collect_word(size_t i, unsigned *ret_bit);
 
+/*
+ * The single-value files sent as the kernel writes them, one gauge each:
+ * one row per file, and everything about it follows from the row: its
+ * entry in the file table (JC_FILE_<ID>, jc_sample_files), its field in
+ * the sample (s-><field>, parsed by jc_parse_single), its value list in
+ * the catalogue (JC_LIST_<ID>, jc_lists) and the list's dispatch
+ * (jc_metrics).  A new figure of this kind is a row here and its line in
+ * docs/metrics.md.
+ *
+ *   X(ID, field, file, controller, flags, type, type_instance, group,
+ *     in_default, kernel)
+ *
+ * flags: JC_ROW_OPTIONAL (missing is "no data", never a problem: a file a
+ * kernel may lack), JC_ROW_NOT_AT_ROOT (the root cgroup lacks it by
+ * design), JC_ROW_RESET (written after each read: the interval peak,
+ * whose step is jc_peak).  kernel: the first Linux release that has it.
+ */
+#define JC_ROW_OPTIONAL 1u
+#define JC_ROW_NOT_AT_ROOT 2u
+#define JC_ROW_RESET 4u
+#define JC_SINGLE_FILES(X)                                                     \
+  X(MEMORY_CURRENT, memory_current, "memory.current", "memory",               \
+    JC_ROW_NOT_AT_ROOT, "memory", "current", JC_COLLECT_MEMORY, true, "4.5")   \
+  X(MEMORY_PEAK, memory_peak, "memory.peak", "memory",                         \
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "memory", "peak", JC_COLLECT_MEMORY, \
+    true, "5.19")                                                              \
+  X(MEMORY_PEAK_INTERVAL, memory_peak_interval, "memory.peak", "memory",       \
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT | JC_ROW_RESET, "memory",             \
+    "peak_interval", JC_COLLECT_MEMORY, true, "6.12")                          \
+  X(MEMORY_SWAP_CURRENT, memory_swap_current, "memory.swap.current", "memory", \
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "memory", "swap_current",            \
+    JC_COLLECT_MEMORY, false, "4.5")                                           \
+  X(PIDS_CURRENT, pids_current, "pids.current", "pids", JC_ROW_NOT_AT_ROOT,    \
+    "count", "pids", JC_COLLECT_PIDS, true, "4.5")
+
+#define JC_SINGLE_FILE_ID(ID, ...) JC_FILE_##ID,
+
 typedef enum {
   JC_FILE_CPU_STAT,
-  JC_FILE_MEMORY_CURRENT,
-  JC_FILE_MEMORY_PEAK,
-  JC_FILE_MEMORY_SWAP_CURRENT,
+  JC_SINGLE_FILES(JC_SINGLE_FILE_ID)
   JC_FILE_MEMORY_STAT,
   JC_FILE_IO_STAT,
   JC_FILE_CPU_PRESSURE,
   JC_FILE_MEMORY_PRESSURE,
   JC_FILE_IO_PRESSURE,
   JC_FILE_MEMORY_EVENTS,
-  JC_FILE_PIDS_CURRENT,
   JC_FILE_CPU_MAX,
   JC_FILE_MEMORY_MAX,
   JC_FILE_MEMORY_HIGH,
   JC_FILE_PIDS_MAX,
-  JC_FILE_MEMORY_PEAK_INTERVAL, /* memory.peak again, through a descriptor
-                                   reset after each read (Linux 6.12) */
   JC_FILE_CGROUP_STAT,
   JC_FILE_CPUSET_CPUS_EFFECTIVE, /* for Collect "energy" on a host of
                                     several packages (jc_energy) */
@@ -95,6 +127,8 @@ typedef struct {
                              cgroupfs only */
   const struct jc_step *step; /* the step told when it is read (jc_step.h's
                                  file_read, file_refused); NULL: none */
+  size_t single; /* a row of JC_SINGLE_FILES: its field's offset in the
+                    sample; 0: another kind of file */
 } jc_file_info;
 
 extern const jc_file_info jc_sample_files[JC_FILE_COUNT];
@@ -155,8 +189,8 @@ typedef struct {
   uint64_t cpu[JC_CPU_KEY_COUNT];
   uint16_t cpu_have; /* bit per cpu key present in the file */
 
-  uint64_t memory_current, memory_peak, memory_swap_current;
-  uint64_t memory_peak_interval; /* highest memory.current since the last read */
+#define JC_SINGLE_FIELD(ID, field, ...) uint64_t field;
+  JC_SINGLE_FILES(JC_SINGLE_FIELD) /* memory_current, ... (the rows above) */
   /* Limits of the cgroup itself; JC_VALUE_MAX for "max". */
   uint64_t cpu_max_quota, cpu_max_period; /* µs; quota JC_VALUE_MAX: none */
   uint64_t memory_max, memory_high, pids_max;
@@ -175,7 +209,6 @@ typedef struct {
   uint64_t events[JC_EVENTS_KEY_COUNT];
   uint8_t events_have;
 
-  uint64_t pids_current;
   uint64_t nr_descendants, nr_dying_descendants; /* cgroup.stat */
 
   /* cpuset.cpus.effective: CPU n is bit n % 64 of word n / 64 of the
