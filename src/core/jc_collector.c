@@ -252,6 +252,8 @@ int jc_collector_init(jc_collector *c) {
       open_runtime(c) < 0)
     return -1;
   choose_files(c);
+  for (int f = 0; f < JC_FILE_COUNT; f++)
+    c->step_files |= jc_sample_files[f].step ? 1u << f : 0;
   jc_tracked_budget_init(c);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   c->metrics = (jc_metrics_opts){&c->cfg->sel, &c->cfg->memstat,
@@ -318,7 +320,7 @@ static bool refused(jc_collector *c, jc_file_id f, int err) {
 static void tell_step(jc_collector *c, jc_tracked *t, jc_file_id f,
                       bool fresh, jc_sample *s) {
   const jc_step *step = jc_sample_files[f].step;
-  if (step && t->fd[f] >= 0 && step->file_read(c, t, f, t->fd[f], fresh, s) < 0)
+  if (t->fd[f] >= 0 && step->file_read(c, t, f, t->fd[f], fresh, s) < 0)
     stop_reading(c, f);
 }
 
@@ -354,7 +356,8 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
       jc_problem_parse_failed(c, t, (jc_file_id)f, s, r);
     else
       jc_problem_recovered(c, t, (jc_file_id)f);
-    tell_step(c, t, (jc_file_id)f, fresh, s);
+    if (c->step_files & (1u << f))
+      tell_step(c, t, (jc_file_id)f, fresh, s);
   }
   return true;
 }
@@ -414,6 +417,8 @@ static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool final,
   jc_read r = {s, &limits, made ? &totals : NULL, final, in_pass};
   for (size_t i = 0; i < c->cgroup_step_count; i++)
     c->cgroup_steps[i]->cgroup(c, t, &r);
+  for (size_t i = 0; final && i < c->ended_step_count; i++)
+    c->ended_steps[i]->ended(c, t, &r);
   return true;
 }
 
@@ -425,11 +430,12 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
    * as 1.09 cores in a VM).  A vDSO clock_gettime, some 20 ns. */
   c->pass_ns = jc_now_ns();
   c->starved = 0;
+  bool finals = jc_steps_take_pending(c); /* else no cgroup has emptied */
   jc_steps_begin(c);
   jc_sample *s = &c->sample;
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
-    bool final = c->final_step_count && final_read(c, t);
+    bool final = finals && final_read(c, t);
     if (read_one(c, t, s, final, true, emit, ctx))
       c->starved += t->starved;
   }

@@ -173,9 +173,6 @@ static bool take_pending(jc_collector *c) {
   return pending;
 }
 
-/* A read pass reads every cgroup. */
-static void begin(jc_collector *c) { self(c)->pending = false; }
-
 /* t was marked: reads its cgroup.events; true when it has just ended
  * (populated 1 → 0): its files are to be read now. */
 static bool ended(jc_collector *c, jc_tracked *t) {
@@ -268,9 +265,10 @@ static void notify(jc_collector *c, const jc_tracked *t,
   c->notify(c->notify_ctx, &target, &n);
 }
 
-static void cgroup(jc_collector *c, jc_tracked *t, const jc_read *r) {
+/* After t's final read. */
+static void read_final(jc_collector *c, jc_tracked *t, const jc_read *r) {
   end_of(c, t)->reading = false;
-  if (r->final && r->totals)
+  if (r->totals)
     notify(c, t, r->totals);
 }
 
@@ -308,9 +306,8 @@ const jc_step jc_end_step = {
     .slot_size = sizeof(jc_end_state),
     .init = init,
     .free = end_free,
-    .begin = begin,
     .final = ended,
-    .cgroup = cgroup,
+    .ended = read_final,
     .end = report_lost,
     .take_pending = take_pending,
     .event = event,

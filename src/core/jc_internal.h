@@ -40,6 +40,7 @@ struct jc_collector {
   uint32_t collect_files; /* those Collect asks for; the others (memory.events
                              for NotifyOOM alone) may be missing silently */
   bool notify_oom;        /* NotifyOOM, and the memory controller is there */
+  uint32_t step_files;    /* files whose row names a step (jc_step.h) */
 
   jc_tracked **tracked; /* sorted in walk order (jc_hier_path_cmp) */
   size_t tracked_count;
@@ -80,6 +81,8 @@ struct jc_collector {
   size_t final_step_count;
   const jc_step *cgroup_steps[JC_STEP_COUNT];
   size_t cgroup_step_count;
+  const jc_step *ended_steps[JC_STEP_COUNT];
+  size_t ended_step_count;
 
   struct jc_runtime *runtime; /* InstanceFrom "container": NULL when off */
   bool names_pending; /* a tracked cgroup's name_tries is set */

@@ -245,13 +245,6 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
                     const jc_memstat_keys *keys) {
   uint64_t have = 0;
   int r;
-  if (jc_sample_files[f].single) {
-    r = jc_parse_single(buf, len,
-                        (uint64_t *)((char *)s + jc_sample_files[f].single));
-    if (r == 0)
-      s->have |= 1u << f;
-    return r;
-  }
   switch (f) {
   case JC_FILE_CPU_STAT:
     r = parse_flat(buf, len, jc_sample_cpu_keys, cpu_key_lens, JC_CPU_KEY_COUNT,
@@ -305,8 +298,14 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = jc_parse_cpu_list(buf, len, s->cpuset, s->cpuset_words,
                           &s->cpuset_beyond);
     break;
-  default:
-    return -EINVAL;
+  default: /* a row of JC_SINGLE_FILES, or no file of the table */
+    if (f >= JC_FILE_COUNT || !jc_sample_files[f].single)
+      return -EINVAL;
+    r = jc_parse_single(buf, len,
+                        (uint64_t *)((char *)s + jc_sample_files[f].single));
+    if (r == 0)
+      s->have |= 1u << f;
+    return r;
   }
   /* A flat file with one bad line still yields its good keys.  A counter
      beyond DERIVE is a valid value: the file is whole, and said once. */

@@ -19,15 +19,19 @@
  * Order: hooks run in the table's order.  For each read pass:
  *
  *   begin(c)                    before any cgroup is read
- *   final(c, t)                 per cgroup, before its files: is this its
- *                               final read (it has just emptied)?
+ *   final(c, t)                 per cgroup, before its files, when a step
+ *                               took pending work: is this its final read
+ *                               (it has just emptied)?
  *   cgroup(c, t, read)          per cgroup read, after its value lists
+ *   ended(c, t, read)           the same, after a final read only
  *   end(c, emit, ctx)           after every cgroup, and after the cgroups
  *                               found gone were dropped
  *
- * Between passes, a step with `pending` work (a cgroup that emptied)
- * makes the collector read the cgroups whose `final` says so, each with
- * cgroup(c, t, read) and read->in_pass false.  A cgroup's life:
+ * Between passes, a step with pending work (a cgroup that emptied) makes
+ * the collector read the cgroups whose `final` says so, each with
+ * read->in_pass false.  A step's final hook is asked nothing while no
+ * step has pending work (take_pending: the pass costs one call, not one
+ * per cgroup).  A cgroup's life:
  *
  *   track(c, t)                 tracked: new, or its path re-created
  *   vanished(c, t, recreated,   it disappeared, or its path holds another
@@ -87,12 +91,14 @@ typedef struct jc_step {
   void (*begin)(jc_collector *c);
   bool (*final)(jc_collector *c, jc_tracked *t);
   void (*cgroup)(jc_collector *c, jc_tracked *t, const jc_read *r);
+  void (*ended)(jc_collector *c, jc_tracked *t, const jc_read *r);
   /* Adds what the step knows to t's totals (made from a read). */
   void (*totals)(const jc_collector *c, const jc_tracked *t,
                  jc_totals *totals);
   void (*end)(jc_collector *c, jc_collect_fn emit, void *ctx);
 
-  /* Between passes: cgroups to read now (and forgets that it had any). */
+  /* Cgroups whose final hook may say yes (and forgets that it had any):
+   * at the start of a pass, and between passes (read them now). */
   bool (*take_pending)(jc_collector *c);
   /* An inotify event of a watched file (wd), or JC_EVENTS_LOST, or
    * JC_WATCHES_GONE. */

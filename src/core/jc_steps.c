@@ -33,6 +33,8 @@ static void list_cgroup_hooks(jc_collector *c) {
       c->final_steps[c->final_step_count++] = jc_steps[i];
     if (jc_steps[i]->cgroup)
       c->cgroup_steps[c->cgroup_step_count++] = jc_steps[i];
+    if (jc_steps[i]->ended)
+      c->ended_steps[c->ended_step_count++] = jc_steps[i];
   }
 }
 
