@@ -95,6 +95,7 @@ static void cpu_cells(csv *c, const row_of *r, const jcli_side *d,
 #undef NAME
 }
 
+/* A memory value's two columns: its least and its most over the row. */
 static void memory_cell(csv *c, const row_of *r, const jcli_side *d,
                         const char *prefix, const char *key) {
   jcli_range g;
