@@ -3,6 +3,7 @@
  * same text, as its own error messages showed it), and its Includes on
  * trees of files made here.  tests/cli_check.sh holds both to the real
  * collectd. */
+#include "fixture_util.h"
 #include "jcli_cread.h"
 #include "tap.h"
 
@@ -156,25 +157,7 @@ static void syntax(void) {
 
 /* ---- Includes ---------------------------------------------------------- */
 
-static char dir[PATH_MAX];
-
-static void put(const char *name, const char *fmt, ...) {
-  char path[PATH_MAX * 2];
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
-  char *slash = strrchr(path, '/');
-  *slash = '\0';
-  char cmd[PATH_MAX * 2 + 16];
-  snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", path);
-  if (system(cmd) != 0)
-    return;
-  *slash = '/';
-  FILE *f = fopen(path, "w");
-  va_list ap;
-  va_start(ap, fmt);
-  vfprintf(f, fmt, ap);
-  va_end(ap);
-  fclose(f);
-}
+static const char *dir; /* fx_tmpdir's */
 
 /* want (or text) with DIR replaced by the temporary directory. */
 static void with_dir(const char *text, char *out, size_t size) {
@@ -197,7 +180,7 @@ static void reads(const char *main_text, const char *want, const char *what) {
   char text[4096], want_full[4096];
   with_dir(main_text, text, sizeof(text));
   with_dir(want, want_full, sizeof(want_full));
-  put("main.conf", "%s", text);
+  fx_write("main.conf", text);
   char path[PATH_MAX + 16], got[4096] = "";
   snprintf(path, sizeof(path), "%s/main.conf", dir);
   jcli_cread *c;
@@ -218,24 +201,23 @@ static void reads(const char *main_text, const char *want, const char *what) {
 }
 
 static void includes(void) {
-  snprintf(dir, sizeof(dir), "/tmp/unit_cconf.XXXXXX");
-  if (!mkdtemp(dir)) {
-    ok(0, "a temporary directory");
-    return;
-  }
-  put("d/1.conf", "<Plugin \"d1\">\n  K 1\n</Plugin>\n");
-  put("d/2.txt", "T \"d2\"\n");
-  put("d/Z.conf", "Z 1\n");
-  put("d/.hidden.conf", "Hidden 1\n");
-  put("d/.hid/x.conf", "HiddenDir 1\n");
-  put("d/sub/3.conf", "Sub 3\n");
-  put("d/sub.conf", "SubConf 1\n");
-  put("a.conf", "A 1\nInclude \"%s/b.conf\"\nA 2\n", dir);
-  put("b.conf", "B 1\n");
-  put("bad.conf", "Bad\n");
-  put("loop.conf", "Include \"%s/loop.conf\"\n", dir);
-  put("e/1.conf", "Bad\n");
-  put("e/2.conf", "Good 1\n");
+  dir = fx_tmpdir();
+  fx_mkdirs("d/.hid");
+  fx_mkdirs("d/sub");
+  fx_mkdir("e");
+  fx_write("d/1.conf", "<Plugin \"d1\">\n  K 1\n</Plugin>\n");
+  fx_write("d/2.txt", "T \"d2\"\n");
+  fx_write("d/Z.conf", "Z 1\n");
+  fx_write("d/.hidden.conf", "Hidden 1\n");
+  fx_write("d/.hid/x.conf", "HiddenDir 1\n");
+  fx_write("d/sub/3.conf", "Sub 3\n");
+  fx_write("d/sub.conf", "SubConf 1\n");
+  fx_writef("a.conf", "A 1\nInclude \"%s/b.conf\"\nA 2\n", dir);
+  fx_write("b.conf", "B 1\n");
+  fx_write("bad.conf", "Bad\n");
+  fx_writef("loop.conf", "Include \"%s/loop.conf\"\n", dir);
+  fx_write("e/1.conf", "Bad\n");
+  fx_write("e/2.conf", "Good 1\n");
 
   reads("First 1\nInclude \"DIR/d\"\nLast 1\n",
         "First 1\nPlugin \"d1\"\n  K 1\nT \"d2\"\nZ 1\nSub 3\nSubConf 1\nLast 1\n",
@@ -286,9 +268,7 @@ static void includes(void) {
                        "(collectd: \"Configuration file DIR/main.conf is "
                        "empty\", and it stops)\n",
         "a configuration without items");
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-  ok(system(cmd) == 0, "the temporary files removed");
+  fx_cleanup();
 }
 
 int main(void) {

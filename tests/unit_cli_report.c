@@ -8,6 +8,7 @@
  * and the JSON and CSV made of it all; and the figures compare, budgets
  * and pictures judge (jcli_measure), the same read back from the JSON
  * (jcli_load), samples (--samples) included. */
+#include "fixture_util.h"
 #include "jcli_csv.h"
 #include "jcli_load.h"
 #include "jcli_markers.h"
@@ -543,36 +544,23 @@ static void test_documents(void) {
 
 /* ---- energy ---------------------------------------------------------------- */
 
-static char energy_tmp[PATH_MAX], energy_root[PATH_MAX], stat_path[PATH_MAX];
-
-static void write_text(const char *path, const char *text) {
-  int fd = open(path, O_WRONLY | O_TRUNC | O_CREAT, 0644);
-  if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-    perror(path), exit(1);
-  close(fd);
-}
+/* Where the powercap copy's zones are, and our /proc/stat (energy_files). */
+static char energy_root[PATH_MAX], stat_path[PATH_MAX];
+#define ENERGY_ZONES "intel-xeon-2s/sys/class/powercap"
 
 /* A copy of the two-socket Xeon's powercap tree and a /proc/stat of ours. */
 static void energy_files(void) {
-  const char *srcdir = getenv("top_srcdir");
-  char cmd[3 * PATH_MAX];
-  snprintf(energy_tmp, sizeof(energy_tmp), "/tmp/jc-unit-cli-energy.XXXXXX");
-  if (!mkdtemp(energy_tmp))
-    perror("mkdtemp"), exit(1);
-  snprintf(cmd, sizeof(cmd), "cp -a '%s/tests/fixtures/powercap/intel-xeon-2s' '%s/'",
-           srcdir ? srcdir : "..", energy_tmp);
-  if (system(cmd) != 0)
-    fprintf(stderr, "cannot copy the powercap tree\n"), exit(1);
-  snprintf(energy_root, sizeof(energy_root), "%s/intel-xeon-2s/sys/class/powercap",
-           energy_tmp);
-  snprintf(stat_path, sizeof(stat_path), "%s/stat", energy_tmp);
+  fx_tmpdir();
+  fx_copy("tests/fixtures/powercap/intel-xeon-2s", "intel-xeon-2s");
+  snprintf(energy_root, sizeof(energy_root), "%s", fx_path(ENERGY_ZONES));
+  snprintf(stat_path, sizeof(stat_path), "%s", fx_path("stat"));
 }
 
 static void set_uj(const char *id, uint64_t uj) {
-  char path[PATH_MAX + 64], text[32];
-  snprintf(path, sizeof(path), "%s/%s/energy_uj", energy_root, id);
+  char rel[PATH_MAX], text[32];
+  snprintf(rel, sizeof(rel), ENERGY_ZONES "/%s/energy_uj", id);
   snprintf(text, sizeof(text), "%llu\n", (unsigned long long)uj);
-  write_text(path, text);
+  fx_write(rel, text);
 }
 
 /* /proc/stat with busy and idle ticks (USER_HZ 100: 10 ms each). */
@@ -580,7 +568,7 @@ static void set_stat(uint64_t busy_ticks, uint64_t idle_ticks) {
   char text[256];
   snprintf(text, sizeof(text), "cpu  %llu 0 0 %llu 0 0 0 0 0 0\ncpu0 0 0 0 0 0 0 0 0 0 0\n",
            (unsigned long long)busy_ticks, (unsigned long long)idle_ticks);
-  write_text(stat_path, text);
+  fx_write("stat", text);
 }
 
 /* A reading as jcli_reader_take() makes it: the collector's, then the
@@ -798,10 +786,7 @@ static void test_energy(void) {
   jcli_result_release(&res);
   jcli_energy_close(m);
 
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", energy_tmp);
-  if (system(cmd) != 0)
-    perror(cmd);
+  fx_cleanup();
 }
 
 /* /proc/stat of the interleaved two-socket fixture (tests/fixtures/cpu/
@@ -819,7 +804,7 @@ static void set_stat_packages(unsigned ticks, unsigned idle0, unsigned idle1) {
       len += (size_t)snprintf(text + len, sizeof(text) - len,
                               "cpu%d %u 0 0 %u 0 0 0 0 0 0\n", n, ticks - idle, idle);
   }
-  write_text(stat_path, text);
+  fx_write("stat", text);
 }
 
 /* run on a host of two packages: the command's part of each package by
@@ -828,19 +813,16 @@ static void set_stat_packages(unsigned ticks, unsigned idle0, unsigned idle1) {
  * cpuset, the estimate by the packages' busy time. */
 static void test_energy_packages(void) {
   energy_files();
-  const char *srcdir = getenv("top_srcdir");
-  char cpu_root[PATH_MAX], cg[PATH_MAX + 16];
-  snprintf(cpu_root, sizeof(cpu_root), "%s/tests/fixtures/cpu/xeon-2s-interleaved",
-           srcdir ? srcdir : "..");
-  snprintf(cg, sizeof(cg), "%s/cg", energy_tmp);
-  mkdir(cg, 0755);
+  char cpu_root[PATH_MAX], cg[PATH_MAX];
+  snprintf(cpu_root, sizeof(cpu_root), "%s",
+           fx_source("tests/fixtures/cpu/xeon-2s-interleaved"));
+  fx_mkdir("cg");
+  snprintf(cg, sizeof(cg), "%s", fx_path("cg"));
   for (int pinned = 1; pinned >= 0; pinned--) {
-    char cpuset[PATH_MAX + 64];
-    snprintf(cpuset, sizeof(cpuset), "%s/cpuset.cpus.effective", cg);
     if (pinned)
-      write_text(cpuset, "1,3,5\n");
+      fx_write("cg/cpuset.cpus.effective", "1,3,5\n");
     else
-      unlink(cpuset);
+      fx_remove("cg/cpuset.cpus.effective");
     uint64_t p0 = 1000000000, p1 = 2000000000;
     set_uj("intel-rapl:0", p0);
     set_uj("intel-rapl:1", p1);
@@ -880,10 +862,7 @@ static void test_energy_packages(void) {
     jcli_energy_close(&m);
     close(fd);
   }
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", energy_tmp);
-  if (system(cmd) != 0)
-    perror(cmd);
+  fx_cleanup();
 }
 
 int main(void) {

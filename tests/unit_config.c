@@ -1,5 +1,6 @@
 /* Unit tests of jc_config: defaults, every setter's validation, and the
  * messages users see for bad values. */
+#include "fixture_util.h"
 #include "jc_config.h"
 #include "tap.h"
 
@@ -139,13 +140,9 @@ int main(void) {
   jc_config_free(c);
 
   /* A <Cgroup> path through a symlink out of an explicit root. */
-  char root[] = "/tmp/jc-config-XXXXXX", link[300], file[300];
-  ok(mkdtemp(root) != NULL, "temporary root");
-  snprintf(link, sizeof(link), "%s/escape", root);
-  snprintf(file, sizeof(file), "%s/plain", root);
-  ok(symlink("/tmp", link) == 0, "symlink to /tmp");
-  FILE *f = fopen(file, "w");
-  ok(f && fclose(f) == 0, "a regular file");
+  const char *root = fx_tmpdir();
+  fx_symlink("/tmp", "escape");
+  fx_write("plain", "");
   c = jc_config_new();
   jc_config_set_root(c, root, err, sizeof(err));
   jc_config_add_managed(c, "escape/x", err, sizeof(err));
@@ -165,9 +162,7 @@ int main(void) {
          "a <Cgroup> that does not exist yet is fine at config time");
   ok(c->select_count == 0, "a <Cgroup> block alone selects nothing else");
   jc_config_free(c);
-  unlink(link);
-  unlink(file);
-  rmdir(root);
+  fx_cleanup();
   /* Values: the lean default, globs in order, names that match nothing. */
   c = jc_config_new();
   is_int(jc_config_finish(c, err, sizeof(err)), 0, "the default value set");

@@ -9,6 +9,7 @@
  * children's plus its own rest by the packages' busy time otherwise; per
  * package the parts and the idle part never exceed what the zone
  * measured. */
+#include "fixture_util.h"
 #include "jc_cpus.h"
 #include "jc_parse.h"
 #include "jc_share.h"
@@ -21,33 +22,21 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char tmp[PATH_MAX];
-
+/* A fixture tree of tests/fixtures/cpu, in the source tree. */
 static const char *fixture(const char *name) {
-  static char path[PATH_MAX];
-  const char *srcdir = getenv("top_srcdir");
-  snprintf(path, sizeof(path), "%s/tests/fixtures/cpu/%s",
-           srcdir ? srcdir : "..", name);
-  return path;
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof(rel), "tests/fixtures/cpu/%s", name);
+  return fx_source(rel);
 }
 
-/* A copy of a CPU tree the test may change. */
+/* A copy of a CPU tree the test may change, below fx_tmpdir's. */
 static const char *copy_of(const char *name) {
   static char path[PATH_MAX];
-  char cmd[3 * PATH_MAX];
-  snprintf(path, sizeof(path), "%s/%s", tmp, name);
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s' && cp -a '%s' '%s'", path,
-           fixture(name), path);
-  if (system(cmd) != 0)
-    fprintf(stderr, "cannot copy %s\n", name), exit(1);
+  char rel[PATH_MAX];
+  snprintf(rel, sizeof(rel), "tests/fixtures/cpu/%s", name);
+  fx_copy(rel, name);
+  snprintf(path, sizeof(path), "%s", fx_path(name));
   return path;
-}
-
-static void write_file(const char *path, const char *text) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-    perror(path), exit(1);
-  close(fd);
 }
 
 /* ---- the CPU list ------------------------------------------------------------ */
@@ -120,7 +109,7 @@ static void test_topology(void) {
 
 /* A /proc/stat of the 16-CPU host: CPU n at ticks[n] total, idle[n] of
  * it idle (ticks of 10 ms); ticks[n] < 0: offline, no line. */
-static void write_stat(const char *path, const long *ticks, const long *idle) {
+static void write_stat(const long *ticks, const long *idle) {
   char text[8192];
   long sum = 0, sum_idle = 0;
   for (int n = 0; n < 16; n++)
@@ -137,19 +126,19 @@ static void write_stat(const char *path, const long *ticks, const long *idle) {
                               "cpu%d %ld 0 0 %ld 0 0 0 0 0 0\n", n,
                               ticks[n] - idle[n], idle[n]);
   snprintf(text + len, sizeof(text) - len, "intr 12345 0 0\nctxt 99\n");
-  write_file(path, text);
+  fx_write("stat", text);
 }
 
 static void test_times(void) {
   char stat[PATH_MAX];
-  snprintf(stat, sizeof(stat), "%s/stat", tmp);
+  snprintf(stat, sizeof(stat), "%s", fx_path("stat"));
   long ticks[16], idle[16];
   for (int n = 0; n < 16; n++) {
     ticks[n] = 1000;
     idle[n] = 500;
   }
   ticks[13] = -1;
-  write_stat(stat, ticks, idle);
+  write_stat(ticks, idle);
   const char *root = copy_of("xeon-2s-interleaved");
   jc_cpus *c = NULL;
   size_t mapped;
@@ -165,7 +154,7 @@ static void test_times(void) {
       ticks[n] += 100;
       idle[n] += n % 2 ? 80 : 30;
     }
-  write_stat(stat, ticks, idle);
+  write_stat(ticks, idle);
   ok(jc_cpus_read(c, &b) == 0, "a second read");
   is_u64(b.host.total_usec - a.host.total_usec, 15 * 1000000ull,
          "the host: 15 CPUs x 1 s");
@@ -177,29 +166,27 @@ static void test_times(void) {
 
   /* CPU 13 comes online with its old counters (the kernel keeps them):
    * nothing of the time it was away counts, then it counts in package 1. */
-  char dir[PATH_MAX], cmd[2 * PATH_MAX];
-  snprintf(dir, sizeof(dir), "%s/cpu13/topology", root);
-  snprintf(cmd, sizeof(cmd), "mkdir -p '%s' && echo 1 > '%s/physical_package_id' "
-           "&& echo 0 > '%s/die_id'", dir, dir, dir);
-  ok(system(cmd) == 0, "CPU 13 online: its topology appears");
+  fx_mkdirs("xeon-2s-interleaved/cpu13/topology");
+  fx_write("xeon-2s-interleaved/cpu13/topology/physical_package_id", "1\n");
+  fx_write("xeon-2s-interleaved/cpu13/topology/die_id", "0\n");
   ticks[13] = 5000;
   idle[13] = 4000;
-  write_stat(stat, ticks, idle);
+  write_stat(ticks, idle);
   jc_cpus_read(c, &a);
   ok(a.domain[1].total_usec == b.domain[1].total_usec,
      "its first line is its baseline: package 1 unchanged");
   ticks[13] += 100;
   idle[13] += 100;
-  write_stat(stat, ticks, idle);
+  write_stat(ticks, idle);
   jc_cpus_read(c, &b);
   is_u64(b.domain[1].total_usec - a.domain[1].total_usec, 1000000,
          "then its second adds its 1 s to package 1");
   ticks[3] = -1; /* CPU 3 goes offline */
-  write_stat(stat, ticks, idle);
+  write_stat(ticks, idle);
   jc_cpus_read(c, &a);
   ticks[3] = 1100 + 500;
   idle[3] = 580 + 500;
-  write_stat(stat, ticks, idle);
+  write_stat(ticks, idle);
   jc_cpus_read(c, &b);
   ok(b.domain[1].total_usec == a.domain[1].total_usec,
      "a CPU back from offline: its 5 s away are not counted");
@@ -309,16 +296,11 @@ static void test_domain_times(void) {
 }
 
 int main(void) {
-  snprintf(tmp, sizeof(tmp), "/tmp/jc-unit-cpus.XXXXXX");
-  if (!mkdtemp(tmp))
-    perror("mkdtemp"), exit(1);
+  fx_tmpdir();
   test_cpu_list();
   test_topology();
   test_times();
   test_domain_times();
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-  if (system(cmd) != 0)
-    perror(cmd);
+  fx_cleanup();
   return done_testing();
 }

@@ -5,6 +5,7 @@
  * host's tick-counted time falls short of the cgroups' exact time; the
  * one rule for a stretch too short for /proc/stat (jc_share's, the plugin's
  * and the command's). */
+#include "fixture_util.h"
 #include "jc_procstat.h"
 #include "jc_share.h"
 #include "tap.h"
@@ -69,27 +70,23 @@ static void test_delta(void) {
 }
 
 static void test_file(void) {
-  char path[] = "/tmp/jc-unit-stat.XXXXXX";
-  int fd = mkstemp(path);
-  const char one[] = "cpu  10 0 10 80 0 0 0 0 0 0\ncpu0 10 0 10 80 0 0 0 0 0 0\n";
-  const char two[] = "cpu  30 0 20 150 10 0 0 0 0 0\n";
-  ok(fd >= 0 && write(fd, one, sizeof(one) - 1) == (ssize_t)sizeof(one) - 1,
-     "a /proc/stat of the test's own");
+  fx_tmpdir(); /* a /proc/stat of the test's own */
+  fx_write("stat", "cpu  10 0 10 80 0 0 0 0 0 0\ncpu0 10 0 10 80 0 0 0 0 0 0\n");
   jc_procstat ps;
   jc_cputimes a, b, d;
-  ok(jc_procstat_open(&ps, path) == 0 && jc_procstat_read(&ps, &a) == 0 &&
-         a.total_usec == 1000000 && a.idle_usec == 800000,
+  ok(jc_procstat_open(&ps, fx_path("stat")) == 0 &&
+         jc_procstat_read(&ps, &a) == 0 && a.total_usec == 1000000 &&
+         a.idle_usec == 800000,
      "read through a kept descriptor: 1 s, 0.8 s idle");
-  ok(ftruncate(fd, 0) == 0 && pwrite(fd, two, sizeof(two) - 1, 0) > 0 &&
-         jc_procstat_read(&ps, &b) == 0 && jc_procstat_delta(&a, &b, &d) == 0 &&
+  fx_write("stat", "cpu  30 0 20 150 10 0 0 0 0 0\n");
+  ok(jc_procstat_read(&ps, &b) == 0 && jc_procstat_delta(&a, &b, &d) == 0 &&
          d.total_usec == 1100000 && d.idle_usec == 800000,
      "rewritten in place: 1.1 s more, 0.8 s of it idle");
   jc_procstat_close(&ps);
   jc_procstat_close(&ps);
   ok(ps.fd == -1 && jc_procstat_read(&ps, &b) == -EBADF, "closed twice; reads -EBADF");
   ok(jc_procstat_open(&ps, "/nonexistent/stat") == -ENOENT, "a missing file: -ENOENT");
-  close(fd);
-  unlink(path);
+  fx_cleanup();
   ok(jc_procstat_open(&ps, NULL) == 0 && jc_procstat_read(&ps, &a) == 0 &&
          a.total_usec > a.idle_usec && a.idle_usec > 0,
      "this machine's /proc/stat: %llu us, %llu idle",

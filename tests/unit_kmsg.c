@@ -4,6 +4,7 @@
  * record between the lines of one report, a log that wrapped (EPIPE,
  * through a wrapped read()), continuation lines; and the reader on a file
  * and on the real /dev/kmsg. */
+#include "fixture_util.h"
 #include "jc_kmsg.h"
 #include "tap.h"
 
@@ -313,58 +314,47 @@ static void take(void *ctx, const jc_kmsg_report *r) {
     got[got_count++] = *r;
 }
 
-static void append(const char *path, const char *text) {
-  int fd = open(path, O_WRONLY | O_APPEND);
-  if (fd >= 0) {
-    ssize_t w = write(fd, text, strlen(text));
-    (void)w;
-    close(fd);
-  }
-}
-
 static void test_reader(void) {
-  char path[] = "/tmp/unit_kmsg.XXXXXX";
-  int fd = mkstemp(path);
-  ssize_t w = write(fd, SUMMARY_6, strlen(SUMMARY_6));
-  (void)w;
-  close(fd);
+  fx_tmpdir(); /* the log: a file the test appends records to */
+  fx_write("kmsg", SUMMARY_6);
   jc_kmsg *k = NULL;
-  is_int(jc_kmsg_open(path, &k), 0, "opens a log");
+  is_int(jc_kmsg_open(fx_path("kmsg"), &k), 0, "opens a log");
   got_count = 0;
   is_int(jc_kmsg_drain(k, take, NULL), 0,
          "what was there before it opened is not read");
-  append(path, USB SUMMARY_6 KILLED_6);
+  fx_append("kmsg", USB SUMMARY_6 KILLED_6);
   epipes = 2;
   int n = jc_kmsg_drain(k, take, NULL);
   ok(n > 0 && got_count == 1 && got[0].pid == 4242,
      "a log that wrapped (EPIPE twice): skipped on, the kill after it read "
      "(%d reads, %d reports)", n, got_count);
   is_int(epipes, 0, "both EPIPEs were met");
-  append(path, TASK_IN KILL_414);
+  fx_append("kmsg", TASK_IN KILL_414);
   got_count = 0;
   jc_kmsg_drain(k, take, NULL);
   is_int(got_count, 1, "an older-form report at the log's end is told");
-  append(path, KILLED_414 "6,1,2,-;oom-kill:constraint=CONSTRAINT_MEMCG,oom_m");
+  fx_append("kmsg",
+            KILLED_414 "6,1,2,-;oom-kill:constraint=CONSTRAINT_MEMCG,oom_m");
   got_count = 0;
   jc_kmsg_drain(k, take, NULL);
   is_int(got_count, 0,
          "its late Killed line is not a second report; a cut record none");
   jc_kmsg_close(k);
   jc_kmsg_close(NULL);
-  unlink(path);
+  fx_cleanup();
   is_int(jc_kmsg_open("/nonexistent/kmsg", &k), -ENOENT,
          "a missing log: -ENOENT");
 
   int r = jc_kmsg_open("/dev/kmsg", &k);
   if (r < 0) {
-    printf("ok %d - # SKIP /dev/kmsg: %s\n", ++tap_count, strerror(-r));
+    need_unmet("/dev/kmsg to read: %s", strerror(-r));
     return;
   }
   int wfd = open("/dev/kmsg", O_WRONLY | O_CLOEXEC);
   const char *line = "oom-kill:constraint=CONSTRAINT_MEMCG,nodemask=(null),"
                      "cpuset=/,mems_allowed=0,oom_memcg=/job,task_memcg=/job/"
                      "w,task=unit_kmsg,pid=1,uid=0\n";
-  w = wfd >= 0 ? write(wfd, line, strlen(line)) : -1;
+  ssize_t w = wfd >= 0 ? write(wfd, line, strlen(line)) : -1;
   if (wfd >= 0)
     close(wfd);
   got_count = 0;

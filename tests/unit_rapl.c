@@ -8,6 +8,7 @@
  * never added to their package, failing reads said once, an unreadable
  * zone (EACCES: mode 0000 for a reader that is not root) and a missing
  * tree, each said in one line. */
+#include "fixture_util.h"
 #include "jc_rapl.h"
 #include "tap.h"
 
@@ -25,22 +26,14 @@
 
 /* ---- the trees ------------------------------------------------------------ */
 
-static char tmp[PATH_MAX];
+static const char *tmp; /* fx_tmpdir's, readable by all (main) */
 
 /* A copy of fixture tree `name`; returns its powercap root. */
 static const char *tree(const char *name) {
   static char root[PATH_MAX];
-  const char *srcdir = getenv("top_srcdir");
-  char cmd[2 * PATH_MAX];
-  if (!tmp[0]) {
-    snprintf(tmp, sizeof(tmp), "/tmp/jc-unit-rapl.XXXXXX");
-    if (!mkdtemp(tmp) || chmod(tmp, 0755) < 0) /* the reader that is not root */
-      perror("mkdtemp"), exit(1);
-  }
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s/%s' && cp -a '%s/tests/fixtures/powercap/%s' '%s/'",
-           tmp, name, srcdir ? srcdir : "..", name, tmp);
-  if (system(cmd) != 0)
-    fprintf(stderr, "cannot copy %s\n", name), exit(1);
+  char src[PATH_MAX];
+  snprintf(src, sizeof(src), "tests/fixtures/powercap/%s", name);
+  fx_copy(src, name);
   snprintf(root, sizeof(root), "%s/%s/sys/class/powercap", tmp, name);
   return root;
 }
@@ -445,8 +438,8 @@ static void test_absent(void) {
   ok(o.state == JC_RAPL_ABSENT && o.zones == 0 && o.info == 1 && o.loud == 0 &&
          strstr(o.last, "No such file or directory"),
      "no powercap tree: absent, one INFO line: %s", o.last);
-  snprintf(path, sizeof(path), "%s/empty", tmp);
-  mkdir(path, 0755);
+  fx_mkdir("empty");
+  snprintf(path, sizeof(path), "%s", fx_path("empty"));
   open_for(path, &o);
   ok(o.state == JC_RAPL_ABSENT && o.info == 1 && strstr(o.last, "no RAPL zone"),
      "an empty powercap directory (a VM): absent, one INFO line: %s", o.last);
@@ -570,7 +563,7 @@ static void test_look(void) {
   const char *full = tree("intel-xeon-2s");
   char empty[PATH_MAX];
   snprintf(empty, sizeof(empty), "%s/late/sys/class/powercap", tmp);
-  RUN("rm -rf '%s' && mkdir -p '%s'", empty, empty);
+  fx_mkdirs("late/sys/class/powercap");
   jc_rapl *r = open_at(empty);
   ok(jc_rapl_state_of(r) == JC_RAPL_ABSENT && info_lines() == 1,
      "a powercap class without zones: absent, said once");
@@ -649,6 +642,9 @@ static void test_ids(void) {
 }
 
 int main(void) {
+  tmp = fx_tmpdir();
+  if (chmod(tmp, 0755) < 0) /* the reader that is not root (test_unreadable) */
+    perror(tmp), exit(1);
   test_ids();
   test_xeon_layout();
   test_xeon_counting();
@@ -661,9 +657,6 @@ int main(void) {
   test_due();
   test_wrap_every_layout();
   test_look();
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-  if (system(cmd) != 0)
-    perror(cmd);
+  fx_cleanup();
   return done_testing();
 }

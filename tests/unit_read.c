@@ -3,6 +3,7 @@
  * still returns all of it; a file larger than the buffer is -EFBIG, never
  * its first part; cgroup.procs of any length is read whole; a kept
  * memory.stat with a slab beyond 2^63 is read, parsed and sent whole. */
+#include "fixture_util.h"
 #include "jc_hier.h"
 #include "jc_metrics.h"
 #include "tap.h"
@@ -16,20 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char dir[PATH_MAX];
-
 /* Setting the scene must work: a test of nothing proves nothing. */
 static void must(int r, const char *what) {
   if (r < 0) {
     perror(what);
     exit(99);
   }
-}
-
-static char *at(const char *name) {
-  static char path[PATH_MAX];
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
-  return path;
 }
 
 /* Static buffers: reading /proc/self/maps twice must not change it (a
@@ -82,23 +75,17 @@ static void test_seq_file(void) {
   munmap(area, (size_t)page * 400);
 }
 
-static void put(const char *name, const char *text, size_t len) {
-  int fd = open(at(name), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  must(fd, name);
-  must(write(fd, text, len) == (ssize_t)len ? 0 : -1, name);
-  close(fd);
-}
-
 static void test_bounds(void) {
   memset(theirs, 'x', 100);
-  put("hundred", theirs, 100);
-  int dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  must(dirfd, dir);
+  theirs[100] = '\0';
+  fx_write("hundred", theirs);
+  int dirfd = open(fx_path(""), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  must(dirfd, fx_path(""));
   is_int(jc_hier_read_file_at(dirfd, "hundred", ours, 100), 100,
          "a file of exactly the buffer's size is read");
   is_int(jc_hier_read_file_at(dirfd, "hundred", ours, 99), -EFBIG,
          "one byte more than the buffer: -EFBIG");
-  put("empty", "", 0);
+  fx_write("empty", "");
   is_int(jc_hier_read_file_at(dirfd, "empty", ours, sizeof(ours)), 0,
          "an empty file: 0 bytes");
   char *buf = NULL;
@@ -127,9 +114,9 @@ static void test_long_procs(void) {
     len += (size_t)snprintf(theirs + len, sizeof(theirs) - len, "%d\n", pid);
     want_sum += pid;
   }
-  must(mkdir(at("cg"), 0755), "mkdir");
-  put("cg/cgroup.procs", theirs, len);
-  int cgfd = open(at("cg"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  fx_mkdir("cg");
+  fx_write("cg/cgroup.procs", theirs);
+  int cgfd = open(fx_path("cg"), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   must(cgfd, "cg");
   long sum[2] = {0, 0};
   is_int(jc_hier_each_pid(cgfd, count_pid, sum), 20000,
@@ -153,10 +140,7 @@ static void note_slab(void *ctx, const jc_metric *m) {
  * kernel's %llu can print.  Every u64 is a gauge's value
  * (docs/metrics.md): the file is no problem and memory-slab is sent. */
 static void test_u64_memory_stat(void) {
-  const char *srcdir = getenv("top_srcdir");
-  char path[PATH_MAX];
-  snprintf(path, sizeof(path), "%s/tests/fixtures/hostile/u64-slab/memory.stat",
-           srcdir ? srcdir : "..");
+  const char *path = fx_source("tests/fixtures/hostile/u64-slab/memory.stat");
   ssize_t len = jc_hier_read_file_at(AT_FDCWD, path, ours, sizeof(ours));
   must(len > 0 ? 0 : -1, path);
   jc_memstat_keys k = {.count = 2, .key = {"anon", "slab"}, .key_len = {4, 4}};
@@ -185,32 +169,24 @@ static void test_u64_memory_stat(void) {
 
 /* /proc/cgroups of a hybrid host: the controllers bound to cgroup v1. */
 static void test_v1_controllers(void) {
-  FILE *f = fopen(at("cgroups"), "w");
-  must(f ? 0 : -1, "cgroups");
-  fputs("#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
+  fx_write("cgroups", "#subsys_name\thierarchy\tnum_cgroups\tenabled\n"
         "cpuset\t3\t1\t1\ncpu\t1\t1\t1\ncpuacct\t2\t1\t1\n"
         "blkio\t7\t1\t1\nmemory\t4\t18\t1\ndevices\t5\t1\t1\n"
-        "hugetlb\t0\t1\t1\npids\t0\t1\t0\n", f);
-  fclose(f);
+        "hugetlb\t0\t1\t1\npids\t0\t1\t0\n");
   unsigned v1 = 0;
-  is_int(jc_hier_v1_controllers(at("cgroups"), &v1), 0, "/proc/cgroups read");
+  is_int(jc_hier_v1_controllers(fx_path("cgroups"), &v1), 0, "/proc/cgroups read");
   ok(v1 == (JC_CTRL_CPU | JC_CTRL_MEMORY | JC_CTRL_IO),
      "bound to v1: cpu, memory, blkio as io; not pids (hierarchy 0)");
-  is_int(jc_hier_v1_controllers(at("none"), &v1), -ENOENT, "no such file");
+  is_int(jc_hier_v1_controllers(fx_path("none"), &v1), -ENOENT, "no such file");
 }
 
 int main(void) {
-  snprintf(dir, sizeof(dir), "/tmp/jc-unit-read.XXXXXX");
-  if (!mkdtemp(dir))
-    return 1;
+  fx_tmpdir();
   test_v1_controllers();
   test_seq_file();
   test_bounds();
   test_long_procs();
   test_u64_memory_stat();
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-  if (system(cmd) != 0)
-    ok(0, "cleanup");
+  fx_cleanup();
   return done_testing();
 }

@@ -210,18 +210,6 @@ static void bad(jc_runtime *rt, const char *what, int want, const char *phrase) 
   bad_at(rt, BAD_CGROUP, BAD_FILE, what, want, phrase);
 }
 
-/* Every level of rel below the fixture's root. */
-static void mkdirs(const char *rel) {
-  char p[512];
-  for (const char *s = strchr(rel, '/'); ; s = strchr(s + 1, '/')) {
-    snprintf(p, sizeof(p), "%.*s", s ? (int)(s - rel) : (int)strlen(rel), rel);
-    if (access(fx_path(p), F_OK) != 0)
-      fx_mkdir(p);
-    if (!s)
-      return;
-  }
-}
-
 /* head, 3 MiB of '0', tail: a document whose end is past the 1 MiB read. */
 static void big_file(const char *rel, const char *head, const char *tail) {
   FILE *f = fopen(fx_path(rel), "w");
@@ -354,7 +342,7 @@ static void bad_runtime_file(jc_runtime *rt, const runtime_file *rf) {
   const char *dir_end = strrchr(rf->file, '/');
   char dir[256];
   snprintf(dir, sizeof(dir), "%.*s", (int)(dir_end - rf->file), rf->file);
-  mkdirs(dir);
+  fx_mkdirs(dir);
   fx_write(rf->file, rf->good);
   log_reset();
   int r = jc_runtime_name(rt, rf->cgroup, name);
@@ -389,7 +377,7 @@ static void bad_runtime_file(jc_runtime *rt, const runtime_file *rf) {
 static void bad_passwd(jc_runtime *rt) {
   const char *storage = "srv/alice/.local/share/containers/storage/overlay-containers";
   char file[256], name[JC_INSTANCE_SIZE];
-  mkdirs(storage);
+  fx_mkdirs(storage);
   snprintf(file, sizeof(file), "%s/containers.json", storage);
   fx_write(file, "[{\"id\":\"" BAD_ID "\",\"names\":[\"toolbox\"]}]");
   fx_mkdir("etc");

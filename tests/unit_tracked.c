@@ -295,7 +295,7 @@ static void test_oom_at_end(void) {
 
 /* The kernel's log, a file the test appends records to: the oom-kill line
  * of a kill of COMM (pid) in TASK at the limit of OOM (NULL: global). */
-static char log_path[64];
+static char log_path[PATH_MAX];
 static void log_kill(const char *task, const char *oom, int pid,
                      const char *comm) {
   static unsigned seq = 100;
@@ -326,8 +326,8 @@ static void test_oom_log(void) {
   if (!c)
     return;
   jc_collector_set_notify(c, notify_cb, NULL);
-  snprintf(log_path, sizeof(log_path), "/tmp/unit_tracked_kmsg.XXXXXX");
-  close(mkstemp(log_path));
+  fx_write("kmsg", ""); /* at the copy's top, where no cgroup file is */
+  snprintf(log_path, sizeof(log_path), "%s", fx_path("kmsg"));
   log_kill("/k8s/pod/c", "/k8s/pod", 1, "before");
   is_int(jc_oom_open_log(c, log_path, "/k8s"), 0, "a log opened at its end");
   jc_tracked *pod = find(c, "pod"), *child = find(c, "pod/c");
@@ -416,7 +416,6 @@ static void test_oom_log(void) {
          "a vanished cgroup's kill, told by its ancestor, names it");
   child->gone = false;
   jc_collector_free(c);
-  unlink(log_path);
   fx_cleanup();
 }
 

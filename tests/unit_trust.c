@@ -5,6 +5,7 @@
  * root and holds a process from its check to its move (a pidfd, or its
  * start time), and the helpers they use (controller lines, hierarchy
  * paths). */
+#include "fixture_util.h"
 #include "jc_cgwrite.h"
 #include "jc_hier.h"
 #include "jc_parse.h"
@@ -22,17 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char dir[PATH_MAX];
+static const char *dir; /* fx_tmpdir's */
 
-static void put(const char *name, const char *text, mode_t mode) {
-  char path[PATH_MAX];
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
-  FILE *f = fopen(path, "w");
-  fputs(text, f);
-  fclose(f);
-  chmod(path, mode);
-}
-
+/* Paths below dir; four buffers, for calls that take more than one. */
 static char *at(const char *name) {
   static char path[4][PATH_MAX];
   static int next;
@@ -92,7 +85,7 @@ static void test_paths(void) {
   ok(strcmp(root, "/sub") == 0 && strcmp(mnt, "/mnt/cg x") == 0,
      "mountinfo: root %s, mount point %s", root, mnt);
 
-  put("mountinfo",
+  fx_write_mode("mountinfo",
       "31 23 0:28 / /sys/fs/cgroup rw - tmpfs tmpfs rw\n"
       "35 31 0:32 / /sys/fs/cgroup/memory rw - cgroup cgroup rw,memory\n"
       "41 31 0:38 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n"
@@ -119,11 +112,11 @@ static void count_pid(pid_t pid, void *ctx) {
 
 /* A copy of a tree: every write refused, nothing changed. */
 static void test_writes_refused(void) {
-  mkdir(at("tree"), 0755);
-  mkdir(at("tree/job"), 0755);
-  put("victim", "SECRET-DATA-LINE-ONE\n", 0644);
-  must(symlink(at("victim"), at("tree/job/cgroup.procs")), "symlink");
-  must(symlink(at("victim"), at("tree/job/cgroup.subtree_control")), "symlink");
+  fx_mkdir("tree");
+  fx_mkdir("tree/job");
+  fx_write_mode("victim", "SECRET-DATA-LINE-ONE\n", 0644);
+  fx_symlink(at("victim"), "tree/job/cgroup.procs");
+  fx_symlink(at("victim"), "tree/job/cgroup.subtree_control");
   int treefd = open(at("tree"), O_RDONLY | O_DIRECTORY);
   int jobfd = open(at("tree/job"), O_RDONLY | O_DIRECTORY);
   is_int(jc_cgwrite_attach(jobfd, getpid()), -EMEDIUMTYPE,
@@ -162,53 +155,53 @@ static void pidfile_is(const char *name, int want, const char *why_part,
 static void test_pidfiles(void) {
   char why[512];
   pid_t pid = 0;
-  put("good.pid", "4242\n", 0644);
+  fx_write_mode("good.pid", "4242\n", 0644);
   is_int(jc_pidfile_read(at("good.pid"), &pid, why, sizeof(why)), 0,
          "a pid file of ours: %s", why);
   is_int(pid, 4242, "its pid");
-  put("open.pid", "4242\n", 0644);
+  fx_write_mode("open.pid", "4242\n", 0644);
   chmod(at("open.pid"), 0666); /* past the umask */
   pidfile_is("open.pid", -EPERM, "writable by group or others (mode 0666)",
              "mode 0666");
-  must(symlink(at("good.pid"), at("link.pid")), "symlink");
+  fx_symlink(at("good.pid"), "link.pid");
   pidfile_is("link.pid", -EPERM, "is a symlink", "the file is a symlink");
   mkfifo(at("fifo.pid"), 0600);
   pidfile_is("fifo.pid", -EPERM, "not a regular file",
              "a FIFO (read without blocking)");
-  put("garbage.pid", "twelve\n", 0644);
+  fx_write_mode("garbage.pid", "twelve\n", 0644);
   pidfile_is("garbage.pid", -EINVAL, "does not hold a process id", "garbage");
   pidfile_is("none.pid", -ENOENT, NULL, "missing");
 
   mkdir(at("open"), 0777);
   chmod(at("open"), 0777);
-  put("open/job.pid", "4242\n", 0644);
+  fx_write_mode("open/job.pid", "4242\n", 0644);
   pidfile_is("open/job.pid", -EPERM, "/open is writable by group or others",
              "a directory others can write");
   mkdir(at("sticky"), 01777);
   chmod(at("sticky"), 01777);
-  put("sticky/job.pid", "4242\n", 0644);
+  fx_write_mode("sticky/job.pid", "4242\n", 0644);
   pidfile_is("sticky/job.pid", 0, NULL, "a sticky directory, like /tmp");
-  mkdir(at("real"), 0755);
-  put("real/job.pid", "4242\n", 0644);
-  must(symlink("real", at("dirlink")), "symlink");
+  fx_mkdir("real");
+  fx_write_mode("real/job.pid", "4242\n", 0644);
+  fx_symlink("real", "dirlink");
   pidfile_is("dirlink/job.pid", 0, NULL, "through a symlink of ours");
-  must(symlink("../real", at("sticky/up")), "symlink");
+  fx_symlink("../real", "sticky/up");
   pidfile_is("sticky/up/job.pid", 0, NULL, "through \"..\" in a symlink");
   pidfile_is("real/../real/./job.pid", 0, NULL, "\"..\" and \".\" levels");
 
   if (geteuid() != 0) {
-    ok(1, "# SKIP ownership cases need root");
+    need_unmet("root, for the ownership cases");
     return;
   }
-  put("nobody.pid", "4242\n", 0644);
+  fx_write_mode("nobody.pid", "4242\n", 0644);
   must(chown(at("nobody.pid"), 65534, 65534), "chown");
   pidfile_is("nobody.pid", -EPERM, "owned by uid 65534", "owned by uid 65534");
-  mkdir(at("theirs"), 0755);
-  put("theirs/job.pid", "4242\n", 0644);
+  fx_mkdir("theirs");
+  fx_write_mode("theirs/job.pid", "4242\n", 0644);
   must(chown(at("theirs"), 65534, 65534), "chown");
   pidfile_is("theirs/job.pid", -EPERM, "/theirs is owned by uid 65534",
              "in a directory uid 65534 owns");
-  must(symlink(at("real"), at("sticky/trapdir")), "symlink");
+  fx_symlink(at("real"), "sticky/trapdir");
   must(lchown(at("sticky/trapdir"), 65534, 65534), "lchown");
   pidfile_is("sticky/trapdir/job.pid", -EPERM,
              "sticky/trapdir on its path is owned by uid 65534",
@@ -229,13 +222,13 @@ static void test_processes(void) {
     is_int(jc_proc_may_move(2, "/", why, sizeof(why)), -EPERM,
            "kthreadd refused: %s", why);
   else
-    ok(1, "# SKIP no kthreadd at pid 2 in this pid namespace");
+    need_unmet("kthreadd at pid 2 (none in this pid namespace)");
   is_int(jc_proc_may_move(1, "/", why, sizeof(why)), -EPERM,
          "PID 1 refused: %s", why);
   is_int(jc_proc_may_move(4194304, "/", why, sizeof(why)), -ESRCH,
          "no such process");
   if (jc_proc_cgroup(getpid(), cg, sizeof(cg)) < 0) {
-    ok(1, "# SKIP not on a cgroup2 hierarchy");
+    need_unmet("a cgroup2 hierarchy this process is on");
     return;
   }
   is_int(jc_proc_may_move(getpid(), cg, why, sizeof(why)), 0,
@@ -277,18 +270,13 @@ static void test_holds(void) {
 }
 
 int main(void) {
-  snprintf(dir, sizeof(dir), "/tmp/jc-unit-trust.XXXXXX");
-  if (!mkdtemp(dir))
-    return 1;
+  dir = fx_tmpdir();
   test_controllers();
   test_paths();
   test_writes_refused();
   test_pidfiles();
   test_processes();
   test_holds();
-  char cmd[PATH_MAX + 16];
-  snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-  if (system(cmd) != 0)
-    ok(0, "cleanup");
+  fx_cleanup();
   return done_testing();
 }

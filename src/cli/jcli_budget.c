@@ -3,9 +3,9 @@
  */
 #include "jcli_budget.h"
 
-#include "jcli_common.h"
 #include "jcli_profile.h"
 #include "jcli_stats.h"
+#include "jcli_stderr.h"
 
 #include <errno.h>
 #include <math.h>

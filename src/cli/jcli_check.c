@@ -23,9 +23,12 @@
 
 #include "jcli_block.h"
 #include "jcli_commands.h"
-#include "jcli_common.h"
+#include "jcli_grow.h"
 #include "jcli_json.h"
 #include "jcli_opts.h"
+#include "jcli_stderr.h"
+
+#include "jc_collector.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -19,14 +19,16 @@
  * else JCLI_EXIT_OVER_BUDGET when --max-ratio is exceeded, else 0.
  */
 #include "jcli_budget.h"
+#include "jcli_cmdline.h"
 #include "jcli_commands.h"
-#include "jcli_common.h"
 #include "jcli_contrast.h"
+#include "jcli_grow.h"
 #include "jcli_load.h"
 #include "jcli_measure.h"
 #include "jcli_opts.h"
 #include "jcli_plot.h"
 #include "jcli_session.h"
+#include "jcli_stderr.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -271,7 +273,7 @@ static int draw(compare_state *s) {
       return -1;
     }
     char text[256];
-    jcli_command_text(c->command, text, sizeof(text));
+    jcli_cmdline_text(c->command, text, sizeof(text));
     snprintf(title[k], sizeof(title[k]),
              "%s, run %zu of %zu (the median "
              "wall time): %s",

@@ -3,8 +3,10 @@
  */
 #include "jcli_contrast.h"
 
-#include "jcli_common.h"
+#include "jcli_cmdline.h"
+#include "jcli_grow.h"
 #include "jcli_series.h"
+#include "jcli_write.h"
 
 #include <errno.h>
 #include <math.h>
@@ -438,7 +440,7 @@ static void say_ratio(const jcli_contender *a, const jcli_contender *b,
 
 static void say_command(const jcli_contender *c) {
   char text[512];
-  jcli_command_text(c->command, text, sizeof(text));
+  jcli_cmdline_text(c->command, text, sizeof(text));
   say("%s: %s, %zu runs%s%s", c->label, c->command ? text : "(no command)",
       c->count, c->report ? " from " : "", c->report ? c->report : "");
 }

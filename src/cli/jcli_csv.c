@@ -7,7 +7,9 @@
  */
 #include "jcli_csv.h"
 
-#include "jcli_common.h"
+#include "jcli_write.h"
+
+#include "jc_config.h"
 
 #include <errno.h>
 #include <math.h>
@@ -16,14 +18,10 @@
 #include <string.h>
 
 /* The memory values that get columns: memory.current, memory.swap.current
- * and the default MemoryStat keys (run has no option to change them).
- * The root cgroup has no memory.swap.current. */
-static const char *const proc_memory[] = {"current", "swap_current", "anon",
-                                          "file", "kernel", "kernel_stack",
-                                          "slab", "shmem"};
-static const char *const global_memory[] = {"current", "anon", "file",
-                                            "kernel", "kernel_stack", "slab",
-                                            "shmem"};
+ * (the root cgroup has none), then the core's default MemoryStat keys (run
+ * has no option to change them: jc_config_default_memstat). */
+static const char *const proc_memory[] = {"current", "swap_current"};
+static const char *const global_memory[] = {"current"};
 
 typedef struct {
   FILE *out;
@@ -97,22 +95,31 @@ static void cpu_cells(csv *c, const row_of *r, const jcli_side *d,
 #undef NAME
 }
 
+/* A memory value's two columns: its least and its most over the row. */
+static void memory_cell(csv *c, const row_of *r, const jcli_side *d,
+                        const char *prefix, const char *key) {
+  jcli_range g;
+  int index = jcli_memory_find(r->info->names, key);
+  bool have =
+      index >= 0 && jcli_side_range(d, r->info->names, (size_t)index, &g);
+  char text[2][32] = {"", ""};
+  if (have) {
+    snprintf(text[0], sizeof(text[0]), "%.0f", g.min);
+    snprintf(text[1], sizeof(text[1]), "%.0f", g.max);
+  }
+  cell_fmt(c, prefix, key, "_min", text[0]);
+  cell_fmt(c, prefix, key, "_max", text[1]);
+}
+
+/* The n keys first, then the default MemoryStat keys. */
 static void memory_cells(csv *c, const row_of *r, const jcli_side *d,
                          const char *prefix, const char *const *keys,
                          size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    jcli_range g;
-    int index = jcli_memory_find(r->info->names, keys[i]);
-    bool have = index >= 0 &&
-                jcli_side_range(d, r->info->names, (size_t)index, &g);
-    char text[2][32] = {"", ""};
-    if (have) {
-      snprintf(text[0], sizeof(text[0]), "%.0f", g.min);
-      snprintf(text[1], sizeof(text[1]), "%.0f", g.max);
-    }
-    cell_fmt(c, prefix, keys[i], "_min", text[0]);
-    cell_fmt(c, prefix, keys[i], "_max", text[1]);
-  }
+  for (size_t i = 0; i < n; i++)
+    memory_cell(c, r, d, prefix, keys[i]);
+  const char *key;
+  for (size_t i = 0; (key = jc_config_default_memstat(i)); i++)
+    memory_cell(c, r, d, prefix, key);
 }
 
 static void io_cells(csv *c, const jcli_side *d, const char *prefix) {

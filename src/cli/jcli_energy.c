@@ -3,7 +3,7 @@
  */
 #include "jcli_energy.h"
 
-#include "jcli_common.h"
+#include "jcli_stderr.h"
 #include "jc_share.h"
 
 #include <stdio.h>

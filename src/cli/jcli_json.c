@@ -3,7 +3,8 @@
  */
 #include "jcli_json.h"
 
-#include "jcli_common.h"
+#include "jcli_utf8.h"
+#include "jcli_write.h"
 
 #include <errno.h>
 #include <math.h>
@@ -89,31 +90,14 @@ void jcli_json_array_close(jcli_json *j) {
   check(j, yajl_gen_array_close(j->gen));
 }
 
-/* Length of the valid UTF-8 sequence at s (RFC 3629: no overlong forms,
- * no surrogates, nothing above U+10FFFF), or 0 when it is not one. */
-static size_t utf8_sequence(const unsigned char *s, size_t left) {
-  unsigned char c = s[0];
-  size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2
-           : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
-  if (n == 0 || n > left)
-    return 0;
-  for (size_t i = 1; i < n; i++)
-    if ((s[i] & 0xc0) != 0x80)
-      return 0;
-  if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
-      (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
-    return 0;
-  return n;
-}
-
 /* s with U+FFFD for every byte that does not start a valid sequence;
  * NULL when s is valid as it is (or when out of memory: *failed). */
 static char *utf8_repaired(const char *s, size_t len, size_t *ret_len,
                            bool *failed) {
   const unsigned char *u = (const unsigned char *)s;
-  size_t i = 0;
-  while (i < len && utf8_sequence(u + i, len - i))
-    i += utf8_sequence(u + i, len - i);
+  size_t i = 0, n;
+  while (i < len && (n = jcli_utf8_decode(u + i, len - i, NULL)))
+    i += n;
   if (i == len)
     return NULL;
   char *out = malloc(3 * len + 1);
@@ -123,13 +107,13 @@ static char *utf8_repaired(const char *s, size_t len, size_t *ret_len,
   }
   size_t o = 0;
   for (i = 0; i < len;) {
-    size_t n = utf8_sequence(u + i, len - i);
+    n = jcli_utf8_decode(u + i, len - i, NULL);
     if (n) {
       memcpy(out + o, s + i, n);
       o += n;
       i += n;
     } else {
-      memcpy(out + o, "\xef\xbf\xbd", 3);
+      memcpy(out + o, "\xef\xbf\xbd", 3); /* JCLI_UTF8_REPLACEMENT */
       o += 3;
       i++;
     }

@@ -11,9 +11,10 @@
  * and the walk are exactly the plugin's.
  */
 #include "jcli_commands.h"
-#include "jcli_common.h"
 #include "jcli_json.h"
 #include "jcli_opts.h"
+#include "jcli_root.h"
+#include "jcli_stderr.h"
 
 #include <limits.h>
 #include <string.h>

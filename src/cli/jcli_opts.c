@@ -3,11 +3,33 @@
  */
 #include "jcli_opts.h"
 
-#include "jcli_common.h"
 #include "jcli_markers.h"
+#include "jcli_stderr.h"
 
+#include "jc_sample.h"
+
+#include <errno.h>
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* "(cpu memory ...)": the core's Collect groups, the default set first,
+ * so that a group the core gains is in the usage with no word here. */
+static void put_collect_groups(FILE *out) {
+  const char *sep = "(";
+  for (int round = 0; round < 2; round++) { /* the default set, the rest */
+    unsigned bit;
+    const char *word;
+    for (size_t i = 0; (word = jc_sample_collect_word(i, &bit)); i++) {
+      bool in_default = (bit & JC_COLLECT_DEFAULT) != 0;
+      if (in_default == (round == 0)) {
+        fprintf(out, "%s%s", sep, word);
+        sep = " ";
+      }
+    }
+  }
+  fputc(')', out);
+}
 
 void jcli_usage(FILE *out) {
   fputs(
@@ -62,10 +84,34 @@ void jcli_usage(FILE *out) {
       "        compare reports of run --iterations; 122 when --max-ratio\n"
       "        is exceeded (FIG: wall cpu memory io energy)\n"
       "\n"
-      "Patterns, groups and globs are the plugin's Select, Ignore, Collect\n"
-      "(cpu memory io limits pressure events pids energy cgroups) and Values; see\n"
-      "joule-cgroup(1) and joule_cgroup(5).\n",
+      "Patterns, groups and globs are the plugin's Select, Ignore, Collect\n",
       out);
+  put_collect_groups(out);
+  fputs(" and Values; see\n"
+        "joule-cgroup(1) and joule_cgroup(5).\n",
+        out);
+}
+
+/* "0.5", "2": seconds, 0.01 to 86400.  -1 when not such a number. */
+static int parse_seconds(const char *text, double *ret_seconds) {
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (errno || end == text || *end || !(v >= 0.01 && v <= 86400))
+    return -1;
+  *ret_seconds = v;
+  return 0;
+}
+
+/* A whole number from 1 to LONG_MAX.  -1 when not such a number. */
+static int parse_count(const char *text, long *ret_count) {
+  char *end;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno || end == text || *end || v < 1)
+    return -1;
+  *ret_count = v;
+  return 0;
 }
 
 enum {
@@ -187,7 +233,7 @@ static int apply_compare(jcli_opts *o, int key, const char *option,
   case KEY_PLOT: o->plot = v; break;
   case KEY_SAMPLES: o->samples = true; break;
   case KEY_WARMUP:
-    if (strcmp(v, "0") != 0 && jcli_parse_count(v, &o->warmup) < 0)
+    if (strcmp(v, "0") != 0 && parse_count(v, &o->warmup) < 0)
       return value_error(option, v, "must be a whole number, 0 or more");
     break;
   }
@@ -211,11 +257,11 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
   case KEY_VALUES: r = jc_config_add_values(o->cfg, v, err, sizeof(err)); break;
   case KEY_CONFIG: o->config = v; break;
   case KEY_INTERVAL:
-    if (jcli_parse_seconds(v, &o->interval) < 0)
+    if (parse_seconds(v, &o->interval) < 0)
       return value_error(option, v, "must be a number of seconds from 0.01 to 86400");
     break;
   case KEY_COUNT:
-    if (jcli_parse_count(v, &o->count) < 0)
+    if (parse_count(v, &o->count) < 0)
       return value_error(option, v, "must be a whole number, 1 or more");
     break;
   case KEY_KEEP: o->keep = true; break;
@@ -223,7 +269,7 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
   case KEY_PHASES: o->phases = true; break;
   case KEY_TOKEN_PATTERN: return set_token_pattern(o, option, v);
   case KEY_ITERATIONS:
-    if (jcli_parse_count(v, &o->iterations) < 0)
+    if (parse_count(v, &o->iterations) < 0)
       return value_error(option, v, "must be a whole number, 1 or more");
     break;
   case KEY_FORMAT:

@@ -23,6 +23,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+/* collectd's own configuration (collectd -h: "Config file"): check's
+ * default FILE. */
+#define JCLI_COLLECTD_CONF "/etc/collectd/collectd.conf"
+
 enum {
   JCLI_OPT_ROOT = 1u << 0,          /* --root DIR */
   JCLI_OPT_SELECT = 1u << 1,        /* --select PAT, --ignore PAT */

@@ -3,7 +3,8 @@
  */
 #include "jcli_passthru.h"
 
-#include "jcli_common.h"
+#include "jcli_stderr.h"
+#include "jcli_write.h"
 
 #include <errno.h>
 #include <fcntl.h>

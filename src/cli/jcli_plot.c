@@ -9,6 +9,8 @@
  */
 #include "jcli_plot.h"
 
+#include "jcli_utf8.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -263,25 +265,10 @@ static scale make_scale(panel_kind k, double top) {
 /* The code point at s (len bytes left) and its length; U+FFFD for a
  * byte that does not start a valid UTF-8 sequence. */
 static uint32_t next_char(const unsigned char *s, size_t len, size_t *used) {
-  static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-  size_t n = s[0] < 0x80             ? 1
-             : (s[0] & 0xE0) == 0xC0 ? 2
-             : (s[0] & 0xF0) == 0xE0 ? 3
-             : (s[0] & 0xF8) == 0xF0 ? 4
-                                     : 0;
-  *used = 1;
-  if (n == 0 || n > len)
-    return 0xFFFD;
-  uint32_t cp = n == 1 ? s[0] : s[0] & (0x7F >> n);
-  for (size_t i = 1; i < n; i++) {
-    if ((s[i] & 0xC0) != 0x80)
-      return 0xFFFD;
-    cp = cp << 6 | (s[i] & 0x3F);
-  }
-  if (cp < min[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-    return 0xFFFD;
-  *used = n;
-  return cp;
+  uint32_t cp;
+  size_t n = jcli_utf8_decode(s, len, &cp);
+  *used = n ? n : 1;
+  return n ? cp : JCLI_UTF8_REPLACEMENT;
 }
 
 /* What XML 1.0 allows in text; the rest, and line breaks, shown as
@@ -290,7 +277,7 @@ static uint32_t printable(uint32_t cp) {
   if (cp == '\t' || cp == '\n' || cp == '\r')
     return ' ';
   if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF)
-    return 0xFFFD;
+    return JCLI_UTF8_REPLACEMENT;
   return cp;
 }
 

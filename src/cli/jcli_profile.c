@@ -3,9 +3,10 @@
  */
 #include "jcli_profile.h"
 
-#include "jcli_common.h"
 #include "jcli_passthru.h"
+#include "jcli_root.h"
 #include "jcli_spawn.h"
+#include "jcli_stderr.h"
 
 #include "jc_clock.h"
 #include "jc_hier.h"

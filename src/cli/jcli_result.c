@@ -3,7 +3,7 @@
  */
 #include "jcli_result.h"
 
-#include "jcli_common.h"
+#include "jcli_grow.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -15,9 +15,10 @@
  * run it reached, and the report of the runs made is still printed.
  */
 #include "jcli_budget.h"
+#include "jcli_cmdline.h"
 #include "jcli_commands.h"
-#include "jcli_common.h"
 #include "jcli_csv.h"
+#include "jcli_grow.h"
 #include "jcli_json.h"
 #include "jcli_measure.h"
 #include "jcli_opts.h"
@@ -25,6 +26,7 @@
 #include "jcli_profile.h"
 #include "jcli_report.h"
 #include "jcli_session.h"
+#include "jcli_stderr.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -102,7 +104,7 @@ static int measure_all(run_state *s) {
 static int draw(run_state *s) {
   char title[256], head[512];
   size_t i = jcli_outcome_median_run(s->outcomes, s->done);
-  jcli_command_text(s->opts.command, title, sizeof(title));
+  jcli_cmdline_text(s->opts.command, title, sizeof(title));
   if (s->done > 1)
     snprintf(head, sizeof(head), "run %zu of %zu (the median wall time): %s",
              i + 1, s->done, title);

@@ -19,9 +19,11 @@
  */
 #include "jcli_check.h"
 #include "jcli_commands.h"
-#include "jcli_common.h"
 #include "jcli_json.h"
 #include "jcli_opts.h"
+#include "jcli_root.h"
+#include "jcli_signal.h"
+#include "jcli_stderr.h"
 
 #include "jc_clock.h"
 
@@ -30,6 +32,7 @@
 #include <math.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #define DEFAULT_INTERVAL 1.0
@@ -65,11 +68,18 @@ static void add_metric(void *ctx, const jc_target *t, const jc_metric *m) {
   jcli_json_metric(l->json, m);
 }
 
+/* Unix time: the "time" of each line, what a reader lines samples up by. */
+static double wall_seconds(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static int print_sample(jc_collector *c, jcli_json *j) {
   sample_line l = {j, NULL};
   jcli_json_map_open(j);
   jcli_json_key(j, "time");
-  jcli_json_double(j, round(jcli_wall_seconds() * 1000) / 1000);
+  jcli_json_double(j, round(wall_seconds() * 1000) / 1000);
   jcli_json_key(j, "cgroups");
   jcli_json_array_open(j);
   jc_collector_read(c, add_metric, &l);

@@ -3,8 +3,10 @@
  */
 #include "jcli_session.h"
 
-#include "jcli_common.h"
 #include "jcli_markers.h"
+#include "jcli_root.h"
+#include "jcli_signal.h"
+#include "jcli_stderr.h"
 
 #include <errno.h>
 #include <fcntl.h>

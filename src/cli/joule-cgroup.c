@@ -18,8 +18,8 @@
 #include "jc_autoconf.h"
 
 #include "jcli_commands.h"
-#include "jcli_common.h"
 #include "jcli_opts.h"
+#include "jcli_stderr.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -15,6 +15,12 @@
 static const char *const default_memstat[] = {"anon", "file",  "kernel",
                                               "kernel_stack", "slab", "shmem"};
 
+const char *jc_config_default_memstat(size_t i) {
+  return i < sizeof(default_memstat) / sizeof(*default_memstat)
+             ? default_memstat[i]
+             : NULL;
+}
+
 #define ERR(...) (snprintf(err, n, __VA_ARGS__), -1)
 
 jc_config *jc_config_new(void) {
@@ -415,9 +421,8 @@ static int check_runtime(const jc_config *cfg, char *err, size_t n) {
 
 int jc_config_finish(jc_config *cfg, char *err, size_t n) {
   if (!cfg->memstat_given && cfg->memstat.count == 0)
-    for (size_t i = 0; i < sizeof(default_memstat) / sizeof(*default_memstat);
-         i++)
-      if (memstat_add(&cfg->memstat, default_memstat[i], err, n) < 0)
+    for (size_t i = 0; jc_config_default_memstat(i); i++)
+      if (memstat_add(&cfg->memstat, jc_config_default_memstat(i), err, n) < 0)
         return -1;
   if (cfg->select_count == 0 && cfg->managed_count == 0 &&
       jc_config_add_pattern(cfg, false, "*", err, n) < 0)

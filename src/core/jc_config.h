@@ -99,6 +99,10 @@ int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
                           size_t n);
 int jc_config_add_memstat(jc_config *cfg, const char *key, char *err,
                           size_t n);
+/* The i-th MemoryStat key read when none is given (docs/configuration.md,
+ * MemoryStat); NULL past the last.  The command's CSV has a column for
+ * each (jcli_csv.c). */
+const char *jc_config_default_memstat(size_t i);
 /* RescanInterval: seconds between the safety-net walks, 0.1 to 86400. */
 int jc_config_set_rescan_interval(jc_config *cfg, double value, char *err,
                                   size_t n);
