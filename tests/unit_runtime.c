@@ -69,6 +69,10 @@ static const char *name_of(jc_runtime *rt, const char *relpath) {
 #define BU1 "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0fdd4c4d_1e44_5585_b436_7c0669755f29.slice"
 #define BU2 "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pode63e6211_e9ee_5ea2_9453_af137f4472e7.slice"
 #define GU "kubepods.slice/kubepods-pod65c6be99_dfb9_5ff9_a447_a35a4662d1f4.slice"
+/* a static pod: its uid is its manifest's hash, 32 hex digits, no dashes */
+#define STATIC_UID "5d1c3b7e9f0a2c4e6b8d0f1a3c5e7b9d"
+#define STATIC "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" STATIC_UID ".slice"
+#define ETCD "6f1e5d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e"
 #define NGINX "c5a895d0b9e9fc50bc8185f9984c605eb97d5236eb47fbd6d026f64eb8cecb54"
 #define COREDNS "f4ce26f8a28fa11206bf8c8364b22676af26f00bbbbb3cf3f1ad6300cc48a2e1"
 #define APP "26eda36863810f1f00f42af8622f014140678f680c4388dce8fcb3a4fac08a4b"
@@ -101,6 +105,13 @@ static void kubernetes(jc_runtime *rt, const char *layout, const char *prefix,
          "%s: a container whose files are not written yet: retry later", layout);
   is_str(name_of(rt, BU2), "shop_cart-0", "%s: a pod's cgroup is <namespace>_<pod>", layout);
   is_str(name_of(rt, GU), "db_postgres-0", "%s: a guaranteed pod's cgroup", layout);
+  is_str(name_of(rt, STATIC), "kube-system_etcd-node-1",
+         "%s: a static pod's cgroup (uid of 32 hex digits)", layout);
+  is_str(name_of(rt, CTR(STATIC, ETCD)), "kube-system_etcd-node-1_etcd",
+         "%s: a static pod's container", layout);
+  is_str(name_of(rt, "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+                     "5d1c3b7e9f0a2c4e6b8d0f1a3c5e7b9.slice"), "-ENOENT",
+         "%s: a pod uid of 31 hex digits is none", layout);
   is_str(name_of(rt, "kubepods.slice/kubepods-burstable.slice"), "-ENOENT",
          "%s: a QoS level is no container: its path name", layout);
   is_str(name_of(rt, "system.slice/kubelet.service"), "-ENOENT", "%s: a service is no container", layout);
@@ -127,6 +138,11 @@ static void layouts(void) {
   is_str(name_of(rt, be), "shop_web-7d9f8c6b5-x2x9q", "k3s: a pod's cgroupfs cgroup pod<uid>");
   snprintf(p, sizeof(p), "kubepods/pod65c6be99-dfb9-5ff9-a447-a35a4662d1f4/%s", POSTGRES);
   is_str(name_of(rt, p), "db_postgres-0_postgres", "k3s: a guaranteed pod's container");
+  const char *st = "kubepods/burstable/pod" STATIC_UID;
+  is_str(name_of(rt, st), "kube-system_etcd-node-1", "k3s: a static pod's cgroupfs cgroup");
+  snprintf(p, sizeof(p), "%s/%s", st, ETCD);
+  is_str(name_of(rt, p), "kube-system_etcd-node-1_etcd",
+         "k3s: a static pod's container <id> below pod<32 hex>");
   jc_runtime_free(rt);
   rt = host("k3s-cgroupfs", NULL);
   snprintf(p, sizeof(p), "%s/%s", be, NGINX);

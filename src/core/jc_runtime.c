@@ -9,6 +9,7 @@
  *                                   the home of user@<uid>.service's uid)
  *   <id> below a pod's cgroup       containerd's bundle, then Docker's
  *   kubepods-…pod<uid>.slice, pod<uid>   the kubelet's /var/log/pods
+ *                                   (<uid>: a UUID, or a static pod's 32 hex)
  * (<id>: 64 hex digits; conmon's cgroups are no container's).  A
  * Kubernetes container whose runtime files are not found is looked up in
  * the kubelet's /var/log/containers.  Kubernetes names win over Docker's
@@ -448,6 +449,14 @@ static int podman(const jc_runtime *rt, const char *id, const char *relpath,
 
 /* ---- the kubelet ---------------------------------------------------------- */
 
+/* A pod uid as the kubelet writes it: a UUID (36 bytes), or a static
+ * pod's, the 32 hex digits of its manifest's hash. */
+static bool is_pod_uid(const char *uid, size_t n) {
+  if (n == 32)
+    return strspn(uid, "0123456789abcdef") == n;
+  return n == 36 && strspn(uid, "0123456789abcdef-") == n;
+}
+
 /* The pod uid of a pod's cgroup name, with dashes: kubepods-<qos>-pod<uid>
  * .slice (systemd writes '-' in a unit name as '_'), or pod<uid>. */
 static bool pod_uid(const char *level, size_t len, char uid[40]) {
@@ -463,12 +472,12 @@ static bool pod_uid(const char *level, size_t len, char uid[40]) {
     p = level + 3;
     n = len - 3;
   }
-  if (!p || n != 36)
+  if (!p || (n != 32 && n != 36))
     return false;
   for (size_t i = 0; i < n; i++)
     uid[i] = p[i] == '_' ? '-' : p[i];
   uid[n] = '\0';
-  return strspn(uid, "0123456789abcdef-") == n;
+  return is_pod_uid(uid, n);
 }
 
 typedef struct {
