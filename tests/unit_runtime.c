@@ -170,7 +170,7 @@ static void layouts(void) {
        "registry", "docker: the cgroupfs driver's docker/<id>"},
       {"docker", "system.slice/docker.service", "-ENOENT", "docker: the daemon's own service"},
       {"podman-rootful", "machine.slice/libpod-" WEB ".scope", "web",
-       "podman rootful: a --rm container by its name"},
+       "podman rootful: a --rm container by its name (volatile-containers.json)"},
       {"podman-rootful", "machine.slice/libpod-conmon-" WEB ".scope", "-ENOENT",
        "podman: conmon's cgroup is no container"},
       {"podman-rootful", POD "/libpod-d4f6b8c0e2a4c6e8a0c2e4a6c8e0a2c4e6a8c0e2a4c6e8a0c2e4a6c8e0a2c4e6.scope",
@@ -362,6 +362,11 @@ static const runtime_file runtime_files[] = {
      "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"]}]", "web",
      "[{\"id\":\"0\",\"names\":[\"other\"],\"metadata\":\"",
      "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"],,}]"},
+    {"Podman's volatile-containers.json (--rm)", "machine.slice/libpod-" BAD_ID ".scope",
+     "var/lib/containers/storage/overlay-containers/volatile-containers.json",
+     "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"],\"flags\":{\"Volatile\":true}}]", "web",
+     "[{\"id\":\"0\",\"names\":[\"other\"],\"metadata\":\"",
+     "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"],,}]"},
 };
 
 /* The file of rf, each way bad; then good again. */
@@ -397,6 +402,38 @@ static void bad_runtime_file(jc_runtime *rt, const runtime_file *rf) {
   snprintf(what, sizeof(what), "%s: a symbolic link out of RuntimeRoot", rf->what);
   bad_at(rt, rf->cgroup, rf->file, what, -ELOOP, "is a symbolic link");
   unlink(fx_path(rf->file));
+}
+
+#define STORAGE "var/lib/containers/storage/overlay-containers/"
+
+/* The name of Podman's container BAD_ID, its entry in containers.json,
+ * volatile-containers.json, both or neither (1, 2, 3, 0). */
+static const char *listed_in(jc_runtime *rt, int files) {
+  const char *entry = "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"]}]";
+  const char *other = "[{\"id\":\"" UNKNOWN "\",\"names\":[\"other\"]}]";
+  fx_write(STORAGE "containers.json", files & 1 ? entry : other);
+  fx_write(STORAGE "volatile-containers.json", files & 2 ? entry : other);
+  return name_of(rt, "machine.slice/libpod-" BAD_ID ".scope");
+}
+
+/* containers/storage moves a container between its two lists when Podman
+ * changes whether it is volatile (--rm): found in either, the same name,
+ * and while it moves (in both, or in neither for a moment) no message. */
+static void podman_moves(jc_runtime *rt) {
+  mkdirs("var/lib/containers/storage/overlay-containers");
+  log_reset();
+  is_str(listed_in(rt, 1), "web", "Podman: a container in containers.json");
+  is_str(listed_in(rt, 2), "web", "  moved to volatile-containers.json: the same name");
+  is_str(listed_in(rt, 3), "web", "  in both while it moves: the same name");
+  is_str(listed_in(rt, 0), "-EAGAIN", "  in neither for a moment: tried again later");
+  is_str(listed_in(rt, 1), "web", "  back in containers.json: the same name");
+  listed_in(rt, 2);
+  unlink(fx_path(STORAGE "containers.json"));
+  is_str(name_of(rt, "machine.slice/libpod-" BAD_ID ".scope"), "web",
+         "  only volatile-containers.json there (no containers.json): named");
+  is_int(log_lines, 0, "  not a word logged");
+  diag_logged();
+  unlink(fx_path(STORAGE "volatile-containers.json"));
 }
 
 #define ROOTLESS_CGROUP USER(1000) BAD_ID ".scope"
@@ -461,6 +498,7 @@ static void bad_runtimes(void) {
   jc_runtime *rt = jc_runtime_new(fx_path(""), NULL, &the_log);
   for (size_t i = 0; i < sizeof(runtime_files) / sizeof(*runtime_files); i++)
     bad_runtime_file(rt, &runtime_files[i]);
+  podman_moves(rt);
   bad_passwd(rt);
   jc_runtime_free(rt);
   fx_cleanup();

@@ -5,7 +5,8 @@
  *   cri-containerd-<id>.scope       containerd's bundle of <id>
  *   crio-<id>.scope, crio-<id>      CRI-O's userdata of <id>
  *   docker-<id>.scope, docker/<id>  Docker's config.v2.json of <id>
- *   libpod-<id>.scope, libpod-<id>  Podman's containers.json (rootless in
+ *   libpod-<id>.scope, libpod-<id>  Podman's containers.json, or for --rm
+ *                                   volatile-containers.json (rootless in
  *                                   the home of user@<uid>.service's uid)
  *   <id> below a pod's cgroup       containerd's bundle, then Docker's
  *   kubepods-…pod<uid>.slice, pod<uid>   the kubelet's /var/log/pods
@@ -355,17 +356,27 @@ static int docker(const jc_runtime *rt, const char *id, const char *relpath,
   return lookup(rt, rel, &docker_json, &f, relpath, ret_name);
 }
 
+/* containers/storage lists a container in one of two files beside each
+ * other: volatile ones (Podman's --rm) in the second, the others in the
+ * first; a container moved from one to the other is in either (or, while
+ * it moves, in both or for a moment in neither), with the same name. */
+static const char *const storage_lists[] = {"containers.json",
+                                            "volatile-containers.json"};
+
 static int podman_in(const jc_runtime *rt, const char *storage, const char *id,
                      const char *relpath, char *ret_name) {
-  char rel[PATH_MAX];
-  snprintf(rel, sizeof(rel), "%s/overlay-containers/containers.json", storage);
-  found f = {.id = id};
-  int r = parse(rt, rel, &podman_json, &f, relpath);
-  if (r < 0)
-    return r;
-  if (!f.done)
-    return -EAGAIN; /* not listed yet */
-  return name_from(rt, &f, rel, relpath, ret_name);
+  for (size_t i = 0; i < sizeof(storage_lists) / sizeof(*storage_lists); i++) {
+    char rel[PATH_MAX];
+    snprintf(rel, sizeof(rel), "%s/overlay-containers/%s", storage,
+             storage_lists[i]);
+    found f = {.id = id};
+    int r = parse(rt, rel, &podman_json, &f, relpath);
+    if (r < 0 && r != -ENOENT)
+      return r;
+    if (r == 0 && f.done)
+      return name_from(rt, &f, rel, relpath, ret_name);
+  }
+  return -EAGAIN; /* not listed yet */
 }
 
 /* The home of uid in passwd's text (changed in place), relative: 0,

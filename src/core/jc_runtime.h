@@ -5,9 +5,10 @@
  * Each runtime leaves the names on disk, readable without asking a
  * daemon: containerd's and CRI-O's OCI bundles (Kubernetes annotations),
  * the kubelet's /var/log/pods and /var/log/containers, Docker's
- * config.v2.json, Podman's containers.json (rootful, and rootless in
- * every user's home found in RuntimeRoot's etc/passwd).  The cgroup's
- * path says which runtime made it and the id to look for.
+ * config.v2.json, Podman's containers.json and volatile-containers.json
+ * (rootful, and rootless in every user's home found in RuntimeRoot's
+ * etc/passwd).  The cgroup's path says which runtime made it and the id
+ * to look for.
  *
  * Every file is read below RuntimeRoot only: opened with RESOLVE_IN_ROOT
  * (a directory's symbolic link is resolved as if RuntimeRoot were "/",
