@@ -84,6 +84,7 @@ static const char *name_of(jc_runtime *rt, const char *relpath) {
 #define POD "machine.slice/machine-libpod_pod_b2d4f6a8c0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4.slice"
 #define USER(uid) "user.slice/user-" #uid ".slice/user@" #uid ".service/user.slice/libpod-"
 #define UNKNOWN "0000000000000000000000000000000000000000000000000000000000000000"
+#define LINKED "1111111111111111111111111111111111111111111111111111111111111111"
 
 /* The same node under any runtime whose cgroups are PREFIX<id>SUFFIX. */
 static void kubernetes(jc_runtime *rt, const char *layout, const char *prefix,
@@ -315,13 +316,31 @@ static void bad_inputs(void) {
   fclose(f);
   fx_remove(BAD_DIR);
   fx_symlink(outside, BAD_DIR);
+  bad_at(rt, BAD_CGROUP, BAD_DIR, "the container's directory a link out of RuntimeRoot",
+         -ELOOP, "is a symbolic link; runtime files are read only as regular files below RuntimeRoot");
+  ok(!strstr(logged, "config.v2.json"), "  the message names the directory, not the file in it");
+  unlink(fx_path(BAD_DIR));
+  fx_symlink("../../../../tmp/jc-nowhere", BAD_DIR);
+  bad_at(rt, BAD_CGROUP, BAD_DIR, "a relative link climbing out of RuntimeRoot", -ELOOP,
+         "is a symbolic link");
+  unlink(path);
+  rmdir(outside);
+
+  /* A link that leads to a directory inside RuntimeRoot: with openat2 it
+   * is resolved there and read, without it refused; never silent. */
+  unlink(fx_path(BAD_DIR));
+  fx_mkdir("var/lib/docker/moved");
+  fx_write("var/lib/docker/moved/config.v2.json", "{\"Name\":\"/moved\"}");
+  fx_symlink("/var/lib/docker/moved", BAD_DIR);
   log_reset();
   strcpy(name, "untouched");
   int r = jc_runtime_name(rt, BAD_CGROUP, name);
-  ok(r < 0 && strcmp(name, "untouched") == 0,
-     "a link to a directory outside: its file is not read (%d)", r);
-  unlink(path);
-  rmdir(outside);
+  ok((r == 0 && strcmp(name, "moved") == 0 && log_lines == 0) ||
+         (r == -ELOOP && log_lines == 1 && strstr(logged, "is a symbolic link")),
+     "a link to a directory inside RuntimeRoot: read there, or refused with a message (%d)", r);
+  diag_logged();
+  unlink(fx_path(BAD_DIR));
+  fx_mkdir(BAD_DIR);
   jc_runtime_free(rt);
 
   errno = 0;
@@ -576,6 +595,21 @@ static void collector(void) {
   ok(strstr(logged, "system.slice/docker-" UNKNOWN ".scope") &&
          strstr(logged, "keeps its path name"),
      "naming the cgroup: %s", logged);
+
+  /* The container's directory a link out of RuntimeRoot: one WARNING at
+   * its first read, none at the reads after. */
+  fx_cgroup("sys/fs/cgroup/system.slice/docker-" LINKED ".scope", 10);
+  fx_symlink("/tmp/jc-nowhere/" LINKED, "var/lib/docker/containers/" LINKED);
+  log_reset();
+  for (int i = 0; i < JC_RUNTIME_TRIES + 5; i++)
+    jc_collector_read(c, NULL, NULL);
+  is_str(instance_of(c, "system.slice/docker-" LINKED ".scope"),
+         "system.slice_docker-" LINKED ".scope", "a directory linked out: the path name");
+  ok(warning_lines == 1 && info_lines == 0 && log_lines == 1,
+     "  one WARNING in %d reads, nothing else", JC_RUNTIME_TRIES + 5);
+  ok(strstr(logged, "/var/lib/docker/containers/" LINKED " is a symbolic link") != NULL,
+     "  naming the directory");
+  diag_logged();
   jc_collector_free(c);
   fx_cleanup();
 }

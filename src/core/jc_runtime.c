@@ -240,13 +240,29 @@ static int name_from(const jc_runtime *rt, const found *f, const char *rel,
   return report(rt, rel, relpath, why, -EILSEQ);
 }
 
+/* rel did not open (r, why): -ENOENT when it is not there yet, else its
+ * one message.  A level of it that is a link leading out of RuntimeRoot
+ * is named itself, and said once: such a file is never read, however
+ * often the lookup were tried. */
+static int refused(const jc_runtime *rt, const char *rel, const char *relpath,
+                   const char *why, int r) {
+  size_t len;
+  if ((r == -ENOENT || r == -ELOOP) &&
+      jc_rtread_find_link(rt->rootfd, rel, &len) == 0) {
+    char level[PATH_MAX];
+    snprintf(level, sizeof(level), "%.*s", (int)len, rel);
+    return report(rt, level, relpath, JC_RTREAD_LINK, -ELOOP);
+  }
+  return r == -ENOENT ? r : report(rt, rel, relpath, why, r);
+}
+
 /* Parses rel with h into f: 0, -ENOENT, or refused (said once). */
 static int parse(const jc_runtime *rt, const char *rel, const jc_rtread_json *h,
                  found *f, const char *relpath) {
   char why[512];
   int r = jc_rtread_json_file(rt->rootfd, rel, JC_RUNTIME_FILE_MAX, h, f, why,
                               sizeof(why));
-  return r == 0 || r == -ENOENT ? r : report(rt, rel, relpath, why, r);
+  return r == 0 ? 0 : refused(rt, rel, relpath, why, r);
 }
 
 /* Looks up one file: 0 named, -ENOENT not there, else refused. */
@@ -299,7 +315,7 @@ static int each_entry(const jc_runtime *rt, const char *rel, const char *relpath
   char why[256];
   int fd = jc_rtread_open_dir(rt->rootfd, rel, why, sizeof(why));
   if (fd < 0)
-    return fd == -ENOENT ? fd : report(rt, rel, relpath, why, fd);
+    return refused(rt, rel, relpath, why, fd);
   DIR *d = fdopendir(fd);
   if (!d) {
     close(fd);
@@ -418,10 +434,11 @@ static int home_of(const jc_runtime *rt, const char *uid, char *home,
   bool cut = false;
   long len = jc_rtread_text(rt->rootfd, "etc/passwd", text, PASSWD_MAX + 1,
                             &cut, why, sizeof(why));
-  int r = len < 0 ? (int)len : find_home(text, uid, home, size);
+  int r = len < 0 ? refused(rt, "etc/passwd", relpath, why, (int)len)
+                  : find_home(text, uid, home, size);
   free(text);
-  if (r == 0)
-    return 0;
+  if (r == 0 || (len < 0 && r != -ENOENT))
+    return r;
   if (r == -ENOENT && !cut)
     return -EAGAIN; /* no passwd, or a user not written yet */
   if (r == -ENOENT) {

@@ -13,7 +13,8 @@
  * Every file is read below RuntimeRoot only: opened with RESOLVE_IN_ROOT
  * (a directory's symbolic link is resolved as if RuntimeRoot were "/",
  * never out of it), or where openat2 is missing by a walk that follows no
- * symbolic link at all; a file itself is never a link, must be a regular
+ * symbolic link at all (a link not followed, a directory's too, is named
+ * in the one WARNING); a file itself is never a link, must be a regular
  * file (a FIFO is not waited on), and only its first JC_RUNTIME_FILE_MAX
  * bytes are parsed, streamed with yajl.  What the runtime wrote is not
  * trusted: a name goes through jc_name_label().
