@@ -118,6 +118,28 @@ for host in $hosts; do
   [ "$(loud_lines "$dir")" -eq 0 ] || grep 'joule_cgroup' "$dir/collectd.log" | head -5 | diag
 done
 
+# A container's directory that is a link out of RuntimeRoot (the docker
+# host, registry's moved away, a link in its place): not followed, its path
+# name, one WARNING naming the directory in 12 reads, not one a read.
+host="$T/hosts/docker" id=6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d912fc28b899
+mkdir -p "$T/outside" && mv "$host/var/lib/docker/containers/$id" "$T/outside/" &&
+  ln -s "$T/outside/$id" "$host/var/lib/docker/containers/$id"
+ok $? "docker: registry's directory a link out of RuntimeRoot"
+dir="$T/rt-linked"
+mkdir -p "$dir/csv"
+text=$(fence docker runtime-plugin | sed "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$host/sys/fs/cgroup\"\n  RuntimeRoot \"$host\"|")
+{ COLLECTD_PLUGINDIR="$T/plugins" conf_head "$dir"; printf '%s\n' "$text"; } >"$dir/collectd.conf"
+run_collectd "$dir" 12
+[ "$COLLECT_READS" -ge 12 ]
+ok $? "docker, linked: collectd ran for 12 reads ($COLLECT_READS)"
+names_are "$dir" "root
+system.slice_docker-$id.scope
+shop_db" "docker, linked: registry keeps its path name, the other is named"
+[ "$(loud_lines "$dir")" -eq 1 ] &&
+  grep -qF "[warning] joule_cgroup plugin: InstanceFrom \"container\": $host/var/lib/docker/containers/$id is a symbolic link; runtime files are read only as regular files below RuntimeRoot; cgroup \"system.slice/docker-$id.scope\" keeps its path name" "$dir/collectd.log"
+ok $? "docker, linked: one WARNING, naming the directory" ||
+  grep 'joule_cgroup' "$dir/collectd.log" | head -5 | diag
+
 # The runtime names other pages quote are among those the runs gave:
 # configuration.md's InstanceFrom ("runtime named it (`A`, `B`)") and the
 # README's row of it ("`"container"`: `A`").

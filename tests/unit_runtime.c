@@ -69,6 +69,10 @@ static const char *name_of(jc_runtime *rt, const char *relpath) {
 #define BU1 "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod0fdd4c4d_1e44_5585_b436_7c0669755f29.slice"
 #define BU2 "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pode63e6211_e9ee_5ea2_9453_af137f4472e7.slice"
 #define GU "kubepods.slice/kubepods-pod65c6be99_dfb9_5ff9_a447_a35a4662d1f4.slice"
+/* a static pod: its uid is its manifest's hash, 32 hex digits, no dashes */
+#define STATIC_UID "5d1c3b7e9f0a2c4e6b8d0f1a3c5e7b9d"
+#define STATIC "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" STATIC_UID ".slice"
+#define ETCD "6f1e5d9c8b7a6f5e4d3c2b1a0f9e8d7c6b5a4f3e2d1c0b9a8f7e6d5c4b3a2f1e"
 #define NGINX "c5a895d0b9e9fc50bc8185f9984c605eb97d5236eb47fbd6d026f64eb8cecb54"
 #define COREDNS "f4ce26f8a28fa11206bf8c8364b22676af26f00bbbbb3cf3f1ad6300cc48a2e1"
 #define APP "26eda36863810f1f00f42af8622f014140678f680c4388dce8fcb3a4fac08a4b"
@@ -80,6 +84,7 @@ static const char *name_of(jc_runtime *rt, const char *relpath) {
 #define POD "machine.slice/machine-libpod_pod_b2d4f6a8c0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4.slice"
 #define USER(uid) "user.slice/user-" #uid ".slice/user@" #uid ".service/user.slice/libpod-"
 #define UNKNOWN "0000000000000000000000000000000000000000000000000000000000000000"
+#define LINKED "1111111111111111111111111111111111111111111111111111111111111111"
 
 /* The same node under any runtime whose cgroups are PREFIX<id>SUFFIX. */
 static void kubernetes(jc_runtime *rt, const char *layout, const char *prefix,
@@ -101,6 +106,13 @@ static void kubernetes(jc_runtime *rt, const char *layout, const char *prefix,
          "%s: a container whose files are not written yet: retry later", layout);
   is_str(name_of(rt, BU2), "shop_cart-0", "%s: a pod's cgroup is <namespace>_<pod>", layout);
   is_str(name_of(rt, GU), "db_postgres-0", "%s: a guaranteed pod's cgroup", layout);
+  is_str(name_of(rt, STATIC), "kube-system_etcd-node-1",
+         "%s: a static pod's cgroup (uid of 32 hex digits)", layout);
+  is_str(name_of(rt, CTR(STATIC, ETCD)), "kube-system_etcd-node-1_etcd",
+         "%s: a static pod's container", layout);
+  is_str(name_of(rt, "kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod"
+                     "5d1c3b7e9f0a2c4e6b8d0f1a3c5e7b9.slice"), "-ENOENT",
+         "%s: a pod uid of 31 hex digits is none", layout);
   is_str(name_of(rt, "kubepods.slice/kubepods-burstable.slice"), "-ENOENT",
          "%s: a QoS level is no container: its path name", layout);
   is_str(name_of(rt, "system.slice/kubelet.service"), "-ENOENT", "%s: a service is no container", layout);
@@ -127,6 +139,11 @@ static void layouts(void) {
   is_str(name_of(rt, be), "shop_web-7d9f8c6b5-x2x9q", "k3s: a pod's cgroupfs cgroup pod<uid>");
   snprintf(p, sizeof(p), "kubepods/pod65c6be99-dfb9-5ff9-a447-a35a4662d1f4/%s", POSTGRES);
   is_str(name_of(rt, p), "db_postgres-0_postgres", "k3s: a guaranteed pod's container");
+  const char *st = "kubepods/burstable/pod" STATIC_UID;
+  is_str(name_of(rt, st), "kube-system_etcd-node-1", "k3s: a static pod's cgroupfs cgroup");
+  snprintf(p, sizeof(p), "%s/%s", st, ETCD);
+  is_str(name_of(rt, p), "kube-system_etcd-node-1_etcd",
+         "k3s: a static pod's container <id> below pod<32 hex>");
   jc_runtime_free(rt);
   rt = host("k3s-cgroupfs", NULL);
   snprintf(p, sizeof(p), "%s/%s", be, NGINX);
@@ -154,7 +171,7 @@ static void layouts(void) {
        "registry", "docker: the cgroupfs driver's docker/<id>"},
       {"docker", "system.slice/docker.service", "-ENOENT", "docker: the daemon's own service"},
       {"podman-rootful", "machine.slice/libpod-" WEB ".scope", "web",
-       "podman rootful: a --rm container by its name"},
+       "podman rootful: a --rm container by its name (volatile-containers.json)"},
       {"podman-rootful", "machine.slice/libpod-conmon-" WEB ".scope", "-ENOENT",
        "podman: conmon's cgroup is no container"},
       {"podman-rootful", POD "/libpod-d4f6b8c0e2a4c6e8a0c2e4a6c8e0a2c4e6a8c0e2a4c6e8a0c2e4a6c8e0a2c4e6.scope",
@@ -287,13 +304,31 @@ static void bad_inputs(void) {
   fclose(f);
   fx_remove(BAD_DIR);
   fx_symlink(outside, BAD_DIR);
+  bad_at(rt, BAD_CGROUP, BAD_DIR, "the container's directory a link out of RuntimeRoot",
+         -ELOOP, "is a symbolic link; runtime files are read only as regular files below RuntimeRoot");
+  ok(!strstr(logged, "config.v2.json"), "  the message names the directory, not the file in it");
+  unlink(fx_path(BAD_DIR));
+  fx_symlink("../../../../tmp/jc-nowhere", BAD_DIR);
+  bad_at(rt, BAD_CGROUP, BAD_DIR, "a relative link climbing out of RuntimeRoot", -ELOOP,
+         "is a symbolic link");
+  unlink(path);
+  rmdir(outside);
+
+  /* A link that leads to a directory inside RuntimeRoot: with openat2 it
+   * is resolved there and read, without it refused; never silent. */
+  unlink(fx_path(BAD_DIR));
+  fx_mkdir("var/lib/docker/moved");
+  fx_write("var/lib/docker/moved/config.v2.json", "{\"Name\":\"/moved\"}");
+  fx_symlink("/var/lib/docker/moved", BAD_DIR);
   log_reset();
   strcpy(name, "untouched");
   int r = jc_runtime_name(rt, BAD_CGROUP, name);
-  ok(r < 0 && strcmp(name, "untouched") == 0,
-     "a link to a directory outside: its file is not read (%d)", r);
-  unlink(path);
-  rmdir(outside);
+  ok((r == 0 && strcmp(name, "moved") == 0 && log_lines == 0) ||
+         (r == -ELOOP && log_lines == 1 && strstr(logged, "is a symbolic link")),
+     "a link to a directory inside RuntimeRoot: read there, or refused with a message (%d)", r);
+  diag_logged();
+  unlink(fx_path(BAD_DIR));
+  fx_mkdir(BAD_DIR);
   jc_runtime_free(rt);
 
   errno = 0;
@@ -334,6 +369,11 @@ static const runtime_file runtime_files[] = {
      "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"]}]", "web",
      "[{\"id\":\"0\",\"names\":[\"other\"],\"metadata\":\"",
      "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"],,}]"},
+    {"Podman's volatile-containers.json (--rm)", "machine.slice/libpod-" BAD_ID ".scope",
+     "var/lib/containers/storage/overlay-containers/volatile-containers.json",
+     "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"],\"flags\":{\"Volatile\":true}}]", "web",
+     "[{\"id\":\"0\",\"names\":[\"other\"],\"metadata\":\"",
+     "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"],,}]"},
 };
 
 /* The file of rf, each way bad; then good again. */
@@ -369,6 +409,38 @@ static void bad_runtime_file(jc_runtime *rt, const runtime_file *rf) {
   snprintf(what, sizeof(what), "%s: a symbolic link out of RuntimeRoot", rf->what);
   bad_at(rt, rf->cgroup, rf->file, what, -ELOOP, "is a symbolic link");
   unlink(fx_path(rf->file));
+}
+
+#define STORAGE "var/lib/containers/storage/overlay-containers/"
+
+/* The name of Podman's container BAD_ID, its entry in containers.json,
+ * volatile-containers.json, both or neither (1, 2, 3, 0). */
+static const char *listed_in(jc_runtime *rt, int files) {
+  const char *entry = "[{\"id\":\"" BAD_ID "\",\"names\":[\"web\"]}]";
+  const char *other = "[{\"id\":\"" UNKNOWN "\",\"names\":[\"other\"]}]";
+  fx_write(STORAGE "containers.json", files & 1 ? entry : other);
+  fx_write(STORAGE "volatile-containers.json", files & 2 ? entry : other);
+  return name_of(rt, "machine.slice/libpod-" BAD_ID ".scope");
+}
+
+/* containers/storage moves a container between its two lists when Podman
+ * changes whether it is volatile (--rm): found in either, the same name,
+ * and while it moves (in both, or in neither for a moment) no message. */
+static void podman_moves(jc_runtime *rt) {
+  mkdirs("var/lib/containers/storage/overlay-containers");
+  log_reset();
+  is_str(listed_in(rt, 1), "web", "Podman: a container in containers.json");
+  is_str(listed_in(rt, 2), "web", "  moved to volatile-containers.json: the same name");
+  is_str(listed_in(rt, 3), "web", "  in both while it moves: the same name");
+  is_str(listed_in(rt, 0), "-EAGAIN", "  in neither for a moment: tried again later");
+  is_str(listed_in(rt, 1), "web", "  back in containers.json: the same name");
+  listed_in(rt, 2);
+  unlink(fx_path(STORAGE "containers.json"));
+  is_str(name_of(rt, "machine.slice/libpod-" BAD_ID ".scope"), "web",
+         "  only volatile-containers.json there (no containers.json): named");
+  is_int(log_lines, 0, "  not a word logged");
+  diag_logged();
+  unlink(fx_path(STORAGE "volatile-containers.json"));
 }
 
 #define ROOTLESS_CGROUP USER(1000) BAD_ID ".scope"
@@ -433,6 +505,7 @@ static void bad_runtimes(void) {
   jc_runtime *rt = jc_runtime_new(fx_path(""), NULL, &the_log);
   for (size_t i = 0; i < sizeof(runtime_files) / sizeof(*runtime_files); i++)
     bad_runtime_file(rt, &runtime_files[i]);
+  podman_moves(rt);
   bad_passwd(rt);
   jc_runtime_free(rt);
   fx_cleanup();
@@ -510,6 +583,21 @@ static void collector(void) {
   ok(strstr(logged, "system.slice/docker-" UNKNOWN ".scope") &&
          strstr(logged, "keeps its path name"),
      "naming the cgroup: %s", logged);
+
+  /* The container's directory a link out of RuntimeRoot: one WARNING at
+   * its first read, none at the reads after. */
+  fx_cgroup("sys/fs/cgroup/system.slice/docker-" LINKED ".scope", 10);
+  fx_symlink("/tmp/jc-nowhere/" LINKED, "var/lib/docker/containers/" LINKED);
+  log_reset();
+  for (int i = 0; i < JC_RUNTIME_TRIES + 5; i++)
+    jc_collector_read(c, NULL, NULL);
+  is_str(instance_of(c, "system.slice/docker-" LINKED ".scope"),
+         "system.slice_docker-" LINKED ".scope", "a directory linked out: the path name");
+  ok(warning_lines == 1 && info_lines == 0 && log_lines == 1,
+     "  one WARNING in %d reads, nothing else", JC_RUNTIME_TRIES + 5);
+  ok(strstr(logged, "/var/lib/docker/containers/" LINKED " is a symbolic link") != NULL,
+     "  naming the directory");
+  diag_logged();
   jc_collector_free(c);
   fx_cleanup();
 }

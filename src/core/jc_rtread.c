@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -85,8 +86,7 @@ static int open_below(int rootfd, const char *rel, int flags) {
 /* A phrase for a refused open. */
 static int refused(int e, char *why, size_t n) {
   if (e == -ELOOP)
-    WHY("is a symbolic link; runtime files are read only as regular files "
-        "below RuntimeRoot");
+    WHY(JC_RTREAD_LINK);
   else if (e == -EXDEV)
     WHY("leads out of RuntimeRoot");
   else if (e != -ENOENT)
@@ -99,6 +99,42 @@ int jc_rtread_open_dir(int rootfd, const char *rel, char *why, size_t n) {
   if (fd == -ENOTDIR)
     fd = -ENOENT; /* not the runtime's directory: not there */
   return fd < 0 ? refused(fd, why, n) : fd;
+}
+
+/* Whether the level rel, itself a link, leads to a directory in the tree
+ * (with openat2 a link is resolved inside it; the walk follows none). */
+static bool link_leads_in(int rootfd, const char *rel) {
+  int fd = open_below(rootfd, rel, O_PATH | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  close(fd);
+  return true;
+}
+
+/* From rel up, the first level there: a link that leads nowhere is where
+ * rel stopped, any other means the levels below it are not written. */
+int jc_rtread_find_link(int rootfd, const char *rel, size_t *ret_len) {
+  char level[PATH_MAX];
+  size_t len = strlen(rel);
+  if (len >= sizeof(level))
+    return -ENAMETOOLONG;
+  memcpy(level, rel, len + 1);
+  while (len > 0) {
+    level[len] = '\0';
+    int fd = open_below(rootfd, level, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+      struct stat st;
+      bool link = fstat(fd, &st) == 0 && S_ISLNK(st.st_mode);
+      close(fd);
+      if (!link || link_leads_in(rootfd, level))
+        return -ENOENT;
+      *ret_len = len;
+      return 0;
+    }
+    char *slash = strrchr(level, '/');
+    len = slash ? (size_t)(slash - level) : 0;
+  }
+  return -ENOENT;
 }
 
 static const char *file_kind(mode_t m) {

@@ -30,6 +30,11 @@ typedef struct {
   bool (*end_map)(void *ctx, int depth); /* NULL: not wanted */
 } jc_rtread_json;
 
+/* What a refused symbolic link is told (why's phrase for it). */
+#define JC_RTREAD_LINK                                                         \
+  "is a symbolic link; runtime files are read only as regular files below "   \
+  "RuntimeRoot"
+
 /* Opens the directory rel (relative to rootfd, no leading "/"), without
  * leaving rootfd's tree. */
 int jc_rtread_open_dir(int rootfd, const char *rel, char *why, size_t n);
@@ -46,5 +51,12 @@ int jc_rtread_json_file(int rootfd, const char *rel, size_t max,
  * the length, or a negative errno.  *ret_cut: the file had more. */
 long jc_rtread_text(int rootfd, const char *rel, char *buf, size_t size,
                     bool *ret_cut, char *why, size_t n);
+
+/* Where rel, which did not open (-ENOENT, -ELOOP), stops at a symbolic
+ * link: 0, *ret_len the length of rel's first levels naming the deepest
+ * level there, a link that does not lead to a directory inside the tree
+ * (the file itself, or a directory whose link points out of RuntimeRoot
+ * or, without openat2, any); -ENOENT when what is missing is missing. */
+int jc_rtread_find_link(int rootfd, const char *rel, size_t *ret_len);
 
 #endif

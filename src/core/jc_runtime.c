@@ -5,10 +5,12 @@
  *   cri-containerd-<id>.scope       containerd's bundle of <id>
  *   crio-<id>.scope, crio-<id>      CRI-O's userdata of <id>
  *   docker-<id>.scope, docker/<id>  Docker's config.v2.json of <id>
- *   libpod-<id>.scope, libpod-<id>  Podman's containers.json (rootless in
+ *   libpod-<id>.scope, libpod-<id>  Podman's containers.json, or for --rm
+ *                                   volatile-containers.json (rootless in
  *                                   the home of user@<uid>.service's uid)
  *   <id> below a pod's cgroup       containerd's bundle, then Docker's
  *   kubepods-…pod<uid>.slice, pod<uid>   the kubelet's /var/log/pods
+ *                                   (<uid>: a UUID, or a static pod's 32 hex)
  * (<id>: 64 hex digits; conmon's cgroups are no container's).  A
  * Kubernetes container whose runtime files are not found is looked up in
  * the kubelet's /var/log/containers.  Kubernetes names win over Docker's
@@ -238,13 +240,29 @@ static int name_from(const jc_runtime *rt, const found *f, const char *rel,
   return report(rt, rel, relpath, why, -EILSEQ);
 }
 
+/* rel did not open (r, why): -ENOENT when it is not there yet, else its
+ * one message.  A level of it that is a link leading out of RuntimeRoot
+ * is named itself, and said once: such a file is never read, however
+ * often the lookup were tried. */
+static int refused(const jc_runtime *rt, const char *rel, const char *relpath,
+                   const char *why, int r) {
+  size_t len;
+  if ((r == -ENOENT || r == -ELOOP) &&
+      jc_rtread_find_link(rt->rootfd, rel, &len) == 0) {
+    char level[PATH_MAX];
+    snprintf(level, sizeof(level), "%.*s", (int)len, rel);
+    return report(rt, level, relpath, JC_RTREAD_LINK, -ELOOP);
+  }
+  return r == -ENOENT ? r : report(rt, rel, relpath, why, r);
+}
+
 /* Parses rel with h into f: 0, -ENOENT, or refused (said once). */
 static int parse(const jc_runtime *rt, const char *rel, const jc_rtread_json *h,
                  found *f, const char *relpath) {
   char why[512];
   int r = jc_rtread_json_file(rt->rootfd, rel, JC_RUNTIME_FILE_MAX, h, f, why,
                               sizeof(why));
-  return r == 0 || r == -ENOENT ? r : report(rt, rel, relpath, why, r);
+  return r == 0 ? 0 : refused(rt, rel, relpath, why, r);
 }
 
 /* Looks up one file: 0 named, -ENOENT not there, else refused. */
@@ -297,7 +315,7 @@ static int each_entry(const jc_runtime *rt, const char *rel, const char *relpath
   char why[256];
   int fd = jc_rtread_open_dir(rt->rootfd, rel, why, sizeof(why));
   if (fd < 0)
-    return fd == -ENOENT ? fd : report(rt, rel, relpath, why, fd);
+    return refused(rt, rel, relpath, why, fd);
   DIR *d = fdopendir(fd);
   if (!d) {
     close(fd);
@@ -354,17 +372,27 @@ static int docker(const jc_runtime *rt, const char *id, const char *relpath,
   return lookup(rt, rel, &docker_json, &f, relpath, ret_name);
 }
 
+/* containers/storage lists a container in one of two files beside each
+ * other: volatile ones (Podman's --rm) in the second, the others in the
+ * first; a container moved from one to the other is in either (or, while
+ * it moves, in both or for a moment in neither), with the same name. */
+static const char *const storage_lists[] = {"containers.json",
+                                            "volatile-containers.json"};
+
 static int podman_in(const jc_runtime *rt, const char *storage, const char *id,
                      const char *relpath, char *ret_name) {
-  char rel[PATH_MAX];
-  snprintf(rel, sizeof(rel), "%s/overlay-containers/containers.json", storage);
-  found f = {.id = id};
-  int r = parse(rt, rel, &podman_json, &f, relpath);
-  if (r < 0)
-    return r;
-  if (!f.done)
-    return -EAGAIN; /* not listed yet */
-  return name_from(rt, &f, rel, relpath, ret_name);
+  for (size_t i = 0; i < sizeof(storage_lists) / sizeof(*storage_lists); i++) {
+    char rel[PATH_MAX];
+    snprintf(rel, sizeof(rel), "%s/overlay-containers/%s", storage,
+             storage_lists[i]);
+    found f = {.id = id};
+    int r = parse(rt, rel, &podman_json, &f, relpath);
+    if (r < 0 && r != -ENOENT)
+      return r;
+    if (r == 0 && f.done)
+      return name_from(rt, &f, rel, relpath, ret_name);
+  }
+  return -EAGAIN; /* not listed yet */
 }
 
 /* The home of uid in passwd's text (changed in place), relative: 0,
@@ -406,10 +434,11 @@ static int home_of(const jc_runtime *rt, const char *uid, char *home,
   bool cut = false;
   long len = jc_rtread_text(rt->rootfd, "etc/passwd", text, PASSWD_MAX + 1,
                             &cut, why, sizeof(why));
-  int r = len < 0 ? (int)len : find_home(text, uid, home, size);
+  int r = len < 0 ? refused(rt, "etc/passwd", relpath, why, (int)len)
+                  : find_home(text, uid, home, size);
   free(text);
-  if (r == 0)
-    return 0;
+  if (r == 0 || (len < 0 && r != -ENOENT))
+    return r;
   if (r == -ENOENT && !cut)
     return -EAGAIN; /* no passwd, or a user not written yet */
   if (r == -ENOENT) {
@@ -448,6 +477,14 @@ static int podman(const jc_runtime *rt, const char *id, const char *relpath,
 
 /* ---- the kubelet ---------------------------------------------------------- */
 
+/* A pod uid as the kubelet writes it: a UUID (36 bytes), or a static
+ * pod's, the 32 hex digits of its manifest's hash. */
+static bool is_pod_uid(const char *uid, size_t n) {
+  if (n == 32)
+    return strspn(uid, "0123456789abcdef") == n;
+  return n == 36 && strspn(uid, "0123456789abcdef-") == n;
+}
+
 /* The pod uid of a pod's cgroup name, with dashes: kubepods-<qos>-pod<uid>
  * .slice (systemd writes '-' in a unit name as '_'), or pod<uid>. */
 static bool pod_uid(const char *level, size_t len, char uid[40]) {
@@ -463,12 +500,12 @@ static bool pod_uid(const char *level, size_t len, char uid[40]) {
     p = level + 3;
     n = len - 3;
   }
-  if (!p || n != 36)
+  if (!p || (n != 32 && n != 36))
     return false;
   for (size_t i = 0; i < n; i++)
     uid[i] = p[i] == '_' ? '-' : p[i];
   uid[n] = '\0';
-  return strspn(uid, "0123456789abcdef-") == n;
+  return is_pod_uid(uid, n);
 }
 
 typedef struct {

@@ -5,14 +5,16 @@
  * Each runtime leaves the names on disk, readable without asking a
  * daemon: containerd's and CRI-O's OCI bundles (Kubernetes annotations),
  * the kubelet's /var/log/pods and /var/log/containers, Docker's
- * config.v2.json, Podman's containers.json (rootful, and rootless in
- * every user's home found in RuntimeRoot's etc/passwd).  The cgroup's
- * path says which runtime made it and the id to look for.
+ * config.v2.json, Podman's containers.json and volatile-containers.json
+ * (rootful, and rootless in every user's home found in RuntimeRoot's
+ * etc/passwd).  The cgroup's path says which runtime made it and the id
+ * to look for.
  *
  * Every file is read below RuntimeRoot only: opened with RESOLVE_IN_ROOT
  * (a directory's symbolic link is resolved as if RuntimeRoot were "/",
  * never out of it), or where openat2 is missing by a walk that follows no
- * symbolic link at all; a file itself is never a link, must be a regular
+ * symbolic link at all (a link not followed, a directory's too, is named
+ * in the one WARNING); a file itself is never a link, must be a regular
  * file (a FIFO is not waited on), and only its first JC_RUNTIME_FILE_MAX
  * bytes are parsed, streamed with yajl.  What the runtime wrote is not
  * trusted: a name goes through jc_name_label().
