@@ -427,7 +427,7 @@ static const char *listed_in(jc_runtime *rt, int files) {
  * changes whether it is volatile (--rm): found in either, the same name,
  * and while it moves (in both, or in neither for a moment) no message. */
 static void podman_moves(jc_runtime *rt) {
-  mkdirs("var/lib/containers/storage/overlay-containers");
+  fx_mkdirs("var/lib/containers/storage/overlay-containers");
   log_reset();
   is_str(listed_in(rt, 1), "web", "Podman: a container in containers.json");
   is_str(listed_in(rt, 2), "web", "  moved to volatile-containers.json: the same name");
