@@ -66,6 +66,8 @@ void jc_config_free(jc_config *cfg) {
   free(cfg->powercap_root);
   free(cfg->proc_stat);
   free(cfg->cpu_root);
+  free(cfg->proc_root);
+  patterns_free(cfg->net_interface, cfg->net_interface_count);
   free(cfg->runtime_root);
   for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
     free(cfg->runtime_dir[k]);
@@ -128,6 +130,26 @@ int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *err,
 int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
                             size_t n) {
   return set_path(&cfg->proc_stat, path, err, n);
+}
+
+int jc_config_set_proc_root(jc_config *cfg, const char *path, char *err,
+                            size_t n) {
+  return set_path(&cfg->proc_root, path, err, n);
+}
+
+int jc_config_add_net_interface(jc_config *cfg, const char *text, char *err,
+                                size_t n) {
+  jc_pattern *p = jc_pattern_compile(text, err, n);
+  if (!p)
+    return -1;
+  jc_pattern **slot =
+      append(&cfg->net_interface, &cfg->net_interface_count, sizeof(*slot));
+  if (!slot) {
+    jc_pattern_free(p);
+    return ERR("out of memory");
+  }
+  *slot = p;
+  return 0;
 }
 
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,

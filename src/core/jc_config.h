@@ -41,6 +41,10 @@ typedef struct {
   char *powercap_root; /* Collect "energy": NULL for /sys/class/powercap */
   char *proc_stat;     /* the host's CPU time: NULL for /proc/stat */
   char *cpu_root;      /* the CPUs' topology: NULL for /sys/devices/system/cpu */
+  char *proc_root;     /* Collect "network": NULL for /proc */
+  jc_pattern **net_interface; /* NetInterface patterns (jc_net) */
+  size_t net_interface_count;
+  bool net_ignore_selected;   /* NetIgnoreSelected */
   bool report_root; /* default true */
   jc_pattern **select;
   size_t select_count;
@@ -82,6 +86,12 @@ int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *err,
                            size_t n);
 int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
                             size_t n);
+/* ProcRoot (Collect "network"): an absolute path, where /proc is. */
+int jc_config_set_proc_root(jc_config *cfg, const char *path, char *err,
+                            size_t n);
+/* NetInterface: a glob or /regex/ over interface names (jc_pattern). */
+int jc_config_add_net_interface(jc_config *cfg, const char *text, char *err,
+                                size_t n);
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
                           char *err, size_t n);
 int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,

@@ -13,6 +13,7 @@
 #define MEM JC_COLLECT_MEMORY
 #define LIM JC_COLLECT_LIMITS
 #define PSI JC_COLLECT_PRESSURE
+#define NET JC_COLLECT_NETWORK
 
 /* The pressure lists of one resource (its file) and line. */
 #define PSI_STALL(res, line, file)                                             \
@@ -97,6 +98,13 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
                              JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
     [JC_LIST_DYING_DESCENDANTS] = {"count", "cgroup_dying_descendants",
                                    JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
+    /* Network (jc_net): per interface of a network namespace, rx and tx,
+     * on the cgroup that owns the namespace; from /proc/<pid>/net/dev,
+     * read once per namespace, no cgroup file. */
+    [JC_LIST_IF_OCTETS] = {"if_octets", "<interface>", NET, true, 0},
+    [JC_LIST_IF_PACKETS] = {"if_packets", "<interface>", NET, true, 0},
+    [JC_LIST_IF_ERRORS] = {"if_errors", "<interface>", NET, true, 0},
+    [JC_LIST_IF_DROPPED] = {"if_dropped", "<interface>", NET, true, 0},
 };
 
 void jc_lists_name(const char *type, const char *type_instance, char *out,
@@ -109,7 +117,8 @@ void jc_lists_name(const char *type, const char *type_instance, char *out,
 static void group_names(unsigned mask, char *out, size_t size) {
   static const char *const names[] = {"cpu",    "memory", "io",
                                       "pressure", "events", "pids",
-                                      "limits", "energy", "cgroups"};
+                                      "limits", "energy", "cgroups",
+                                      "network"};
   size_t len = 0;
   out[0] = '\0';
   for (unsigned i = 0; i < sizeof(names) / sizeof(*names) && len < size; i++)

@@ -20,7 +20,8 @@
  * "derive-memory_pgfault"), chosen like the others (jc_memstat_keys.sel).
  * The energy lists exist once per RAPL zone, which only init knows: they
  * are named, and chosen for every zone at once, with "<zone>" in place
- * of the zone ("power-<zone>"; "power-*" matches it).
+ * of the zone ("power-<zone>"; "power-*" matches it); the network lists
+ * the same with "<interface>" ("if_octets-<interface>").
  *
  * Each list has its identifier, jc_list_id, and every value list the core
  * makes carries it (jc_metric.list): whoever reads the core's metrics
@@ -68,6 +69,10 @@ typedef enum {
   JC_LIST_POWER,       /* power-<zone>: the host's mean power */
   JC_LIST_DESCENDANTS,       /* count-cgroup_descendants (cgroup.stat) */
   JC_LIST_DYING_DESCENDANTS, /* count-cgroup_dying_descendants */
+  JC_LIST_IF_OCTETS,  /* if_octets-<interface>: rx, tx bytes (jc_net) */
+  JC_LIST_IF_PACKETS, /* if_packets-<interface> */
+  JC_LIST_IF_ERRORS,  /* if_errors-<interface> */
+  JC_LIST_IF_DROPPED, /* if_dropped-<interface> */
   JC_LIST_COUNT,
   /* Outside the table and the selection (jc_memstat_keys has those): a
    * MemoryStat key's list, its type instance the key itself

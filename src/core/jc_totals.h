@@ -32,6 +32,8 @@ typedef struct {
   uint64_t oom_kills;
   bool have_energy; /* Collect "energy": its part of the zones' energy */
   double energy_joules;
+  bool have_net; /* Collect "network": the namespace it owns (jc_net) */
+  uint64_t net_rx_bytes, net_tx_bytes, net_rx_packets, net_tx_packets;
 } jc_totals;
 
 /*

@@ -1,0 +1,51 @@
+/*
+ * jc_net — Collect "network": each network namespace's interfaces, on
+ * the cgroup that owns the namespace (docs/metrics.md, network).
+ *
+ * cgroup v2 has no network controller: nothing under the cgroup tree
+ * counts bytes.  A namespace's interfaces are read through one of its
+ * processes instead, in /proc/<pid>/net/dev (jc_netdev): no setns, no
+ * helper, no runtime's API.
+ *
+ * A cgroup's namespace is that of a process directly in it: the first pid
+ * of its cgroup.procs that /proc has (`ns/net`'s inode, by readlink).  It
+ * is kept from read to read and checked cheaply: the pid still in that
+ * namespace and still in the cgroup (its /proc/<pid>/cgroup); else the
+ * list is read again.  A cgroup with no process of its own has none.
+ *
+ * The owner of a namespace, whose instance its figures go out under: the
+ * deepest tracked cgroup that contains every tracked cgroup whose
+ * processes are in it.  A Kubernetes pod's containers (the pause one
+ * included) share the pod's namespace: the pod's cgroup owns it, and its
+ * traffic appears once, never under each container.  A Docker or Podman
+ * container with a namespace of its own owns it itself.  When no tracked
+ * cgroup contains them all (the pod's cgroup not selected), or the one
+ * that does owns another namespace already (a cgroup owns one at most),
+ * the first of them in walk order owns it.  The host's namespace (that
+ * of PID 1) belongs to no cgroup: its interfaces are the `interface`
+ * plugin's; said once at INFO.
+ *
+ * Each namespace's net/dev is read once per pass, whatever the number of
+ * cgroups in it.  Each interface's counters are totals that never run
+ * backwards: an interface that leaves (a veth deleted) keeps what it
+ * counted, and when one of its name comes back (or the owner's namespace
+ * is another one now) its new counters add to them.
+ *
+ * A step of the read pass (jc_step.h), on when a network list is chosen
+ * and collectd may read other processes' namespaces (root, or
+ * CAP_SYS_PTRACE; else one INFO and off): its cgroup hook finds each
+ * cgroup's namespace, its end hook reads each namespace once and sends
+ * the lists, its totals hook gives NotifyEnd the figures of the last
+ * pass.  Each cgroup's namespace, and the totals of the one it owns,
+ * are its slot.
+ */
+#ifndef JC_NET_H
+#define JC_NET_H
+
+#include "jc_step.h"
+
+/* Interfaces kept per namespace; beyond, the rest are left out, said
+ * once per cgroup. */
+#define JC_NET_IFACES_MAX 256
+
+#endif

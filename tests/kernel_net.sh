@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# Collect "network" on the real kernel, through collectd: two network
+# namespaces, each with a veth pair to the root namespace (static
+# neighbours, IPv6 off: no packet but the test's), a "pod" whose two
+# containers share one namespace, a container with its own, and a cgroup
+# in the host's namespace.  Known UDP traffic each way; the figures
+# against the kernel's own counters of the root side of the veth
+# (/sys/class/net/VETH/statistics) and the sender's count: exact bytes
+# and packets.  The pod's namespace is counted once, under the pod; the
+# host's cgroup gets nothing; a veth deleted and made again never takes
+# a counter backwards.  Every namespace, veth and cgroup goes at exit.
+. "$(dirname "$0")/lib/common.sh"
+need_kernel
+need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
+need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
+need "ip (iproute2) with netns" -- ip netns list
+need "python3" -- python3 -c 'import socket'
+
+make_run_parent joule-net
+nsa=jcnetA-$$ nsb=jcnetB-$$ va=jcA$$ vb=jcB$$
+CLEANUPS+=("ip netns del $nsa 2>/dev/null; ip netns del $nsb 2>/dev/null; ip link del $va 2>/dev/null; ip link del $vb 2>/dev/null")
+ip netns add "$nsa" && ip netns add "$nsb"
+ok $? "network namespaces $nsa, $nsb"
+
+# veth NS ROOTSIDE NET: the pair, eth0 in NS at NET.2, ROOTSIDE at NET.1,
+# neighbours static and IPv6 off on both ends (no ARP, no ND, no MLD).
+veth() {
+  local ns=$1 v=$2 net=$3 mac_ns mac_root
+  ip link add "$v" type veth peer name eth0 netns "$ns" || return 1
+  sysctl -qw "net.ipv6.conf.$v.disable_ipv6=1"
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1
+  ip netns exec "$ns" sysctl -qw net.ipv6.conf.lo.disable_ipv6=1
+  ip addr add "$net.1/30" dev "$v" && ip link set "$v" up
+  ip netns exec "$ns" ip addr add "$net.2/30" dev eth0
+  ip netns exec "$ns" ip link set eth0 up && ip netns exec "$ns" ip link set lo up
+  mac_ns=$(ip netns exec "$ns" cat /sys/class/net/eth0/address)
+  mac_root=$(cat "/sys/class/net/$v/address")
+  ip neigh replace "$net.2" lladdr "$mac_ns" dev "$v" nud permanent &&
+    ip netns exec "$ns" ip neigh replace "$net.1" lladdr "$mac_root" dev eth0 nud permanent
+}
+veth "$nsa" "$va" 10.241.1
+ok $? "veth $va to eth0 of $nsa"
+veth "$nsb" "$vb" 10.241.2
+ok $? "veth $vb to eth0 of $nsb"
+
+# start_in CGROUP [NS]: a sleeping process started in the cgroup (below the run
+# parent), in network namespace NS when given.
+start_in() {
+  local cg="$parent/$1" ns=${2:-}
+  mkdir -p "$cg"
+  if [ -n "$ns" ]; then
+    sh -c 'echo $$ >"$1/cgroup.procs"; exec ip netns exec "$2" sleep 100000' _ "$cg" "$ns" &
+  else
+    sh -c 'echo $$ >"$1/cgroup.procs"; exec sleep 100000' _ "$cg" &
+  fi
+  CLEANUPS+=("kill $! 2>/dev/null")
+}
+start_in pod/pause "$nsa"
+start_in pod/app "$nsa"
+start_in solo "$nsb"
+start_in hostsvc
+wait_until test -s "$parent/pod/app/cgroup.procs"
+wait_until test -s "$parent/hostsvc/cgroup.procs"
+
+dir="$T/net"
+write_conf "$dir" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Select \"$run/*\"
+  Select \"$run/*/*\"
+  Collect \"cpu\" \"network\""
+start_collectd "$dir"
+pod=${run}_pod solo=${run}_solo
+wait_reads 2 "$dir" "$pod" if_octets-eth0
+ok $? "the pod's eth0 is sent"
+
+# send NS FROM TO COUNT SIZE: COUNT UDP datagrams of SIZE bytes from NS
+# (or the root namespace: "-") at FROM to TO, a socket bound at TO that
+# takes them (no ICMP answer).  Each is SIZE + 42 bytes on the wire
+# (UDP 8, IPv4 20, Ethernet 14), as net/dev counts them.
+send() {
+  local ns=$1 from=$2 to=$3 count=$4 size=$5 recv_ns
+  # the receiver lives where TO is: the other side
+  [ "$ns" = - ] && recv_ns=$6 || recv_ns=-
+  local rx=(python3 -c 'import socket,sys,time
+s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind((sys.argv[1],9999))
+s.setsockopt(socket.SOL_SOCKET,socket.SO_RCVBUF,1<<22)
+print("up",flush=True); time.sleep(float(sys.argv[2]))' "$to" 30)
+  local tx=(python3 -c 'import socket,sys
+s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind((sys.argv[1],0))
+for i in range(int(sys.argv[3])): s.sendto(b"x"*int(sys.argv[4]),(sys.argv[2],9999))' "$from" "$to" "$count" "$size")
+  if [ "$recv_ns" = - ]; then "${rx[@]}" >"$T/rx.up" & else ip netns exec "$recv_ns" "${rx[@]}" >"$T/rx.up" & fi
+  local rxpid=$!
+  wait_until grep -q up "$T/rx.up"
+  if [ "$ns" = - ]; then "${tx[@]}"; else ip netns exec "$ns" "${tx[@]}"; fi
+  kill "$rxpid" 2>/dev/null; wait "$rxpid" 2>/dev/null
+  rm -f "$T/rx.up"
+}
+stat_of() { cat "/sys/class/net/$1/statistics/$2"; }
+before_rx=$(stat_of "$va" rx_bytes) before_tx=$(stat_of "$va" tx_bytes)
+send "$nsa" 10.241.1.2 10.241.1.1 300 1000   # pod -> root: 300 x 1042
+send - 10.241.1.1 10.241.1.2 200 500 "$nsa"  # root -> pod: 200 x 542
+send "$nsb" 10.241.2.2 10.241.2.1 70 1400    # solo -> root
+sent_out=$(($(stat_of "$va" rx_bytes) - before_rx)) sent_in=$(($(stat_of "$va" tx_bytes) - before_tx))
+[ "$sent_out" -eq $((300 * 1042)) ] && [ "$sent_in" -eq $((200 * 542)) ]
+ok $? "the root side of $va counted what the senders sent: $sent_out = 300 x 1042 out of the pod, $sent_in = 200 x 542 into it"
+
+# figures NS-VETH: "rx,tx,rxp,txp" of eth0 in its namespace as the root
+# side of the veth counts them (its tx is what eth0 received).
+veth_figures() {
+  echo "$(stat_of "$1" tx_bytes),$(stat_of "$1" rx_bytes),$(stat_of "$1" tx_packets),$(stat_of "$1" rx_packets)"
+}
+plugin_figures() {
+  echo "$(csv_last "$dir" "$1" if_octets-eth0),$(csv_last "$dir" "$1" if_packets-eth0)"
+}
+matches() { [ "$(plugin_figures "$1")" = "$(veth_figures "$2")" ]; }
+wait_until matches "$pod" "$va"
+ok $? "the pod's eth0 (rx,tx bytes, rx,tx packets) $(plugin_figures "$pod") = $va's own counters $(veth_figures "$va")"
+wait_until matches "$solo" "$vb"
+ok $? "the solo container's eth0 $(plugin_figures "$solo") = $vb's own counters $(veth_figures "$vb")"
+
+inst=$(csv_instances "$dir")
+dups=$(ls "$dir/csv/testhost/joule_cgroup-${run}_pod_app" "$dir/csv/testhost/joule_cgroup-${run}_pod_pause" \
+  "$dir/csv/testhost/joule_cgroup-${run}_hostsvc" 2>/dev/null | grep -c '^if_' || true)
+[ "$dups" -eq 0 ]
+ok $? "the pod's containers and the host's cgroup have no network lists (instances: $inst)"
+lo=$(find "$dir/csv" -name 'if_*-lo-*' | grep -c . || true)
+[ "$lo" -eq 0 ]
+ok $? "loopback left out ($lo series)"
+[ "$(log_count "$dir" "^\[info\] joule_cgroup plugin: Collect \"network\": cgroups in the host's network namespace")" -eq 1 ]
+ok $? "one INFO for the cgroups in the host's namespace"
+
+# The veth deleted: a read sees eth0 gone; made again: its new counters
+# add to the old, never backwards.
+old=$(plugin_figures "$pod")
+ip link del "$va"
+wait_reads 3 "$dir" "$solo" if_octets-eth0
+veth "$nsa" "$va" 10.241.1
+send "$nsa" 10.241.1.2 10.241.1.1 40 100
+expect() {
+  awk -F, -v o="$old" -v n="$(veth_figures "$va")" 'BEGIN {
+    split(o, a, ","); split(n, b, ",");
+    printf "%d,%d,%d,%d", a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4] }'
+}
+again() { [ "$(plugin_figures "$pod")" = "$(expect)" ]; }
+wait_until again
+ok $? "after $va was made again: $(plugin_figures "$pod") = the old $old + its new counters $(veth_figures "$va")"
+f=$(ls "$dir"/csv/testhost/joule_cgroup-"$pod"/if_octets-eth0-* | tail -n 1)
+awk -F, 'NR > 1 && ($2 < r || $3 < t) { bad = 1 } NR > 1 { r = $2; t = $3 } END { exit bad }' "$f"
+ok $? "the pod's if_octets-eth0 never went backwards ($(grep -vc '^epoch' "$f") reads)"
+stop_collectd
+[ "$(loud_lines "$dir")" -eq 0 ]
+ok $? "no ERROR or WARNING in the log"
+tap_done
