@@ -363,3 +363,26 @@ r phases-out-of-range '{"wall_seconds": 1, "phases": [{"name": "<&\"\u0001\u00e9
 { printf '{"wall_seconds": 1, "x": '; printf '[%.0s' $(seq 62); printf '%.0s]' $(seq 62); printf '}'; } | seed report nested-63
 { printf '['; printf '[%.0s' $(seq 70); } | seed report nested-71-cut
 r not-json 'joule-cgroup: energy: no powercap tree'
+
+# ---- netdev: /proc/<pid>/net/dev (Linux 2.6 to 6.12 print the same
+# sixteen columns), then edge cases
+nd_head='Inter-|   Receive                                                |  Transmit
+ face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed
+'
+n() { printf '%s' "$2" | seed netdev "$1"; }
+n k6-pod "${nd_head}    lo:    1000      10    0    0    0     0          0         0     1000      10    0    0    0     0       0          0
+  eth0:  312600     300    1    2    0     0          0         0   108400     200    3    4    0     0       0          0
+"
+n old-no-space "${nd_head}eth0:5 1 0 0 0 0 0 0 6 2 0 0 0 0 0 0
+"
+n reordered 'Inter-|Receive|Transmit
+ face |packets bytes drop errs|drop errs bytes packets
+veth1: 7 700 1 2 3 4 900 9
+'
+n malformed "${nd_head}abcdefghijklmnop: 1 1 0 0 0 0 0 0 1 1 0 0 0 0 0 0
+eth1: 99999999999999999999 1 0 0 0 0 0 0 1 1 0 0 0 0 0 0
+eth2 1 1
+: 1
+eth3: 1 x
+  eth0: 3 1 0 0 0 0 0 0 4 1 0 0 0 0 0 0"
+{ printf '%s' "$nd_head"; printf 'eth9: '; long 600 1; printf '\n'; } | seed netdev long-line
