@@ -67,7 +67,8 @@ write_conf "$dir" "  CgroupRoot \"$mnt\"
   ReportRoot false
   Select \"$run/*\"
   Select \"$run/*/*\"
-  Collect \"cpu\" \"network\""
+  Collect \"cpu\" \"network\"
+  NotifyEnd true"
 start_collectd "$dir"
 pod=${run}_pod solo=${run}_solo
 wait_reads 2 "$dir" "$pod" if_octets-eth0
@@ -147,6 +148,14 @@ ok $? "after $va was made again: $(plugin_figures "$pod") = the old $old + its n
 f=$(ls "$dir"/csv/testhost/joule_cgroup-"$pod"/if_octets-eth0-* | tail -n 1)
 awk -F, 'NR > 1 && ($2 < r || $3 < t) { bad = 1 } NR > 1 { r = $2; t = $3 } END { exit bad }' "$f"
 ok $? "the pod's if_octets-eth0 never went backwards ($(grep -vc '^epoch' "$f") reads)"
+# The solo container ends: its NotifyEnd record has its traffic (70 x
+# 1442 bytes sent, nothing received), as of the last read pass.
+kill $(cat "$parent/solo/cgroup.procs")
+ended() { grep -q "cgroup $run/solo ended after" "$dir/collectd.log"; }
+wait_until ended
+line=$(grep "cgroup $run/solo ended after" "$dir/collectd.log")
+grep -q "network 0.0 MiB received, 0.1 MiB sent" <<<"$line"
+ok $? "NotifyEnd of the solo container: $(sed 's/.*message = //' <<<"$line")"
 stop_collectd
 [ "$(loud_lines "$dir")" -eq 0 ]
 ok $? "no ERROR or WARNING in the log"

@@ -123,7 +123,7 @@ static void test_parse(void) {
 
 /* ---- the step on a fixture tree --------------------------------------------- */
 
-#define SENT_MAX 64
+#define SENT_MAX 2048
 static struct {
   char instance[128], type[32], ti[32];
   int64_t rx, tx;
@@ -309,6 +309,43 @@ static void test_step(void) {
   fx_cleanup();
 }
 
+/* Thousands of interfaces and an odd name: bounded, said once, the
+ * first sent. */
+static void test_many(void) {
+  fx_tmpdir();
+  fx_mkdir("cg");
+  fx_write("cg/cgroup.controllers", "cpu\n");
+  fx_cgroup("cg/big", 1000);
+  fx_write("cg/big/cgroup.procs", "21\n");
+  proc_pid(1, 1000, "init.scope", NULL);
+  proc_pid(21, 4000, "big", NULL);
+  fx_write("proc/21/net/dev", HEAD_6X "odd\"x: 1 1 0 0 0 0 0 0 2 2 0 0 0 0 0 0\n");
+  for (int i = 0; i < 3000; i++) {
+    char line[128];
+    snprintf(line, sizeof(line), "v%d: %d 1 0 0 0 0 0 0 %d 1 0 0 0 0 0 0\n", i,
+             i, i);
+    fx_append("proc/21/net/dev", line);
+  }
+  logged[0] = '\0';
+  jc_collector *c = start();
+  ok(c != NULL, "init");
+  if (!c)
+    return;
+  pass(c);
+  pass(c);
+  is_int((int)count_of("big"), 4 * 256, "3001 interfaces: the first 256 sent");
+  int i = find("big", "if_octets", "odd_x");
+  ok(i >= 0 && sent[i].rx == 1 && sent[i].tx == 2, "odd\"x sent as odd_x");
+  const char *w = strstr(logged, "more than 256 interfaces");
+  ok(w && strstr(logged, "cgroup big") && !strstr(w + 1, "more than 256"),
+     "one WARNING names the cgroup");
+  ok(strstr(logged, "interface \"odd\\x22x\" of") == NULL &&
+         strstr(logged, "is sent as \"odd_x\"") != NULL,
+     "one INFO for the odd name");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
 /* Not ours to read: one INFO, the group off, the rest read. */
 static void test_no_permission(void) {
   fx_tmpdir();
@@ -332,6 +369,7 @@ static void test_no_permission(void) {
 int main(void) {
   test_parse();
   test_step();
+  test_many();
   test_no_permission();
   return done_testing();
 }

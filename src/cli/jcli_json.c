@@ -164,10 +164,13 @@ static void ds_names(jc_list_id list, const char *ret[JC_METRIC_VALUES]) {
   static const char *const cputime[] = {"user", "syst", ""};
   static const char *const load[] = {"shortterm", "midterm", "longterm"};
   static const char *const disk[] = {"read", "write", ""};
+  static const char *const net[] = {"rx", "tx", ""};
   bool is_load = list >= JC_LIST_PSI_LOAD &&
                  list < JC_LIST_PSI_LOAD + JC_PSI_LINES;
+  bool is_net = list >= JC_LIST_IF_OCTETS && list <= JC_LIST_IF_DROPPED;
   const char *const *names = list == JC_LIST_PS_CPUTIME ? cputime
                              : is_load                  ? load
+                             : is_net                   ? net
                                                         : disk;
   for (int i = 0; i < JC_METRIC_VALUES; i++)
     ret[i] = names[i];

@@ -196,7 +196,7 @@ static bool ended(jc_collector *c, jc_tracked *t) {
 
 /* The record: its facts for machines and its message, side by side. */
 typedef struct {
-  jc_note_meta meta[10];
+  jc_note_meta meta[14];
   size_t count;
   char text[400];
   size_t len;
@@ -258,6 +258,15 @@ static void notify(jc_collector *c, const jc_tracked *t,
   if (totals->have_energy) {
     number(&r, "energy_joules", totals->energy_joules);
     say(&r, "; energy %.1f J", totals->energy_joules);
+  }
+  if (totals->have_net) { /* as of the last pass: the namespace died with
+                             the last process */
+    count(&r, "net_rx_bytes", totals->net_rx_bytes);
+    count(&r, "net_tx_bytes", totals->net_tx_bytes);
+    count(&r, "net_rx_packets", totals->net_rx_packets);
+    count(&r, "net_tx_packets", totals->net_tx_packets);
+    say(&r, "; network %.1f MiB received, %.1f MiB sent",
+        (double)totals->net_rx_bytes / MIB, (double)totals->net_tx_bytes / MIB);
   }
   jc_notification n = {JC_NOTIF_OKAY, "cgroup", "ended", r.text, r.meta,
                        r.count, NULL};

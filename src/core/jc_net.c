@@ -119,7 +119,7 @@ typedef struct {
 
 /* The namespace of the first process of t that /proc has: 0 (ret->pid 0
  * when it has none), or a negative errno of its cgroup.procs, or -EACCES
- * / -EPERM when the namespaces are not ours to see. */
+ * / -EPERM when none of its processes' namespaces is ours to see. */
 static int find_ns(jc_collector *c, const jc_tracked *t, look *ret) {
   net_self *n = self(c);
   int dirfd = t->dirfd;
@@ -151,15 +151,13 @@ static int find_ns(jc_collector *c, const jc_tracked *t, look *ret) {
     int e = ns_of_pid(n, (pid_t)pid, &l.ns);
     if (e == 0)
       l.pid = (pid_t)pid;
-    else if (e == -EACCES || e == -EPERM) {
-      r = e;
-      break;
-    }
+    else if (e == -EACCES || e == -EPERM)
+      r = e; /* one not ours to see (an init more privileged): the next */
     /* else it exited since the list was read: the next one */
   }
   free(buf);
-  if (r < 0)
-    return r;
+  if (!l.pid && r < 0)
+    return r; /* none of them ours to see */
   *ret = l;
   return 0;
 }
