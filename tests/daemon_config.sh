@@ -52,7 +52,7 @@ done <<'TABLE'
   MaxOpenFiles "many"	MaxOpenFiles "many": expects a number
   PerDevice 1	PerDevice 1: expects a boolean
   NotifyOOM "yes"	NotifyOOM "yes": expects a boolean
-  Collect "limit"	Collect "limit": unknown group; known: cpu, memory, io, pressure, events, pids, limits, energy, cgroups
+  Collect "limit"	Collect "limit": unknown group; known: cpu, memory, io, pressure, events, pids, limits, energy, cgroups, network
   PowercapRoot "sys/class/powercap"	PowercapRoot "sys/class/powercap": must be an absolute path
   ProcStat 1	ProcStat 1: expects a string
   Values "memory-curent"	Values "memory-curent": matches no value list

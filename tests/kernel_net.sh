@@ -68,6 +68,7 @@ write_conf "$dir" "  CgroupRoot \"$mnt\"
   Select \"$run/*\"
   Select \"$run/*/*\"
   Collect \"cpu\" \"network\"
+  Values \"protocol_counter-*\"
   NotifyEnd true"
 start_collectd "$dir"
 pod=${run}_pod solo=${run}_solo
@@ -129,6 +130,30 @@ lo=$(find "$dir/csv" -name 'if_*-lo-*' | grep -c . || true)
 ok $? "loopback left out ($lo series)"
 [ "$(log_count "$dir" "^\[info\] joule_cgroup plugin: Collect \"network\": cgroups in the host's network namespace")" -eq 1 ]
 ok $? "one INFO for the cgroups in the host's namespace"
+
+# Health: UDP datagrams to a socket in the pod's namespace whose receive
+# buffer is full (never read): Udp RcvbufErrors grows; the pod's
+# protocol_counter-Udp_RcvbufErrors against the namespace's own net/snmp.
+ip netns exec "$nsa" python3 -c 'import socket,time
+s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET,socket.SO_RCVBUF,1)
+s.bind(("10.241.1.2",9998)); print("up",flush=True); time.sleep(30)' >"$T/full.up" &
+fullpid=$!
+wait_until grep -q up "$T/full.up"
+python3 -c 'import socket
+s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM)
+for i in range(200): s.sendto(b"x"*1000,("10.241.1.2",9998))'
+kill "$fullpid"; wait "$fullpid" 2>/dev/null
+snmp() { ip netns exec "$nsa" awk -v k="$1" '$1 == "Udp:" && !n { for (i = 2; i <= NF; i++) c[$i] = i; n = 1; next }
+  $1 == "Udp:" { print $c[k] }' /proc/net/snmp; }
+full_same() { [ "$(csv_last "$dir" "$pod" protocol_counter-Udp_RcvbufErrors)" = "$(snmp RcvbufErrors)" ]; }
+wait_until full_same
+errs=$(csv_last "$dir" "$pod" protocol_counter-Udp_RcvbufErrors)
+[ "${errs:-0}" -gt 0 ]
+ok $? "the pod's protocol_counter-Udp_RcvbufErrors $errs = its namespace's net/snmp Udp RcvbufErrors $(snmp RcvbufErrors) (of 200 sent to a full buffer)"
+tcp=$(find "$dir/csv/testhost/joule_cgroup-$pod" -name 'protocol_counter-*' | sed 's|.*/protocol_counter-||; s|-[0-9-]*$||' | sort | tr '\n' ' ')
+[ "$tcp" = "TcpExt_ListenDrops TcpExt_ListenOverflows Tcp_RetransSegs Udp_RcvbufErrors " ]
+ok $? "the pod's four health counters ($tcp), none on its containers: $(ls "$dir/csv/testhost/joule_cgroup-${run}_pod_app" | grep -c protocol_counter)"
 
 # The veth deleted: a read sees eth0 gone; made again: its new counters
 # add to the old, never backwards.

@@ -9,6 +9,7 @@
 #include "jc_collector.h"
 #include "jc_config.h"
 #include "jc_netdev.h"
+#include "jc_netsnmp.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -139,7 +140,9 @@ static void log_cb(void *ctx, int level, const char *msg) {
 
 static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
   (void)ctx;
-  if (strncmp(m->type, "if_", 3) != 0 || sent_count == SENT_MAX)
+  if ((strncmp(m->type, "if_", 3) != 0 &&
+       strcmp(m->type, "protocol_counter") != 0) ||
+      sent_count == SENT_MAX)
     return;
   snprintf(sent[sent_count].instance, sizeof(sent[0].instance), "%s",
            t->instance);
@@ -199,6 +202,8 @@ static void netdev(int pid, unsigned long long rx, unsigned long long tx,
   }
 }
 
+static const char *values_pattern; /* a Values pattern too, or NULL */
+
 static jc_collector *start(void) {
   char err[256];
   jc_config *cfg = jc_config_new();
@@ -208,6 +213,8 @@ static jc_collector *start(void) {
   cfg->report_root = false;
   jc_config_add_collect(cfg, "cpu", err, sizeof(err));
   jc_config_add_collect(cfg, "network", err, sizeof(err));
+  if (values_pattern)
+    jc_config_add_values(cfg, values_pattern, err, sizeof(err));
   if (jc_config_finish(cfg, err, sizeof(err)) < 0) {
     printf("# config: %s\n", err);
     return NULL;
@@ -346,6 +353,73 @@ static void test_many(void) {
   fx_cleanup();
 }
 
+#define SNMP_6X                                                                \
+  "Ip: Forwarding DefaultTTL\nIp: 1 64\n"                                      \
+  "Tcp: RtoAlgorithm RtoMin RtoMax MaxConn ActiveOpens RetransSegs InErrs\n"   \
+  "Tcp: 1 200 120000 -1 1862 %d 0\n"                                          \
+  "Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors\n"             \
+  "Udp: 685 3 0 2089 %d\n"
+
+static void test_snmp(void) {
+  char text[512];
+  uint64_t v = 7;
+  snprintf(text, sizeof(text), SNMP_6X, 12, 3);
+  ok(jc_netsnmp_find(text, strlen(text), "Tcp", "RetransSegs", &v) == 0 &&
+         v == 12,
+     "Tcp RetransSegs beside MaxConn -1");
+  ok(jc_netsnmp_find(text, strlen(text), "Udp", "RcvbufErrors", &v) == 0 &&
+         v == 3,
+     "Udp RcvbufErrors, the last column, no newline needed");
+  v = 7;
+  ok(jc_netsnmp_find(text, strlen(text), "Udp", "MemErrors", &v) == -ENOENT &&
+         v == 7,
+     "a column an older kernel lacks: -ENOENT, untouched");
+  ok(jc_netsnmp_find(text, strlen(text), "TcpExt", "ListenDrops", &v) ==
+         -ENOENT,
+     "a section it lacks: -ENOENT");
+  const char *cut = "Tcp: RtoAlgorithm RetransSegs\nTcp: 1\n";
+  ok(jc_netsnmp_find(cut, strlen(cut), "Tcp", "RetransSegs", &v) == -EBADMSG,
+     "a value missing: -EBADMSG");
+  const char *neg = "Tcp: RetransSegs\nTcp: -1\n";
+  ok(jc_netsnmp_find(neg, strlen(neg), "Tcp", "RetransSegs", &v) == -EBADMSG,
+     "negative where a counter is: -EBADMSG");
+
+  /* The step: opt-in lists of the owner, never backwards. */
+  fx_tmpdir();
+  fx_mkdir("cg");
+  fx_write("cg/cgroup.controllers", "cpu\n");
+  fx_cgroup("cg/box", 1000);
+  fx_write("cg/box/cgroup.procs", "31\n");
+  proc_pid(1, 1000, "init.scope", NULL);
+  proc_pid(31, 5000, "box", NULL);
+  netdev(31, 10, 20, true);
+  fx_writef("proc/31/net/snmp", SNMP_6X, 40, 2);
+  fx_write("proc/31/net/netstat",
+           "TcpExt: SyncookiesSent ListenOverflows ListenDrops\n"
+           "TcpExt: 0 5 6\n");
+  values_pattern = "protocol_counter-*";
+  logged[0] = '\0';
+  jc_collector *c = start();
+  values_pattern = NULL;
+  ok(c != NULL, "init with Values \"protocol_counter-*\"");
+  if (!c)
+    return;
+  pass(c);
+  int i = find("box", "protocol_counter", "Tcp_RetransSegs");
+  int j = find("box", "protocol_counter", "TcpExt_ListenOverflows");
+  int k = find("box", "protocol_counter", "TcpExt_ListenDrops");
+  int u = find("box", "protocol_counter", "Udp_RcvbufErrors");
+  ok(i >= 0 && sent[i].rx == 40 && j >= 0 && sent[j].rx == 5 && k >= 0 &&
+         sent[k].rx == 6 && u >= 0 && sent[u].rx == 2,
+     "RetransSegs 40, ListenOverflows 5, ListenDrops 6, RcvbufErrors 2");
+  fx_writef("proc/31/net/snmp", SNMP_6X, 45, 2);
+  pass(c);
+  i = find("box", "protocol_counter", "Tcp_RetransSegs");
+  ok(i >= 0 && sent[i].rx == 45, "it grows with the kernel's (45)");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
 /* Not ours to read: one INFO, the group off, the rest read. */
 static void test_no_permission(void) {
   fx_tmpdir();
@@ -370,6 +444,7 @@ int main(void) {
   test_parse();
   test_step();
   test_many();
+  test_snmp();
   test_no_permission();
   return done_testing();
 }

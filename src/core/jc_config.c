@@ -217,8 +217,8 @@ int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
   unsigned bit = jc_sample_collect_bit(word + add);
   if (!bit)
     return ERR("unknown group; known: cpu, memory, io, pressure, events, "
-               "pids, limits, energy, cgroups (\"+GROUP\" adds one to the "
-               "default set)");
+               "pids, limits, energy, cgroups, network (\"+GROUP\" adds one "
+               "to the default set)");
   if (!add && !cfg->collect_given) { /* the default goes, "+" ones stay */
     cfg->collect &= cfg->collect_asked;
     cfg->collect_given = true;

@@ -105,6 +105,16 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
     [JC_LIST_IF_PACKETS] = {"if_packets", "<interface>", NET, true, 0},
     [JC_LIST_IF_ERRORS] = {"if_errors", "<interface>", NET, true, 0},
     [JC_LIST_IF_DROPPED] = {"if_dropped", "<interface>", NET, true, 0},
+    /* The namespace's health (net/snmp, net/netstat), opt-in: the few
+     * counters that explain a slow service (docs/metrics.md, Network). */
+    [JC_LIST_TCP_RETRANS_SEGS] = {"protocol_counter", "Tcp_RetransSegs", NET,
+                                  false, 0},
+    [JC_LIST_TCP_LISTEN_OVERFLOWS] = {"protocol_counter",
+                                      "TcpExt_ListenOverflows", NET, false, 0},
+    [JC_LIST_TCP_LISTEN_DROPS] = {"protocol_counter", "TcpExt_ListenDrops",
+                                  NET, false, 0},
+    [JC_LIST_UDP_RCVBUF_ERRORS] = {"protocol_counter", "Udp_RcvbufErrors",
+                                   NET, false, 0},
 };
 
 void jc_lists_name(const char *type, const char *type_instance, char *out,

@@ -73,6 +73,10 @@ typedef enum {
   JC_LIST_IF_PACKETS, /* if_packets-<interface> */
   JC_LIST_IF_ERRORS,  /* if_errors-<interface> */
   JC_LIST_IF_DROPPED, /* if_dropped-<interface> */
+  JC_LIST_TCP_RETRANS_SEGS,      /* protocol_counter-Tcp_RetransSegs */
+  JC_LIST_TCP_LISTEN_OVERFLOWS,  /* protocol_counter-TcpExt_ListenOverflows */
+  JC_LIST_TCP_LISTEN_DROPS,      /* protocol_counter-TcpExt_ListenDrops */
+  JC_LIST_UDP_RCVBUF_ERRORS,     /* protocol_counter-Udp_RcvbufErrors */
   JC_LIST_COUNT,
   /* Outside the table and the selection (jc_memstat_keys has those): a
    * MemoryStat key's list, its type instance the key itself

@@ -6,6 +6,7 @@
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_netdev.h"
+#include "jc_netsnmp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -30,8 +31,22 @@ typedef struct {
   bool chosen;  /* NetInterface lets it out */
 } iface;
 
+/* The namespace's health counters (opt-in lists), in list order. */
+#define HEALTH 4
+static const struct {
+  const char *file, *prefix, *name;
+} health[HEALTH] = {
+    {"snmp", "Tcp", "RetransSegs"},
+    {"netstat", "TcpExt", "ListenOverflows"},
+    {"netstat", "TcpExt", "ListenDrops"},
+    {"snmp", "Udp", "RcvbufErrors"},
+};
+
 /* What a cgroup that owns a namespace keeps. */
 typedef struct {
+  uint64_t h_last[HEALTH], h_total[HEALTH];
+  bool h_seen[HEALTH]; /* h_last holds a read of this namespace */
+  bool h_now[HEALTH];  /* read this pass */
   uint64_t ns;  /* the namespace the interfaces are of */
   iface *ifs;
   size_t count;
@@ -467,6 +482,47 @@ static jc_tracked *owner_of(jc_collector *c, const member *m, size_t count) {
   return slot_of(c, t)->owner_now ? NULL : t;
 }
 
+static bool chosen_list(const jc_collector *c, jc_list_id id) {
+  return c->cfg->sel.list[id] != JC_SEL_OFF;
+}
+
+/* The health counters chosen, from pid's net/snmp and net/netstat (read
+ * only when one of theirs is chosen): totals that never run backwards. */
+static void read_health(jc_collector *c, owned *o, pid_t pid) {
+  net_self *n = self(c);
+  static const char *const files[] = {"snmp", "netstat"};
+  for (int k = 0; k < HEALTH; k++)
+    o->h_now[k] = false;
+  for (size_t f = 0; f < 2; f++) {
+    bool want = false;
+    for (int k = 0; k < HEALTH; k++)
+      want |= !strcmp(health[k].file, files[f]) &&
+              chosen_list(c, JC_LIST_TCP_RETRANS_SEGS + k);
+    if (!want)
+      continue;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof(path), "%s/%d/net/%s", n->proc, (int)pid, files[f]);
+    size_t len = 0;
+    bool cut;
+    if (read_netdev(n, path, &len, &cut) < 0)
+      continue; /* gone since net/dev: the next pass */
+    for (int k = 0; k < HEALTH; k++) {
+      uint64_t v;
+      if (strcmp(health[k].file, files[f]) != 0 ||
+          jc_netsnmp_find(n->buf, len, health[k].prefix, health[k].name,
+                          &v) < 0)
+        continue;
+      uint64_t growth = o->h_seen[k] && v >= o->h_last[k] ? v - o->h_last[k]
+                                                          : v;
+      o->h_total[k] = jc_sample_sum(o->h_total[k], growth);
+      if (o->h_total[k] > (uint64_t)INT64_MAX)
+        o->h_total[k] = (uint64_t)INT64_MAX;
+      o->h_last[k] = v;
+      o->h_seen[k] = o->h_now[k] = true;
+    }
+  }
+}
+
 /* Reads the namespace of m[0..count) into owner t's figures, through the
  * first member's process that is still there. */
 static void read_ns(jc_collector *c, jc_tracked *t, const member *m,
@@ -479,6 +535,7 @@ static void read_ns(jc_collector *c, jc_tracked *t, const member *m,
   if (o->ns != m[0].ns) { /* another namespace: its counters are new */
     for (size_t i = 0; i < o->count; i++)
       o->ifs[i].present = false;
+    memset(o->h_seen, 0, sizeof(o->h_seen));
     o->ns = m[0].ns;
   }
   for (size_t k = 0; k < count; k++) {
@@ -499,6 +556,7 @@ static void read_ns(jc_collector *c, jc_tracked *t, const member *m,
       return;
     }
     take(c, t, o, path, len, cut);
+    read_health(c, o, slot_of(c, c->tracked[m[k].i])->pid);
     return;
   }
 }
@@ -527,6 +585,16 @@ static void send(jc_collector *c, const jc_tracked *t, jc_collect_fn emit,
     put(c, emit, ctx, &target, JC_LIST_IF_PACKETS, e, JC_NETDEV_RX_PACKETS);
     put(c, emit, ctx, &target, JC_LIST_IF_ERRORS, e, JC_NETDEV_RX_ERRS);
     put(c, emit, ctx, &target, JC_LIST_IF_DROPPED, e, JC_NETDEV_RX_DROP);
+  }
+  for (int k = 0; k < HEALTH; k++) {
+    jc_list_id id = JC_LIST_TCP_RETRANS_SEGS + k;
+    if (!o->h_now[k] || !chosen_list(c, id))
+      continue;
+    jc_metric m = {.list = id, .type = jc_lists[id].type,
+                   .type_instance = jc_lists[id].type_instance,
+                   .kind = JC_DERIVE, .count = 1,
+                   .derive = {(int64_t)o->h_total[k]}};
+    emit(ctx, &target, &m);
   }
 }
 
@@ -617,7 +685,7 @@ static void root_kpath(jc_collector *c, net_self *n) {
  * INFO, when neither can be read.
  */
 static int init(jc_collector *c, void **ret_self) {
-  if (!jc_lists_any(&c->cfg->sel, JC_LIST_IF_OCTETS, 4))
+  if (!jc_lists_any(&c->cfg->sel, JC_LIST_IF_OCTETS, 4 + HEALTH))
     return 0;
   net_self *n = calloc(1, sizeof(*n));
   if (!n) {

@@ -31,6 +31,10 @@
  * counted, and when one of its name comes back (or the owner's namespace
  * is another one now) its new counters add to them.
  *
+ * Opt-in, the namespace's health: four counters of its net/snmp and
+ * net/netstat (jc_netsnmp), read with net/dev only when chosen, totals
+ * that never run backwards as well.
+ *
  * A step of the read pass (jc_step.h), on when a network list is chosen
  * and collectd may read other processes' namespaces (root, or
  * CAP_SYS_PTRACE; else one INFO and off): its cgroup hook finds each

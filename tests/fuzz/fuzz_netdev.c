@@ -1,6 +1,7 @@
 /*
  * fuzz_netdev — /proc/<pid>/net/dev (jc_netdev): jc_netdev_begin(), then
- * jc_netdev_next() until the end, on any bytes.
+ * jc_netdev_next() until the end, on any bytes; and the same bytes as
+ * net/snmp (jc_netsnmp_find).
  *
  * Checks: the loop ends within `size` calls (each call takes a line at
  * least); after the end, the end again; a returned interface has a name
@@ -8,15 +9,22 @@
  * 2^63 - 1; a skipped line leaves the output untouched and says why with
  * one of the documented errors.
  */
-// fuzz-sources: jc_netdev.c
+// fuzz-sources: jc_netdev.c jc_netsnmp.c
 #include "fuzz_util.h"
 #include "jc_netdev.h"
+#include "jc_netsnmp.h"
 
 #include <errno.h>
 #include <string.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *buf = fuzz_copy(data, size);
+  /* The same bytes as net/snmp: a found counter fits a DERIVE. */
+  uint64_t v = 7;
+  int s = jc_netsnmp_find(buf, size, "Tcp", "RetransSegs", &v);
+  FUZZ_CHECK(s == 0 ? v <= (uint64_t)INT64_MAX
+                    : (v == 7 && (s == -ENOENT || s == -EBADMSG ||
+                                  s == -EOVERFLOW)));
   jc_netdev_cursor cur;
   if (jc_netdev_begin(&cur, buf, size) < 0) {
     free(buf);

@@ -386,3 +386,8 @@ eth2 1 1
 eth3: 1 x
   eth0: 3 1 0 0 0 0 0 0 4 1 0 0 0 0 0 0"
 { printf '%s' "$nd_head"; printf 'eth9: '; long 600 1; printf '\n'; } | seed netdev long-line
+n snmp-pairs 'Tcp: RtoAlgorithm RetransSegs
+Tcp: 1 40
+Udp: RcvbufErrors
+Udp: 2
+'
