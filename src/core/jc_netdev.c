@@ -3,6 +3,8 @@
  */
 #include "jc_netdev.h"
 
+#include "jc_parse.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -76,20 +78,13 @@ int jc_netdev_begin(jc_netdev_cursor *cur, const char *buf, size_t len) {
   return 0;
 }
 
-/* A decimal counter of the line: 0, -EBADMSG, or -EOVERFLOW past 2^63-1. */
-static int counter(const char *w, size_t n, uint64_t *ret) {
-  uint64_t v = 0;
-  if (n == 0)
-    return -EBADMSG;
-  for (size_t i = 0; i < n; i++) {
-    if (w[i] < '0' || w[i] > '9')
-      return -EBADMSG;
-    if (v > (UINT64_C(1) << 63) / 10)
-      return -EOVERFLOW;
-    v = v * 10 + (uint64_t)(w[i] - '0');
-  }
-  if (v > (uint64_t)INT64_MAX)
+int jc_netdev_counter(const char *w, size_t n, uint64_t *ret) {
+  uint64_t v;
+  int r = jc_parse_u64_token((jc_token){w, n}, &v);
+  if (r == -ERANGE || (r == 0 && v > (uint64_t)INT64_MAX))
     return -EOVERFLOW;
+  if (r < 0)
+    return -EBADMSG;
   *ret = v;
   return 0;
 }
@@ -117,7 +112,7 @@ static int parse_line(const jc_netdev_cursor *cur, const char *s, size_t n,
   unsigned i = 0;
   for (; (len = word(&p, end, &w)) != 0; i++) {
     uint64_t value;
-    int r = counter(w, len, &value);
+    int r = jc_netdev_counter(w, len, &value);
     if (r < 0 && r != -EOVERFLOW)
       return r; /* not a number: the line is not one, whatever column */
     for (unsigned k = 0; k < JC_NETDEV_COUNTERS; k++)

@@ -61,4 +61,8 @@ int jc_netdev_begin(jc_netdev_cursor *cur, const char *buf, size_t len);
  * only; its name may hold any byte but '\0', ':' and white space. */
 int jc_netdev_next(jc_netdev_cursor *cur, jc_netdev_iface *ret);
 
+/* A counter of these files, the decimal word w[0..n): 0; -EBADMSG when
+ * it is not one; -EOVERFLOW past a DERIVE's 2^63 - 1 (jc_netsnmp too). */
+int jc_netdev_counter(const char *w, size_t n, uint64_t *ret);
+
 #endif

@@ -3,6 +3,8 @@
  */
 #include "jc_netsnmp.h"
 
+#include "jc_netdev.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <string.h>
@@ -60,18 +62,7 @@ int jc_netsnmp_find(const char *buf, size_t len, const char *prefix,
         continue;
       if (!word_at(values, vn, i, &v, &vl))
         return -EBADMSG;
-      uint64_t x = 0;
-      for (size_t k = 0; k < vl; k++) {
-        if (v[k] < '0' || v[k] > '9')
-          return -EBADMSG;
-        if (x > (UINT64_C(1) << 63) / 10)
-          return -EOVERFLOW;
-        x = x * 10 + (uint64_t)(v[k] - '0');
-      }
-      if (x > (uint64_t)INT64_MAX)
-        return -EOVERFLOW;
-      *ret = x;
-      return 0;
+      return jc_netdev_counter(v, vl, ret);
     }
     return -ENOENT; /* the section has no such column */
   }

@@ -9,7 +9,7 @@
  * 2^63 - 1; a skipped line leaves the output untouched and says why with
  * one of the documented errors.
  */
-// fuzz-sources: jc_netdev.c jc_netsnmp.c
+// fuzz-sources: jc_netdev.c jc_netsnmp.c jc_parse.c
 #include "fuzz_util.h"
 #include "jc_netdev.h"
 #include "jc_netsnmp.h"
