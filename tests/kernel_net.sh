@@ -15,6 +15,7 @@ need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
 need "built plugin" -- test -f "$PLUGIN_BUILDDIR/joule_cgroup.so"
 need "ip (iproute2) with netns" -- ip netns list
 need "python3" -- python3 -c 'import socket'
+need "veth pairs (the veth driver)" -- sh -c "ip link add jcprobe$$ type veth peer name jcprobe$$p && ip link del jcprobe$$"
 
 make_run_parent joule-net
 nsa=jcnetA-$$ nsb=jcnetB-$$ va=jcA$$ vb=jcB$$
