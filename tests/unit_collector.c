@@ -7,6 +7,7 @@
 #include "tap.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -672,7 +673,7 @@ static void test_init_errors(void) {
   jc_config_finish(cfg, err, sizeof(err));
   jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
   log_count = 0;
-  is_int(jc_collector_init(c), -1, "init refuses a non-cgroup2 root");
+  is_int(jc_collector_init(c), -EMEDIUMTYPE, "init refuses a non-cgroup2 root");
   ok(log_count == 1 && strstr(logs[0], "is not a cgroup v2 directory"),
      "one line: %s", logs[0]);
   jc_collector_free(c);
@@ -682,7 +683,7 @@ static void test_init_errors(void) {
   jc_config_finish(cfg, err, sizeof(err));
   c = jc_collector_new(cfg, log_cb, NULL);
   log_count = 0;
-  is_int(jc_collector_init(c), -1, "init refuses a missing root");
+  is_int(jc_collector_init(c), -ENOENT, "init refuses a missing root");
   ok(log_count == 1 && strstr(logs[0], "No such file"), "one line: %s",
      logs[0]);
   jc_collector_free(c);

@@ -93,19 +93,20 @@ static int open_root(jc_collector *c) {
             e == EACCES ? "; run as root, or give this user read access to "
                           "the cgroup tree"
                         : "");
-    return -1;
+    return -e;
   }
   struct stat st;
   if (fstat(c->rootfd, &st) == 0)
     c->root_dev = st.st_dev;
   c->root_on_cgroupfs = jc_hier_is_cgroupfs(c->rootfd);
-  if (jc_hier_verify_v2(c->rootfd) < 0) {
+  int r = jc_hier_verify_v2(c->rootfd);
+  if (r < 0) {
     jc_logf(&c->log, JC_LOG_ERR,
             "CgroupRoot \"%s\" is not a cgroup v2 directory (cgroup v1 or "
             "another file system); set CgroupRoot to the cgroup2 mount point "
             "(the line of type cgroup2 in /proc/self/mountinfo)",
             c->root);
-    return -1;
+    return r;
   }
   return 0;
 }
@@ -201,7 +202,7 @@ static int alloc_buffers(jc_collector *c) {
   c->io_devices = calloc(JC_IO_DEVICES_INITIAL, sizeof(*c->io_devices));
   c->sample.io_device = c->io_devices;
   c->sample.io_device_capacity = c->io_devices ? JC_IO_DEVICES_INITIAL : 0;
-  return c->buf && c->io_devices ? 0 : -1;
+  return c->buf && c->io_devices ? 0 : -ENOMEM;
 }
 
 /* A host with more block devices than the table holds: twice the room. */
@@ -238,19 +239,21 @@ static int open_runtime(jc_collector *c) {
                               (const char *const *)cfg->runtime_dir, &c->log);
   if (c->runtime)
     return 0;
+  int e = errno;
   jc_logf(&c->log, JC_LOG_ERR,
           "RuntimeRoot \"%s\": %s; InstanceFrom \"container\" reads the "
           "container runtimes' state below it",
-          cfg->runtime_root ? cfg->runtime_root : "/", JC_STRERROR(errno));
-  return -1;
+          cfg->runtime_root ? cfg->runtime_root : "/", JC_STRERROR(e));
+  return -e;
 }
 
 static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx);
 
 int jc_collector_init(jc_collector *c) {
-  if (resolve_root(c) < 0 || open_root(c) < 0 || alloc_buffers(c) < 0 ||
-      open_runtime(c) < 0)
-    return -1;
+  int r = resolve_root(c);
+  if (r < 0 || (r = open_root(c)) < 0 || (r = alloc_buffers(c)) < 0 ||
+      (r = open_runtime(c)) < 0)
+    return r;
   choose_files(c);
   for (int f = 0; f < JC_FILE_COUNT; f++)
     c->step_files |= jc_sample_files[f].step ? 1u << f : 0;
@@ -259,12 +262,12 @@ int jc_collector_init(jc_collector *c) {
   c->metrics = (jc_metrics_opts){&c->cfg->sel, &c->cfg->memstat,
                                  cpus > 0 ? (unsigned)cpus : 1,
                                  c->cfg->per_device, device_name, c};
-  if (jc_managed_setup(c) < 0) {
+  if ((r = jc_managed_setup(c)) < 0) {
     jc_managed_release(c);
-    return -1;
+    return r;
   }
-  if (jc_steps_init(c) < 0)
-    return -1;
+  if ((r = jc_steps_init(c)) < 0)
+    return r;
   jc_discover_init(c);
   jc_discover_rescan(c);
   read_all(c, NULL, NULL); /* the baseline: rates from the first read on */
@@ -476,7 +479,7 @@ int jc_collector_events_fd(const jc_collector *c) { return c->inotify_fd; }
 int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
                                void *ctx) {
   if (c->rootfd < 0)
-    return -1;
+    return -EBADF; /* not initialised */
   rescan_if_changed(c);
   if (!jc_steps_take_pending(c))
     return 0;
@@ -498,7 +501,7 @@ int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
 
 int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
   if (c->rootfd < 0)
-    return -1;
+    return -EBADF; /* not initialised */
   rescan_if_changed(c);
   jc_tracked_retry_names(c);
   read_all(c, emit, ctx);

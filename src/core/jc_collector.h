@@ -91,7 +91,8 @@ typedef struct jc_collector jc_collector;
 
 jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx);
 
-/* 0, or -1 after logging one ERROR line that says what to do. */
+/* 0, or a negative errno after logging one ERROR line that says what to
+ * do. */
 int jc_collector_init(jc_collector *c);
 
 /* One read pass over every tracked cgroup. */

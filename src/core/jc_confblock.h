@@ -47,7 +47,8 @@ typedef struct jc_conf_item {
 
 /*
  * Applies the children of block (the <Plugin joule_cgroup> item) to cfg,
- * in order.  0; or -1 at the first bad item, with err the message
+ * in order.  0; or -EINVAL (-ENOMEM) at the first bad item, with err the
+ * message
  * ("Collect \"cpu\" \"gpu\": unknown group; known: ...") and *ret_bad
  * that item.  jc_config_finish() comes after, as for any front end.
  */

@@ -21,7 +21,9 @@ const char *jc_config_default_memstat(size_t i) {
              : NULL;
 }
 
-#define ERR(...) (snprintf(err, n, __VA_ARGS__), -1)
+/* A value the user gave that is refused: the message in err, -EINVAL. */
+#define ERR(...) (snprintf(err, n, __VA_ARGS__), -EINVAL)
+#define NOMEM() (snprintf(err, n, "out of memory"), -ENOMEM)
 
 jc_config *jc_config_new(void) {
   jc_config *cfg = calloc(1, sizeof(*cfg));
@@ -100,15 +102,16 @@ static int set_path(char **slot, const char *path, char *err, size_t n) {
     return ERR("must be an absolute path");
   char *copy = strdup(path);
   if (!copy)
-    return ERR("out of memory");
+    return NOMEM();
   free(*slot);
   *slot = copy;
   return 0;
 }
 
 int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n) {
-  if (set_path(&cfg->root, path, err, n) < 0)
-    return -1;
+  int r = set_path(&cfg->root, path, err, n);
+  if (r < 0)
+    return r;
   size_t len = strlen(cfg->root);
   while (len > 1 && cfg->root[len - 1] == '/')
     cfg->root[--len] = '\0'; /* "/sys/fs/cgroup/" names the same root */
@@ -132,15 +135,16 @@ int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
 
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
                           char *err, size_t n) {
-  jc_pattern *p = jc_pattern_compile(text, err, n);
-  if (!p)
-    return -1;
+  jc_pattern *p = NULL;
+  int r = jc_pattern_compile(text, &p, err, n);
+  if (r < 0)
+    return r;
   jc_pattern ***list = ignore ? &cfg->ignore : &cfg->select;
   size_t *count = ignore ? &cfg->ignore_count : &cfg->select_count;
   jc_pattern **slot = append(list, count, sizeof(*slot));
   if (!slot) {
     jc_pattern_free(p);
-    return ERR("out of memory");
+    return NOMEM();
   }
   *slot = p;
   return 0;
@@ -224,7 +228,7 @@ static int memstat_add(jc_memstat_keys *k, const char *key, char *err,
     k->derive_instance[i] = NULL;
   if (!k->key[i] || (k->is_event[i] && !k->derive_instance[i])) {
     free(k->key[i]);
-    return ERR("out of memory");
+    return NOMEM();
   }
   k->count++;
   return 0;
@@ -265,7 +269,7 @@ int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
                      : NULL;
   if (!slot) {
     free(copy);
-    return ERR("out of memory");
+    return NOMEM();
   }
   *slot = copy;
   return 0;
@@ -306,7 +310,7 @@ jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
                        : NULL;
   if (!m) {
     free(copy);
-    (void)ERR("out of memory");
+    (void)NOMEM();
     return NULL;
   }
   m->path = copy;
@@ -319,7 +323,7 @@ int jc_config_managed_set_instance(jc_managed *m, const char *name, char *err,
     return ERR("must be 1 to %d bytes without \"/\"", JC_INSTANCE_MAX);
   char *copy = strdup(name);
   if (!copy)
-    return ERR("out of memory");
+    return NOMEM();
   free(m->instance);
   m->instance = copy;
   return 0;
@@ -330,7 +334,7 @@ int jc_config_managed_add_pid(jc_managed *m, double pid, char *err, size_t n) {
     return ERR("is not a process id");
   pid_t *slot = append(&m->pids, &m->pid_count, sizeof(*slot));
   if (!slot)
-    return ERR("out of memory");
+    return NOMEM();
   *slot = (pid_t)pid;
   return 0;
 }
@@ -344,7 +348,7 @@ int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *err,
                      : NULL;
   if (!slot) {
     free(copy);
-    return ERR("out of memory");
+    return NOMEM();
   }
   *slot = copy;
   return 0;
@@ -420,15 +424,17 @@ static int check_runtime(const jc_config *cfg, char *err, size_t n) {
 }
 
 int jc_config_finish(jc_config *cfg, char *err, size_t n) {
+  int r = 0;
   if (!cfg->memstat_given && cfg->memstat.count == 0)
-    for (size_t i = 0; jc_config_default_memstat(i); i++)
-      if (memstat_add(&cfg->memstat, jc_config_default_memstat(i), err, n) < 0)
-        return -1;
-  if (cfg->select_count == 0 && cfg->managed_count == 0 &&
-      jc_config_add_pattern(cfg, false, "*", err, n) < 0)
-    return -1;
-  if (make_selection(cfg, err, n) < 0 || check_instances(cfg, err, n) < 0 ||
-      check_runtime(cfg, err, n) < 0)
-    return -1;
-  return check_managed_paths(cfg, err, n);
+    for (size_t i = 0; r == 0 && jc_config_default_memstat(i); i++)
+      r = memstat_add(&cfg->memstat, jc_config_default_memstat(i), err, n);
+  if (r == 0 && cfg->select_count == 0 && cfg->managed_count == 0)
+    r = jc_config_add_pattern(cfg, false, "*", err, n);
+  if (r == 0)
+    r = make_selection(cfg, err, n);
+  if (r == 0)
+    r = check_instances(cfg, err, n);
+  if (r == 0)
+    r = check_runtime(cfg, err, n);
+  return r < 0 ? r : check_managed_paths(cfg, err, n);
 }

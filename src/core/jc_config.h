@@ -3,8 +3,9 @@
  * validation every front end shares: collectd's <Plugin joule_cgroup>
  * block and the joule-cgroup command's options both end up here.
  *
- * Setters return 0, or -1 with the reason in err ("contains \"..\"", ...);
- * the caller names the key and value when it reports it.  The config owns
+ * Setters return 0, or -EINVAL (-ENOMEM) with the reason in err
+ * ("contains \"..\"", ...): only the setter knows which part of the value
+ * was wrong; the caller names the key and value when it reports it.  The config owns
  * everything it points to; jc_config_free() releases it all (NULL-safe).
  */
 #ifndef JC_CONFIG_H

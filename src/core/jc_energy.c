@@ -222,7 +222,7 @@ static int init(jc_collector *c, void **ret_self) {
       jc_cpus_open(c->cfg->cpu_root, c->cfg->proc_stat, &e->cpus) < 0) {
     free_state(e);
     jc_logf(&c->log, JC_LOG_ERR, "out of memory: energy is not collected");
-    return -1;
+    return -ENOMEM;
   }
   int r = jc_cpus_stat_error(e->cpus);
   if (r < 0)

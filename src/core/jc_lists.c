@@ -4,6 +4,7 @@
  */
 #include "jc_lists.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
@@ -176,7 +177,7 @@ static int apply_pattern(jc_selection *sel, jc_memstat_keys *memstat,
              "matches no value list (names are type-type_instance, such as "
              "\"gauge-cpu_cores\" or \"memory-*\"; a memory.stat key needs "
              "its MemoryStat too; joule_cgroup(5) lists them all)");
-  return -1;
+  return -EINVAL;
 }
 
 int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
@@ -194,7 +195,7 @@ int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
   for (size_t i = 0; i < pattern_count; i++)
     if (apply_pattern(ret, memstat, collect, patterns[i], err, n) < 0) {
       *ret_failed = i;
-      return -1;
+      return -EINVAL;
     }
   return 0;
 }

@@ -112,8 +112,9 @@ void jc_lists_name(const char *type, const char *type_instance, char *out,
  * The selection of the Collect groups `collect`: their default lists,
  * then each of `patterns` in order, a glob that adds the lists it matches
  * or, after "!", removes them.  MemoryStat lists: on when the keys were
- * given explicitly (memstat_given), else opt-in.  0, or -1 when a pattern
- * (the *ret_failed-th) adds no list of the collected groups; err says why.
+ * given explicitly (memstat_given), else opt-in.  0, or -EINVAL when a
+ * pattern (the *ret_failed-th) adds no list of the collected groups; err
+ * says why.
  */
 int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
                       bool memstat_given, unsigned collect,

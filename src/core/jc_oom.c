@@ -127,7 +127,7 @@ static int init(jc_collector *c, void **ret_self) {
   oom_self *o = calloc(1, sizeof(*o));
   if (!o) {
     jc_logf(&c->log, JC_LOG_ERR, "out of memory");
-    return -1;
+    return -ENOMEM;
   }
   *ret_self = o;
   o->top_source = TOP_NONE;

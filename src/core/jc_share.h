@@ -165,10 +165,11 @@ void jc_share_zone_start(jc_share_zone *z, const jc_rapl_energy *now);
 /*
  * Ends the zone's stretch at its reading now, under h->rule, and splits
  * the zone's energy over it by the CPU time of its domain (-1: the
- * host's) among cgroups that used covered_usec of it: 0 and *ret, or -1
- * when the stretch has no share (the zone not read at both ends, an
- * interval of it given up between: jc_rapl; the rule WAIT or NONE; the
- * domain's time not known or still; idle time above the total).
+ * host's) among cgroups that used covered_usec of it: 0 and *ret, or
+ * -ENODATA when the stretch has no share (the zone not read at both ends,
+ * an interval of it given up between: jc_rapl; the rule WAIT or NONE; the
+ * domain's time not known), -EDOM when the domain's time is still or its
+ * idle time above the total (jc_share_split_energy).
  */
 int jc_share_zone_split(jc_share_zone *z, const jc_share_host *h,
                         const jc_rapl_energy *now, int domain,

@@ -84,7 +84,8 @@ typedef struct jc_step {
   size_t slot_size; /* per tracked cgroup; 0: none */
 
   /* At init (after <Cgroup> blocks are set up, before the first walk):
-   * its state, or NULL to stay off.  -1 after one ERROR line fails init. */
+   * its state, or NULL to stay off.  A negative errno after one ERROR line
+   * fails init. */
   int (*init)(jc_collector *c, void **ret_self);
   void (*free)(jc_collector *c, void *self);
 
@@ -134,7 +135,8 @@ extern const jc_step jc_oom_step, jc_energy_step, jc_problem_step,
 
 /* The loops over the table that the collector and the walk make
  * (jc_steps.c).  init: each step's state, and where its slot is; 0, or
- * -1 after a step's ERROR line (jc_steps_free undoes a half init). */
+ * a negative errno after a step's ERROR line (jc_steps_free undoes a
+ * half init). */
 int jc_steps_init(jc_collector *c);
 void jc_steps_free(jc_collector *c);
 void jc_steps_begin(jc_collector *c);

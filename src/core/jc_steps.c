@@ -6,6 +6,7 @@
  */
 #include "jc_internal.h"
 
+#include <errno.h>
 #include <stdalign.h>
 
 const jc_step *const jc_steps[JC_STEP_COUNT] = {
@@ -44,8 +45,9 @@ int jc_steps_init(jc_collector *c) {
     const jc_step *s = jc_steps[i];
     c->slot_offset[i] = offset;
     offset += align_up(s->slot_size);
-    if (s->init && s->init(c, &c->step_self[i]) < 0)
-      return -1;
+    int r = s->init ? s->init(c, &c->step_self[i]) : 0;
+    if (r < 0)
+      return r;
     c->step_on[i] = !s->init || c->step_self[i];
   }
   c->slots_size = offset;
