@@ -382,7 +382,7 @@ static void totals_of(const jc_collector *c, const jc_tracked *t,
                       const jc_sample *s, jc_totals *ret) {
   jc_totals_of(s, &t->prior.io, c->cfg->per_device, ret);
   for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->step_on[i] && jc_steps[i]->totals)
+    if (c->steps.on[i] && jc_steps[i]->totals)
       jc_steps[i]->totals(c, t, ret);
 }
 
@@ -390,8 +390,8 @@ static void totals_of(const jc_collector *c, const jc_tracked *t,
  * (cgroup.events first: figures read after `populated 0` are final). */
 static bool final_read(jc_collector *c, jc_tracked *t) {
   bool final = false;
-  for (size_t i = 0; i < c->final_step_count; i++)
-    final |= c->final_steps[i]->final(c, t);
+  for (size_t i = 0; i < c->steps.final_count; i++)
+    final |= c->steps.final[i]->final(c, t);
   return final;
 }
 
@@ -418,10 +418,10 @@ static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool final,
   if (made && c->totals)
     c->totals(c->totals_ctx, &target, &totals);
   jc_read r = {s, &limits, made ? &totals : NULL, final, in_pass};
-  for (size_t i = 0; i < c->cgroup_step_count; i++)
-    c->cgroup_steps[i]->cgroup(c, t, &r);
-  for (size_t i = 0; final && i < c->ended_step_count; i++)
-    c->ended_steps[i]->ended(c, t, &r);
+  for (size_t i = 0; i < c->steps.cgroup_count; i++)
+    c->steps.cgroup[i]->cgroup(c, t, &r);
+  for (size_t i = 0; final && i < c->steps.ended_count; i++)
+    c->steps.ended[i]->ended(c, t, &r);
   return true;
 }
 

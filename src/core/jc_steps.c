@@ -19,7 +19,7 @@ const jc_step *const jc_steps[JC_STEP_COUNT] = {
 
 #define EACH_ON(c, i)                                                          \
   for (int i = 0; i < JC_STEP_COUNT; i++)                                      \
-    if ((c)->step_on[i])
+    if ((c)->steps.on[i])
 
 static size_t align_up(size_t n) {
   size_t a = alignof(max_align_t);
@@ -31,11 +31,11 @@ static size_t align_up(size_t n) {
 static void list_cgroup_hooks(jc_collector *c) {
   EACH_ON(c, i) {
     if (jc_steps[i]->final)
-      c->final_steps[c->final_step_count++] = jc_steps[i];
+      c->steps.final[c->steps.final_count++] = jc_steps[i];
     if (jc_steps[i]->cgroup)
-      c->cgroup_steps[c->cgroup_step_count++] = jc_steps[i];
+      c->steps.cgroup[c->steps.cgroup_count++] = jc_steps[i];
     if (jc_steps[i]->ended)
-      c->ended_steps[c->ended_step_count++] = jc_steps[i];
+      c->steps.ended[c->steps.ended_count++] = jc_steps[i];
   }
 }
 
@@ -43,24 +43,24 @@ int jc_steps_init(jc_collector *c) {
   size_t offset = 0;
   for (int i = 0; i < JC_STEP_COUNT; i++) {
     const jc_step *s = jc_steps[i];
-    c->slot_offset[i] = offset;
+    c->steps.slot_offset[i] = offset;
     offset += align_up(s->slot_size);
-    int r = s->init ? s->init(c, &c->step_self[i]) : 0;
+    int r = s->init ? s->init(c, &c->steps.self[i]) : 0;
     if (r < 0)
       return r;
-    c->step_on[i] = !s->init || c->step_self[i];
+    c->steps.on[i] = !s->init || c->steps.self[i];
   }
-  c->slots_size = offset;
+  c->steps.slots_size = offset;
   list_cgroup_hooks(c);
   return 0;
 }
 
 void jc_steps_free(jc_collector *c) {
   for (int i = JC_STEP_COUNT; i-- > 0;) {
-    if (c->step_self[i] && jc_steps[i]->free)
-      jc_steps[i]->free(c, c->step_self[i]);
-    c->step_self[i] = NULL;
-    c->step_on[i] = false;
+    if (c->steps.self[i] && jc_steps[i]->free)
+      jc_steps[i]->free(c, c->steps.self[i]);
+    c->steps.self[i] = NULL;
+    c->steps.on[i] = false;
   }
 }
 

@@ -331,25 +331,25 @@ static bool runtime_name(jc_collector *c, jc_tracked *t) {
 /* The steps' hooks of a cgroup's life, in the table's order. */
 static void steps_track(jc_collector *c, jc_tracked *t) {
   for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->step_on[i] && jc_steps[i]->track)
+    if (c->steps.on[i] && jc_steps[i]->track)
       jc_steps[i]->track(c, t);
 }
 
 static void steps_vanished(jc_collector *c, jc_tracked *t, bool recreated,
                            jc_tracked *const *before, size_t n) {
   for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->step_on[i] && jc_steps[i]->vanished)
+    if (c->steps.on[i] && jc_steps[i]->vanished)
       jc_steps[i]->vanished(c, t, recreated, before, n);
 }
 
 static void steps_release(jc_collector *c, jc_tracked *t) {
   for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->step_on[i] && jc_steps[i]->release)
+    if (c->steps.on[i] && jc_steps[i]->release)
       jc_steps[i]->release(c, t);
 }
 
 jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
-  jc_tracked *t = calloc(1, sizeof(*t) + c->slots_size);
+  jc_tracked *t = calloc(1, sizeof(*t) + c->steps.slots_size);
   if (!t)
     return NULL;
   t->relpath = e->relpath;
