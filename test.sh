@@ -59,7 +59,7 @@ run_suite() {
     failed=$((failed + 1))
     return
   fi
-  rm -f "$dir"/tests/*.trs "$dir"/tests/*.log
+  rm -f "$dir"/tests/*.trs "$dir"/tests/*.log "$dir"/tests/*.ms
   # One test at a time: the kernel and CLI tests measure CPUs busy, and two
   # busy workloads side by side on a 2-CPU machine would read low.
   (cd "$dir" && make -s check "$@") || true
