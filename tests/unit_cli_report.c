@@ -865,6 +865,40 @@ static void test_energy_packages(void) {
   fx_cleanup();
 }
 
+/* Numbers in their shortest form that reads back as the same double. */
+static void test_numbers(void) {
+  static const struct {
+    double v;
+    const char *text;
+  } cases[] = {
+      {0.95054216909204448, "0.9505421690920445"}, /* 16 digits, not 17 */
+      {0.1, "0.1"},
+      {1.0 / 3, "0.3333333333333333"},
+      {0.30000000000000004, "0.30000000000000004"}, /* 17 are needed */
+      {123456789012345678.0, "1.2345678901234568e+17"},
+      {1e300, "1e+300"},
+      {5e-324, "5e-324"}, /* a subnormal */
+      {-2.5, "-2.5"},
+      {1048576, "1048576"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    jcli_json *j = jcli_json_new(false);
+    jcli_json_array_open(j);
+    jcli_json_double(j, cases[i].v);
+    jcli_json_array_close(j);
+    FILE *f = tmpfile();
+    jcli_json_write(j, fileno(f));
+    jcli_json_free(j);
+    char *text = slurp(f), want[64];
+    snprintf(want, sizeof(want), "[%s]", cases[i].text);
+    ok(strncmp(text, want, strlen(want)) == 0 &&
+           strtod(text + 1, NULL) == cases[i].v,
+       "JSON number %s: printed %.*s, reads back the same", cases[i].text,
+       (int)strcspn(text, "\n"), text);
+    fclose(f);
+  }
+}
+
 int main(void) {
   test_markers();
   test_meminfo();
@@ -875,6 +909,7 @@ int main(void) {
   test_documents();
   test_energy();
   test_energy_packages();
+  test_numbers();
   printf("1..%d\n", tap_count);
   return tap_failed != 0;
 }
