@@ -128,7 +128,8 @@ int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *err,
  * the selection of value lists, and runs the checks that need every key
  * (Values patterns that match nothing collected, Instances given twice,
  * symlinks out of an explicit CgroupRoot).  On failure err names the
- * offending key and value itself.
+ * offending key and value itself.  Called again (after jc_config_set_root)
+ * it repeats the checks and changes nothing it made the first time.
  */
 int jc_config_finish(jc_config *cfg, char *err, size_t n);
 
