@@ -4,10 +4,11 @@
 #   - every shipped file of conf/ passes: exit 0, its block found, and no
 #     WARNING or ERROR on this host;
 #   - broken configurations exit 1 with the message collectd gives or the
-#     one it should (an unknown key, a bad Values name, two blocks through
-#     an Include, an unreadable Include, a file of an included directory
-#     collectd skips, a block before its LoadPlugin, no newline at the end,
-#     a Filter that leaves out the one file named), and collectd agrees;
+#     one it should (an unknown key, a bad Values name at its own line,
+#     two blocks through an Include, an unreadable Include, a file of an
+#     included directory collectd skips, a block before its LoadPlugin,
+#     no newline at the end, a Filter that leaves out the one file
+#     named), and collectd agrees;
 #   - the syntax: lines collectd's scanner treats in odd ways, and random
 #     ones, in a block as an unknown key: collectd's ERROR names the values
 #     as it parsed them, check's names them the same;
@@ -82,11 +83,13 @@ refused_key() {
   run_both "$1"
   [ "$cd_status" -ne 0 ] && [ "$jc_status" -eq 1 ] && same_message "$1" &&
     grep -qF "joule-cgroup: collectd.conf:$3: $4" "$T/$1/jc.err"
-  ok $? "$1: both refuse $2, with the plugin's message; check at line $3"
+  ok $? "$1: both refuse ${2//$'\n'/ }, with the plugin's message; check at line $3"
   diag <"$T/$1/jc.err"
 }
 refused_key unknown-key 'Bogus "x"' 5 'Bogus "x": unknown option'
-refused_key bad-values 'Values "memory-curent"' 3 'Values "memory-curent": matches no value list'
+refused_key bad-values 'Values "memory-curent"' 5 'Values "memory-curent": matches no value list'
+refused_key second-values $'Values "percent-cpu"\n  Values "gauge-cpu_cores" "load-*"' 6 \
+  'Values "load-*": matches only value lists of Collect "pressure", which is not collected'
 
 # The package's snippet enabled beside a receiver's file: two blocks.
 mkdir -p "$T/two-blocks/conf.d"

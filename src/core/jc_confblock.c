@@ -217,3 +217,23 @@ int jc_confblock_apply(jc_config *cfg, const jc_conf_item *block,
       return -1;
   return 0;
 }
+
+int jc_confblock_finish(jc_config *cfg, const jc_conf_item *block,
+                        const jc_conf_item **ret_bad, char *err, size_t n) {
+  if (jc_config_finish(cfg, err, n) == 0)
+    return 0;
+  *ret_bad = block;
+  /* Each Values item added its strings in order (jc_confblock_apply). */
+  size_t first = 0;
+  for (int i = 0; i < block->children_num; i++) {
+    const jc_conf_item *ci = &block->children[i];
+    if (strcasecmp(ci->key, "Values") != 0)
+      continue;
+    first += (size_t)ci->values_num;
+    if (cfg->values_refused < first) {
+      *ret_bad = ci;
+      break;
+    }
+  }
+  return -1;
+}

@@ -380,10 +380,12 @@ static int check_managed_paths(const jc_config *cfg, char *err, size_t n) {
 static int make_selection(jc_config *cfg, char *err, size_t n) {
   char why[384];
   size_t failed = 0;
+  cfg->values_refused = cfg->values_count;
   if (jc_lists_select(&cfg->sel, &cfg->memstat, cfg->memstat_given,
                         cfg->collect, cfg->values, cfg->values_count, &failed,
                         why, sizeof(why)) == 0)
     return 0;
+  cfg->values_refused = failed;
   return ERR("Values \"%s\": %s", cfg->values[failed], why);
 }
 

@@ -57,6 +57,8 @@ typedef struct {
   bool memstat_given;
   char **values;       /* Values patterns, in order */
   size_t values_count;
+  size_t values_refused; /* jc_config_finish: the pattern it refused, by
+                            index; values_count when none */
   jc_selection sel;    /* the value lists sent (jc_config_finish) */
   bool path_meta;      /* PathMetaData: the `cgroup` meta data on every list */
   bool per_device;
