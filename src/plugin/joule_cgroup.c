@@ -18,6 +18,7 @@
 
 #include "jc_collector.h"
 #include "jc_confblock.h"
+#include "jc_version.h"
 
 #include <fcntl.h>
 #include <poll.h>
