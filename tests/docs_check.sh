@@ -3,7 +3,8 @@
 # README.md, CHANGELOG.md and every page of docs/ have closed code fences,
 # render whole as GitHub renders them, have relative links and anchors
 # that resolve, repository paths and commands that exist; the README
-# stays within 250 lines and starts with the two commands (joule_cgroup(5)
+# stays within 250 lines, and its first screen says what it is, the two
+# commands, how to install on a fleet and the man page (joule_cgroup(5)
 # against the code: tests/reference_check.sh).  Then the examples the
 # README and docs/configuration.md give are run as written:
 #   - every `joule-cgroup` line of their shell blocks (sudo dropped: this
