@@ -14,7 +14,8 @@
 #     as it parsed them, check's names them the same;
 #   - what is sent: for one configuration on the 6.12 fixture tree, the
 #     value lists of each cgroup check prints are those collectd writes,
-#     and those `sample --config` prints.
+#     and those `sample --config` prints; its series are the values of
+#     collectd's csv files.
 . "$(dirname "$0")/lib/common.sh"
 JC="$top_builddir/joule-cgroup"
 need "built joule-cgroup" -- test -x "$JC"
@@ -34,7 +35,8 @@ d = json.load(open(sys.argv[1]))
 assert d["block"] == sys.argv[2], (d["block"], sys.argv[2])
 assert d["cgroup_count"] == len(d["cgroups"]) >= 1
 assert d["value_lists"] == sum(c["count"] for c in d["cgroups"])
-assert all(c["count"] == len(c["values"]) for c in d["cgroups"])
+assert d["series"] == sum(c["series"] for c in d["cgroups"])
+assert all(c["count"] == len(c["values"]) <= c["series"] for c in d["cgroups"])
 PY
   [ $? -eq 0 ] && [ "$status" -eq 0 ]
   ok $? "$name: exit 0, its block at line $line, the cgroups and lists counted"
@@ -269,4 +271,21 @@ print("%d cgroups, %d value lists: %d differ" % (len(check), sum(map(len, check.
 sys.exit(1 if bad or len(check) < 5 else 0)
 PY
 ok $? "check, collectd's csv and sample --config: the same cgroups and value lists"
+# The series check counts are the values collectd writes: a csv file's
+# columns after its epoch, per list (ps_cputime: user, syst).
+python3 - "$T/check.json" "$dir/csv/testhost" <<'PY'
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+bad = 0
+for c in doc["cgroups"]:
+    d = os.path.join(sys.argv[2], "joule_cgroup-" + c["instance"])
+    written = sum(len(open(os.path.join(d, f)).readline().strip().split(",")) - 1
+                  for f in os.listdir(d))
+    if written != c["series"]:
+        bad += 1
+        print("# %s: check %d series, collectd's csv %d values" % (c["instance"], c["series"], written))
+assert doc["series"] == sum(c["series"] for c in doc["cgroups"]) > doc["value_lists"]
+sys.exit(1 if bad else 0)
+PY
+ok $? "check's series of each cgroup are the values collectd's csv writes ($(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["value_lists"], "lists,", d["series"], "series")' "$T/check.json"))"
 tap_done
