@@ -157,10 +157,11 @@ int jcli_sample(int argc, char **argv) {
   /* Values and Collect from the options: one they refuse together (a
    * name that is no list, a list of a group not collected) is a bad value
    * of an option, a usage error, as the option alone would be. */
-  if (!o.config && jc_config_finish(o.cfg, err, sizeof(err)) < 0) {
+  r = o.config ? 0 : jc_config_finish(o.cfg, err, sizeof(err));
+  if (r < 0) {
     jcli_error("%s", err);
     jcli_opts_release(&o);
-    return JCLI_EXIT_USAGE;
+    return r == -EINVAL ? JCLI_EXIT_USAGE : JCLI_EXIT_FAILURE;
   }
   o.cfg->preview = true; /* sample only reads */
   /* --root, else the block's CgroupRoot, else the mount */

@@ -220,7 +220,8 @@ int jc_confblock_apply(jc_config *cfg, const jc_conf_item *block,
 
 int jc_confblock_finish(jc_config *cfg, const jc_conf_item *block,
                         const jc_conf_item **ret_bad, char *err, size_t n) {
-  if (jc_config_finish(cfg, err, n) == 0)
+  int r = jc_config_finish(cfg, err, n);
+  if (r == 0)
     return 0;
   *ret_bad = block;
   /* Each Values item added its strings in order (jc_confblock_apply). */
@@ -235,5 +236,5 @@ int jc_confblock_finish(jc_config *cfg, const jc_conf_item *block,
       break;
     }
   }
-  return -1;
+  return r;
 }

@@ -57,8 +57,9 @@ int jc_confblock_apply(jc_config *cfg, const jc_conf_item *block,
 
 /*
  * jc_config_finish() of the cfg block was applied to, its failure placed:
- * *ret_bad the Values item that gave the pattern it refuses, else the
- * block (an Instance given twice, RuntimeDir without InstanceFrom...).
+ * 0; or its -EINVAL (-ENOMEM) and message, with *ret_bad the Values item
+ * that gave the pattern it refuses, else the block (an Instance given
+ * twice, RuntimeDir without InstanceFrom...).
  */
 int jc_confblock_finish(jc_config *cfg, const jc_conf_item *block,
                         const jc_conf_item **ret_bad, char *err, size_t n);
