@@ -289,20 +289,21 @@ static bool match_levels(const char *const *pat, size_t pn,
 
 /*
  * Splits relpath into levels in buf (a copy).  Returns the level count, or
- * -1 when the path is too deep or too long to be a cgroup we would track.
+ * -ENAMETOOLONG when the path is too deep or too long to be a cgroup we
+ * would track.
  */
 static int split_path(const char *relpath, char *buf, size_t size,
                       const char **level) {
   size_t n = strlen(relpath);
   if (n >= size)
-    return -1;
+    return -ENAMETOOLONG;
   memcpy(buf, relpath, n + 1);
   if (n == 0)
     return 0;
   int count = 0;
   for (char *rest = buf; rest;) {
     if (count == MAX_LEVELS)
-      return -1;
+      return -ENAMETOOLONG;
     level[count++] = strsep(&rest, "/");
   }
   return count;
