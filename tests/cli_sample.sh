@@ -61,6 +61,7 @@ def expectations(v, groups):
         add("memory-current", None, "memory.current")
         add("memory-peak", None, "memory.peak")
         add("memory-swap_current", None, "memory.swap.current")
+        add("memory-swap_peak", None, "memory.swap.peak")
         for k in MEMSTAT:
             add("memory-" + k, None, "memory.stat:" + k)
     if "io" in groups:
