@@ -488,6 +488,19 @@ int main(void) {
          !swap_peak_list->in_default,
      "memory.swap.peak's row: optional, not at the root, an opt-in list of "
      "Collect \"memory\" made from it alone");
+  is_int(PARSE(&s, JC_FILE_PIDS_PEAK, "4194304\n", &k), 0, "pids.peak");
+  const jc_file_info *pids_peak = &jc_sample_files[JC_FILE_PIDS_PEAK];
+  jc_memstat_keys no_keys = {0};
+  jc_selection pids_only = choose(&no_keys, JC_COLLECT_PIDS, NULL);
+  ok(strcmp(pids_peak->name, "pids.peak") == 0 &&
+         strcmp(pids_peak->controller, "pids") == 0 && pids_peak->optional &&
+         pids_peak->absent_at_root && !pids_peak->reset_after_read &&
+         jc_lists[JC_LIST_PIDS_PEAK].files == (1u << JC_FILE_PIDS_PEAK) &&
+         jc_lists[JC_LIST_PIDS_PEAK].groups == JC_COLLECT_PIDS &&
+         pids_only.list[JC_LIST_PIDS_PEAK] == JC_SEL_DEFAULT &&
+         pids_only.list[JC_LIST_PIDS_CURRENT] == JC_SEL_DEFAULT,
+     "pids.peak's row: optional, not at the root, a list of Collect "
+     "\"pids\"'s default beside count-pids, made from it alone");
 
   seen_count = 0;
   jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
@@ -523,6 +536,7 @@ int main(void) {
      "memory.events key missing on older kernels is not sent");
   expect_value("count-pids", 0, 7);
   expect_value("memory-swap_peak", 0, 123456789012.0);
+  expect_value("count-pids_peak", 0, 4194304);
   expect_ids("a first sample of every file");
   ok(seen[find("ps_cputime")].kind == JC_DERIVE &&
          seen[find("memory-current")].kind == JC_GAUGE,
@@ -540,6 +554,8 @@ int main(void) {
   ok(find("memory-swap_peak") < 0,
      "no memory.swap.peak in the read (a kernel before 6.5): no "
      "memory-swap_peak");
+  ok(find("count-pids_peak") < 0,
+     "no pids.peak in the read (a kernel before 6.1): no count-pids_peak");
   expect_ids("the rates");
 
   /* The cgroup was re-created: its counter went back. No negative rate. */
