@@ -132,13 +132,14 @@ for c in json.load(sys.stdin)["cgroups"]:
     print(c["cgroup"], c["count"], c["series"])' >"$T/$name.counts"
 }
 count_conf default
-count_conf all 'Values "*"'
+# The first releases' set: every list but those added since.
+count_conf all 'Values "*" "!memory-swap_peak"'
 count_conf pressure 'Collect "+pressure"'
 count_conf load 'Collect "+pressure"' 'Values "load-*"'
 count_conf pressure_each 'Collect "+pressure"' 'Values "pressure-*"'
 count_conf events 'Collect "+events"'
 count_conf pids 'Collect "+pids"'
-count_conf first 'Collect "cpu" "memory" "io" "limits" "pressure"' 'Values "*" "!load-*"'
+count_conf first 'Collect "cpu" "memory" "io" "limits" "pressure"' 'Values "*" "!load-*" "!memory-swap_peak"'
 python3 - "$top_srcdir" "$T" >"$T/counts.tap" <<'PY'
 import os, re, sys
 top, tmp = sys.argv[1], sys.argv[2]

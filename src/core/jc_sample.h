@@ -81,8 +81,14 @@ const char *jc_sample_collect_word(size_t i, unsigned *ret_bit);
   X(MEMORY_SWAP_CURRENT, memory_swap_current, "memory.swap.current", "memory", \
     JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "memory", "swap_current",            \
     JC_COLLECT_MEMORY, false, "4.5")                                           \
+  X(MEMORY_SWAP_PEAK, memory_swap_peak, "memory.swap.peak", "memory",          \
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "memory", "swap_peak",               \
+    JC_COLLECT_MEMORY, false, "6.5")                                           \
   X(PIDS_CURRENT, pids_current, "pids.current", "pids", JC_ROW_NOT_AT_ROOT,    \
-    "count", "pids", JC_COLLECT_PIDS, true, "4.5")
+    "count", "pids", JC_COLLECT_PIDS, true, "4.5")                             \
+  X(PIDS_PEAK, pids_peak, "pids.peak", "pids",                                 \
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "count", "pids_peak",                \
+    JC_COLLECT_PIDS, true, "6.1")
 
 #define JC_SINGLE_FILE_ID(ID, ...) JC_FILE_##ID,
 
