@@ -164,6 +164,10 @@ static void emit_cpu(const sink *k, const jc_sample *s, jc_rate_state *rate,
 /* The single-value files' gauges (jc_sample.h's rows), each sent as the
  * kernel wrote it where the read gave it. */
 static void emit_singles(const sink *k, const jc_sample *s) {
+#define SINGLE_BIT(ID, ...) | (1u << JC_FILE_##ID)
+  if (!(s->have & (0u JC_SINGLE_FILES(SINGLE_BIT))))
+    return; /* none read (a host without the memory controller) */
+#undef SINGLE_BIT
 #define SINGLE_DISPATCH(ID, field, ...)                                        \
   if (jc_sample_has(s, JC_FILE_##ID))                                          \
     put_gauge(k, JC_LIST_##ID, (double)s->field);

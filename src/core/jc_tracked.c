@@ -216,10 +216,11 @@ void jc_tracked_fd_done(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
 /* Are all the files t is read for kept open? */
 static bool all_kept(const jc_collector *c, const jc_tracked *t) {
   uint32_t needed = c->files & ~t->absent;
-  for (int f = 0; f < JC_FILE_COUNT; f++)
-    if ((needed & (1u << f)) && t->fd[f] < 0 &&
-        !(!t->relpath[0] && jc_sample_files[f].absent_at_root))
+  for (uint32_t left = needed; left; left &= left - 1) {
+    int f = __builtin_ctz(left);
+    if (t->fd[f] < 0 && !(!t->relpath[0] && jc_sample_files[f].absent_at_root))
       return false;
+  }
   return true;
 }
 
