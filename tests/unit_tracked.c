@@ -188,8 +188,8 @@ static void note_kills(jc_collector *c, jc_tracked *t, uint64_t kills) {
   jc_sample s;
   jc_sample_reset(&s);
   s.have |= 1u << JC_FILE_MEMORY_EVENTS;
-  s.events_have |= 1u << JC_EVENTS_OOM_KILL;
-  s.events[JC_EVENTS_OOM_KILL] = kills;
+  s.keyed_have |= 1u << JC_KEY_MEMORY_EVENTS_OOM_KILL;
+  s.keyed[JC_KEY_MEMORY_EVENTS_OOM_KILL] = kills;
   jc_limits limits = JC_LIMITS_NONE;
   limits.memory_max = 64u << 20;
   jc_read r = {&s, &limits, NULL, false, true};
@@ -437,8 +437,8 @@ static void test_peak(void) {
   jc_tracked_fd_done(c, t, f, fd, true);
   ok(t->fd[f] == fd && c->fds.peaks == 1, "a read peak descriptor is kept");
   jc_peak_state *peak = jc_step_slot(c, t, JC_STEP_PEAK);
-  ok(jc_sample_files[f].step == &jc_peak_step,
-     "the interval peak's row names its step");
+  ok(c->steps.of_file[f] == &jc_peak_step,
+     "the interval peak's file is its step's");
   jc_sample s;
   jc_sample_reset(&s);
   s.have |= 1u << f;

@@ -255,8 +255,6 @@ int jc_collector_init(jc_collector *c) {
       (r = open_runtime(c)) < 0)
     return r;
   choose_files(c);
-  for (int f = 0; f < JC_FILE_COUNT; f++)
-    c->step_files |= jc_sample_files[f].step ? 1u << f : 0;
   jc_tracked_budget_init(c);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   c->metrics = (jc_metrics_opts){&c->cfg->sel, &c->cfg->memstat,
@@ -311,7 +309,7 @@ static void stop_reading(jc_collector *c, jc_file_id f) {
 /* Opening file f failed with err: its step, if it has one, may say that
  * it is read no more (true) rather than being a problem of the file. */
 static bool refused(jc_collector *c, jc_file_id f, int err) {
-  const jc_step *step = jc_sample_files[f].step;
+  const jc_step *step = c->steps.of_file[f];
   if (!step || !step->file_refused || step->file_refused(c, f, err) == 0)
     return false;
   stop_reading(c, f);
@@ -322,7 +320,7 @@ static bool refused(jc_collector *c, jc_file_id f, int err) {
  * the descriptor t keeps: a file read by a step is one to keep). */
 static void tell_step(jc_collector *c, jc_tracked *t, jc_file_id f,
                       bool fresh, jc_sample *s) {
-  const jc_step *step = jc_sample_files[f].step;
+  const jc_step *step = c->steps.of_file[f];
   if (t->fd[f] >= 0 && step->file_read(c, t, f, t->fd[f], fresh, s) < 0)
     stop_reading(c, f);
 }
@@ -359,7 +357,7 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
       jc_problem_parse_failed(c, t, (jc_file_id)f, s, r);
     else
       jc_problem_recovered(c, t, (jc_file_id)f);
-    if (c->step_files & (1u << f))
+    if (c->steps.files & (1u << f))
       tell_step(c, t, (jc_file_id)f, fresh, s);
   }
   return true;

@@ -41,6 +41,8 @@ typedef struct {
   size_t cgroup_count;
   const jc_step *ended[JC_STEP_COUNT];
   size_t ended_count;
+  const jc_step *of_file[JC_FILE_COUNT]; /* the step told of a file's reads */
+  uint32_t files; /* the files that have one */
 } jc_step_table;
 
 struct jc_collector {
@@ -56,7 +58,6 @@ struct jc_collector {
   uint32_t collect_files; /* those Collect asks for; the others (memory.events
                              for NotifyOOM alone) may be missing silently */
   bool notify_oom;        /* NotifyOOM, and the memory controller is there */
-  uint32_t step_files;    /* files whose row names a step (jc_step.h) */
 
   jc_tracked **tracked; /* sorted in walk order (jc_hier_path_cmp) */
   size_t tracked_count;

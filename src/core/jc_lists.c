@@ -31,8 +31,9 @@
 #define SINGLE_LIST_ROW(ID, field, file, controller, flags, type, instance,   \
                         group, in_default, ...)                                \
   [JC_LIST_##ID] = {type, instance, group, in_default, F(ID)},
-#define EVENT(key)                                                             \
-  {"derive", "memory_events_" key, JC_COLLECT_EVENTS, true, F(MEMORY_EVENTS)}
+#define KEYED_LIST_ROW(ID, file, key, flags, type, instance, group,            \
+                       in_default, ...)                                        \
+  [JC_LIST_##ID] = {type, instance, group, in_default, F(file)},
 
 const jc_list_info jc_lists[JC_LIST_COUNT] = {
     /* CPU time (user and system) and cores busy: the default; the rest
@@ -65,12 +66,11 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
     PSI_ALL(PSI_STALL),
     PSI_ALL(PSI_LOAD),
     PSI_ALL(PSI_AVG),
-    EVENT("low"),
-    EVENT("high"),
-    EVENT("max"),
-    EVENT("oom"),
-    EVENT("oom_kill"),
-    EVENT("oom_group_kill"),
+    /* Keys of flat-keyed files, one list each (jc_sample.h's rows): the
+     * memory events; the cgroups below (cgroup.stat: a dying count that
+     * only grows is the leak of removed cgroups pinned by page cache or
+     * sockets). */
+    JC_KEYED_FIGURES(KEYED_LIST_ROW)
     /* Limits, each only where there is one.  The shares are `gauge`, not
      * `percent`: types.db caps percent at 100.1, and a share of a limit
      * can be above it (a burst, a limit lowered below the usage), which a
@@ -92,12 +92,6 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
     [JC_LIST_ENERGY_IDLE] = {"derive", "energy_<zone>_idle_uj",
                              JC_COLLECT_ENERGY, true, 0},
     [JC_LIST_POWER] = {"power", "<zone>", JC_COLLECT_ENERGY, true, 0},
-    /* The cgroups below (cgroup.stat): a dying count that only grows is
-     * the leak of removed cgroups pinned by page cache or sockets. */
-    [JC_LIST_DESCENDANTS] = {"count", "cgroup_descendants",
-                             JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
-    [JC_LIST_DYING_DESCENDANTS] = {"count", "cgroup_dying_descendants",
-                                   JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
 };
 
 void jc_lists_name(const char *type, const char *type_instance, char *out,

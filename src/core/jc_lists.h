@@ -56,8 +56,10 @@ typedef enum {
   JC_LIST_PSI_STALL, /* JC_PSI_LINES: derive-<res>_<some|full>_stall_usec */
   JC_LIST_PSI_LOAD = JC_LIST_PSI_STALL + JC_PSI_LINES, /* load-<res>_<line> */
   JC_LIST_PSI_AVG = JC_LIST_PSI_LOAD + JC_PSI_LINES,   /* pressure-..._avgN */
-  JC_LIST_EVENTS = JC_LIST_PSI_AVG + JC_PSI_LINES * JC_PSI_WINDOWS,
-  JC_LIST_CPU_LIMIT_CORES = JC_LIST_EVENTS + JC_EVENTS_KEY_COUNT,
+  JC_LIST_PSI_AVG_LAST = JC_LIST_PSI_AVG + JC_PSI_LINES * JC_PSI_WINDOWS - 1,
+#define JC_KEYED_LIST_ID(ID, ...) JC_LIST_##ID,
+  JC_KEYED_FIGURES(JC_KEYED_LIST_ID) /* one a key (jc_sample.h) */
+  JC_LIST_CPU_LIMIT_CORES,
   JC_LIST_CPU_LIMIT_PERCENT,
   JC_LIST_MEMORY_MAX,
   JC_LIST_MEMORY_HIGH,
@@ -66,8 +68,6 @@ typedef enum {
   JC_LIST_ENERGY,      /* derive-energy_<zone>_uj: host measured, cgroup charged */
   JC_LIST_ENERGY_IDLE, /* derive-energy_<zone>_idle_uj: the host's idle part */
   JC_LIST_POWER,       /* power-<zone>: the host's mean power */
-  JC_LIST_DESCENDANTS,       /* count-cgroup_descendants (cgroup.stat) */
-  JC_LIST_DYING_DESCENDANTS, /* count-cgroup_dying_descendants */
   JC_LIST_COUNT,
   /* Outside the table and the selection (jc_memstat_keys has those): a
    * MemoryStat key's list, its type instance the key itself

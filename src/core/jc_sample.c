@@ -3,8 +3,6 @@
  */
 #include "jc_sample.h"
 
-#include "jc_step.h"
-
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -21,7 +19,6 @@
                     ((flags) & JC_ROW_NOT_AT_ROOT) != 0,                       \
                     NULL,                                                      \
                     ((flags) & JC_ROW_RESET) != 0,                             \
-                    ((flags) & JC_ROW_RESET) ? &jc_peak_step : NULL,           \
                     offsetof(jc_sample, field)},
 
 const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
@@ -58,18 +55,29 @@ const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
 #define CPU_KEYS(X)                                                            \
   X(usage_usec) X(user_usec) X(system_usec) X(nr_periods) X(nr_throttled)      \
   X(throttled_usec) X(nr_bursts) X(burst_usec)
-#define EVENTS_KEYS(X) X(low) X(high) X(max) X(oom) X(oom_kill) X(oom_group_kill)
-#define CGROUP_STAT_KEYS(X) X(nr_descendants) X(nr_dying_descendants)
 #define KEY_NAME(k) #k,
 #define KEY_LEN(k) sizeof(#k) - 1,
 
 const char *const jc_sample_cpu_keys[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_NAME)};
 static const uint8_t cpu_key_lens[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_LEN)};
-const char *const jc_sample_events_keys[JC_EVENTS_KEY_COUNT] = {EVENTS_KEYS(KEY_NAME)};
-static const uint8_t events_key_lens[JC_EVENTS_KEY_COUNT] = {
-    EVENTS_KEYS(KEY_LEN)};
-static const char *const cgroup_stat_keys[] = {CGROUP_STAT_KEYS(KEY_NAME)};
-static const uint8_t cgroup_stat_key_lens[] = {CGROUP_STAT_KEYS(KEY_LEN)};
+
+/* JC_KEYED_FIGURES' rows, for the parse: each key's file, name, flags. */
+static const struct {
+  jc_file_id file;
+  const char *key;
+  uint8_t len;
+  uint8_t flags;
+} keyed_rows[JC_KEY_COUNT] = {
+#define KEYED_ROW(ID, file, key, flags, ...)                                   \
+  {JC_FILE_##file, #key, sizeof(#key) - 1, flags},
+    JC_KEYED_FIGURES(KEYED_ROW)
+#undef KEYED_ROW
+};
+
+/* The files of those rows. */
+#define KEYED_FILE_BIT(ID, file, ...) | (1u << JC_FILE_##file)
+static const uint32_t keyed_files = 0u JC_KEYED_FIGURES(KEYED_FILE_BIT);
+#undef KEYED_FILE_BIT
 
 /* The Collect words, in the order of their bits. */
 static const struct {
@@ -223,9 +231,6 @@ static bool counter_beyond_derive(const jc_sample *s, jc_file_id f,
   switch (f) {
   case JC_FILE_CPU_STAT:
     return any_beyond_derive(s->cpu, s->cpu_have, UINT64_MAX, JC_CPU_KEY_COUNT);
-  case JC_FILE_MEMORY_EVENTS:
-    return any_beyond_derive(s->events, s->events_have, UINT64_MAX,
-                             JC_EVENTS_KEY_COUNT);
   case JC_FILE_MEMORY_STAT:
     return any_beyond_derive(s->memstat, s->memstat_have, memstat_events(keys),
                              keys ? keys->count : 0);
@@ -239,6 +244,57 @@ static bool counter_beyond_derive(const jc_sample *s, jc_file_id f,
   default:
     return false;
   }
+}
+
+/*
+ * File f's keys of JC_KEYED_FIGURES.  A malformed line makes the result
+ * -EINVAL but the lines after it are still read, as a required key that
+ * is missing does; a counter beyond DERIVE is -EOVERFLOW with the file
+ * whole.  A file of optional keys yields the keys it has however it ends;
+ * one with a required key, only when it is whole.
+ */
+static int parse_keyed(jc_sample *s, jc_file_id f, const char *buf,
+                       size_t len) {
+  uint32_t mine = 0, required = 0;
+  for (int k = 0; k < JC_KEY_COUNT; k++)
+    if (keyed_rows[k].file == f) {
+      mine |= 1u << k;
+      required |= keyed_rows[k].flags & JC_KEY_REQUIRED ? 1u << k : 0;
+    }
+  s->keyed_have &= ~mine;
+  jc_cursor c;
+  jc_parse_cursor_init(&c, buf, len);
+  jc_token key;
+  uint64_t value;
+  int r, result = 0;
+  while ((r = jc_parse_flat_next(&c, &key, &value)) != 0) {
+    if (r < 0) {
+      result = r;
+      continue;
+    }
+    for (uint32_t left = mine; left; left &= left - 1) {
+      int k = __builtin_ctz(left);
+      if (keyed_rows[k].len == key.len &&
+          memcmp(key.ptr, keyed_rows[k].key, key.len) == 0) {
+        s->keyed[k] = value;
+        s->keyed_have |= 1u << k;
+        break;
+      }
+    }
+  }
+  if (result == 0 && (s->keyed_have & required) != required)
+    result = -EINVAL; /* every kernel that has the file prints the key */
+  for (uint32_t left = s->keyed_have & mine; result == 0 && left;
+       left &= left - 1) {
+    int k = __builtin_ctz(left);
+    if ((keyed_rows[k].flags & JC_KEY_COUNTER) && beyond_derive(s->keyed[k]))
+      result = -EOVERFLOW;
+  }
+  if (result == 0 || result == -EOVERFLOW || !required)
+    s->have |= 1u << f;
+  else
+    s->keyed_have &= ~mine;
+  return result;
 }
 
 int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
@@ -269,24 +325,9 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = parse_flat(buf, len, (const char *const *)keys->key, keys->key_len,
                    keys->count, s->memstat, &s->memstat_have);
     break;
-  case JC_FILE_MEMORY_EVENTS:
-    r = parse_flat(buf, len, jc_sample_events_keys, events_key_lens,
-                   JC_EVENTS_KEY_COUNT, s->events, &have);
-    s->events_have = (uint8_t)have;
-    break;
   case JC_FILE_IO_STAT:
     r = parse_io(s, buf, len);
     break;
-  case JC_FILE_CGROUP_STAT: {
-    uint64_t v[2];
-    r = parse_flat(buf, len, cgroup_stat_keys, cgroup_stat_key_lens, 2, v,
-                   &have);
-    if (r == 0 && have != 3)
-      r = -EINVAL; /* every kernel since 4.14 prints both */
-    s->nr_descendants = v[0];
-    s->nr_dying_descendants = v[1];
-    break;
-  }
   case JC_FILE_CPU_PRESSURE:
   case JC_FILE_MEMORY_PRESSURE:
   case JC_FILE_IO_PRESSURE:
@@ -298,7 +339,9 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = jc_parse_cpu_list(buf, len, s->cpuset, s->cpuset_words,
                           &s->cpuset_beyond);
     break;
-  default: /* a row of JC_SINGLE_FILES, or no file of the table */
+  default: /* a row of JC_SINGLE_FILES or JC_KEYED_FIGURES, or no file */
+    if (f < JC_FILE_COUNT && (keyed_files & (1u << f)))
+      return parse_keyed(s, f, buf, len);
     if (f >= JC_FILE_COUNT || !jc_sample_files[f].single)
       return -EINVAL;
     r = jc_parse_single(buf, len,
@@ -313,8 +356,7 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = -EOVERFLOW;
   bool partial_ok = r == -EOVERFLOW || f == JC_FILE_IO_STAT ||
                     (f == JC_FILE_CPU_STAT ? s->cpu_have != 0
-                                           : f == JC_FILE_MEMORY_STAT ||
-                                                 f == JC_FILE_MEMORY_EVENTS);
+                                           : f == JC_FILE_MEMORY_STAT);
   if (r == 0 || partial_ok)
     s->have |= 1u << f;
   return r;

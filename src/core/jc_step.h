@@ -116,9 +116,12 @@ typedef struct jc_step {
                    jc_tracked *const *before, size_t n);
   void (*release)(jc_collector *c, jc_tracked *t);
 
-  /* A file of t whose row names this step (jc_sample_files[f].step) was
-   * read into s through fd; fresh: fd was opened for this read.  0, or a
-   * negative errno after which the file is read no more, anywhere. */
+  /* The files whose reads it is told of (bit 1u << jc_file_id), through
+   * the two hooks below; one step a file. */
+  uint32_t files;
+  /* File f of t, one of its files, was read into s through fd; fresh: fd
+   * was opened for this read.  0, or a negative errno after which the file
+   * is read no more, anywhere. */
   int (*file_read)(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
                    bool fresh, jc_sample *s);
   /* Opening such a file failed with err: 0 to let it be a problem of the

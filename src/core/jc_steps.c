@@ -36,6 +36,9 @@ static void list_cgroup_hooks(jc_collector *c) {
       c->steps.cgroup[c->steps.cgroup_count++] = jc_steps[i];
     if (jc_steps[i]->ended)
       c->steps.ended[c->steps.ended_count++] = jc_steps[i];
+    for (uint32_t left = jc_steps[i]->files; left; left &= left - 1)
+      c->steps.of_file[__builtin_ctz(left)] = jc_steps[i];
+    c->steps.files |= jc_steps[i]->files;
   }
 }
 
