@@ -61,18 +61,21 @@ const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
 const char *const jc_sample_cpu_keys[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_NAME)};
 static const uint8_t cpu_key_lens[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_LEN)};
 
-/* JC_KEYED_FIGURES' rows, for the parse: each key's file, name, flags. */
-static const struct {
-  jc_file_id file;
-  const char *key;
-  uint8_t len;
-  uint8_t flags;
-} keyed_rows[JC_KEY_COUNT] = {
-#define KEYED_ROW(ID, file, key, flags, ...)                                   \
-  {JC_FILE_##file, #key, sizeof(#key) - 1, flags},
-    JC_KEYED_FIGURES(KEYED_ROW)
-#undef KEYED_ROW
+/* JC_KEYED_FIGURES' rows, for the parse: each key's file, name and flags
+ * (the rows of a file are consecutive, as parse_keyed reads them). */
+static const jc_file_id keyed_file[JC_KEY_COUNT] = {
+#define KEYED_FILE(ID, file, ...) JC_FILE_##file,
+    JC_KEYED_FIGURES(KEYED_FILE)
+#undef KEYED_FILE
 };
+#define KEYED_KEY(ID, file, key, ...) KEY_NAME(key)
+#define KEYED_LEN(ID, file, key, ...) KEY_LEN(key)
+#define KEYED_FLAGS(ID, file, key, flags, ...) flags,
+static const char *const keyed_names[JC_KEY_COUNT] = {
+    JC_KEYED_FIGURES(KEYED_KEY)};
+static const uint8_t keyed_lens[JC_KEY_COUNT] = {JC_KEYED_FIGURES(KEYED_LEN)};
+static const uint8_t keyed_flags[JC_KEY_COUNT] = {
+    JC_KEYED_FIGURES(KEYED_FLAGS)};
 
 /* The files of those rows. */
 #define KEYED_FILE_BIT(ID, file, ...) | (1u << JC_FILE_##file)
@@ -247,53 +250,37 @@ static bool counter_beyond_derive(const jc_sample *s, jc_file_id f,
 }
 
 /*
- * File f's keys of JC_KEYED_FIGURES.  A malformed line makes the result
- * -EINVAL but the lines after it are still read, as a required key that
- * is missing does; a counter beyond DERIVE is -EOVERFLOW with the file
- * whole.  A file of optional keys yields the keys it has however it ends;
- * one with a required key, only when it is whole.
+ * File f's keys of JC_KEYED_FIGURES, rows [first, first + n).  A
+ * malformed line makes the result -EINVAL but the lines after it are
+ * still read, as a required key that is missing does; a counter beyond
+ * DERIVE is -EOVERFLOW with the file whole.  A file of optional keys
+ * yields the keys it has however it ends; one with a required key, only
+ * when it is whole.
  */
 static int parse_keyed(jc_sample *s, jc_file_id f, const char *buf,
                        size_t len) {
-  uint32_t mine = 0, required = 0;
-  for (int k = 0; k < JC_KEY_COUNT; k++)
-    if (keyed_rows[k].file == f) {
-      mine |= 1u << k;
-      required |= keyed_rows[k].flags & JC_KEY_REQUIRED ? 1u << k : 0;
-    }
-  s->keyed_have &= ~mine;
-  jc_cursor c;
-  jc_parse_cursor_init(&c, buf, len);
-  jc_token key;
-  uint64_t value;
-  int r, result = 0;
-  while ((r = jc_parse_flat_next(&c, &key, &value)) != 0) {
-    if (r < 0) {
-      result = r;
-      continue;
-    }
-    for (uint32_t left = mine; left; left &= left - 1) {
-      int k = __builtin_ctz(left);
-      if (keyed_rows[k].len == key.len &&
-          memcmp(key.ptr, keyed_rows[k].key, key.len) == 0) {
-        s->keyed[k] = value;
-        s->keyed_have |= 1u << k;
-        break;
-      }
-    }
-  }
-  if (result == 0 && (s->keyed_have & required) != required)
+  size_t first = 0, n = 0;
+  while (keyed_file[first] != f)
+    first++;
+  while (first + n < JC_KEY_COUNT && keyed_file[first + n] == f)
+    n++;
+  uint64_t have = 0, required = 0;
+  int result = parse_flat(buf, len, keyed_names + first, keyed_lens + first,
+                          n, s->keyed + first, &have);
+  for (size_t i = 0; i < n; i++)
+    required |= keyed_flags[first + i] & JC_KEY_REQUIRED ? 1ull << i : 0;
+  if (result == 0 && (have & required) != required)
     result = -EINVAL; /* every kernel that has the file prints the key */
-  for (uint32_t left = s->keyed_have & mine; result == 0 && left;
-       left &= left - 1) {
-    int k = __builtin_ctz(left);
-    if ((keyed_rows[k].flags & JC_KEY_COUNTER) && beyond_derive(s->keyed[k]))
+  for (size_t i = 0; result == 0 && i < n; i++)
+    if ((have & (1ull << i)) && (keyed_flags[first + i] & JC_KEY_COUNTER) &&
+        beyond_derive(s->keyed[first + i]))
       result = -EOVERFLOW;
-  }
-  if (result == 0 || result == -EOVERFLOW || !required)
+  uint32_t mine = (uint32_t)(((1ull << n) - 1) << first);
+  s->keyed_have &= ~mine;
+  if (result == 0 || result == -EOVERFLOW || !required) {
+    s->keyed_have |= (uint32_t)(have << first);
     s->have |= 1u << f;
-  else
-    s->keyed_have &= ~mine;
+  }
   return result;
 }
 
