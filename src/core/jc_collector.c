@@ -443,6 +443,7 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
   jc_tracked_budget_end_pass(c);
   jc_steps_end(c, emit, ctx); /* after every cgroup: the kills' attribution
                                  and the energy's split need all */
+  jc_steps_send(c, emit, ctx);
 }
 
 /* Walks the tree when inotify (drained here) says it changed, or when
@@ -473,20 +474,47 @@ void jc_collector_tick(jc_collector *c) { jc_steps_tick(c, jc_now_ns()); }
 
 int jc_collector_events_fd(const jc_collector *c) { return c->inotify_fd; }
 
+typedef struct {
+  jc_collector *c;
+  jc_tracked *t;
+  uint64_t time_ns;
+} hold_ctx;
+
+static void hold_list(void *ctx, const jc_target *target, const jc_metric *m) {
+  (void)target; /* t's, as at any read */
+  const hold_ctx *h = ctx;
+  jc_metric held = *m;
+  held.time_ns = h->time_ns;
+  jc_steps_hold(h->c, h->t, &held);
+}
+
+/* A final read between passes: its value lists are held (jc_step.h,
+ * hold), and its rates' baseline stays that of the last pass: should the
+ * cgroup stay, the next pass's rates cover the whole interval. */
+static void read_final_held(jc_collector *c, jc_tracked *t) {
+  hold_ctx h = {c, t, jc_wall_ns()};
+  jc_rate_state rate = t->prior.rate;
+  if (read_one(c, t, &c->sample, true, false, hold_list, &h))
+    t->prior.rate = rate;
+}
+
 int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
                                void *ctx) {
   if (c->rootfd < 0)
     return -1;
   rescan_if_changed(c);
-  if (!jc_steps_take_pending(c))
+  if (!jc_steps_take_pending(c)) {
+    jc_steps_send(c, emit, ctx); /* the walk found some gone */
     return 0;
+  }
   c->pass_ns = jc_now_ns(); /* the time of these reads */
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
     if (final_read(c, t))
-      (void)read_one(c, t, &c->sample, true, false, emit, ctx);
+      read_final_held(c, t);
   }
   jc_discover_drop_gone(c); /* the steps count those removed meanwhile */
+  jc_steps_send(c, emit, ctx);
   /* No OOM kill is told here: a final read's growth waits for the next
    * pass.  The kernel notifies a cgroup.events change at most every
    * 20 ms per file, so the parent's `populated 0` may come before its
