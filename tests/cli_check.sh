@@ -244,4 +244,20 @@ print("%d cgroups, %d value lists: %d differ" % (len(check), sum(map(len, check.
 sys.exit(1 if bad or len(check) < 5 else 0)
 PY
 ok $? "check, collectd's csv and sample --config: the same cgroups and value lists"
+
+# ---- InstanceFrom "container" with no runtime's state (docs/containers.md)
+cp -a "$FIXTURES/hosts/docker" "$T/docker-host"
+mkdir "$T/bare"
+dir="$T/bare-conf"
+write_conf "$dir" "  CgroupRoot \"$T/docker-host/sys/fs/cgroup\"
+  Select \"system.slice/docker-*.scope\"
+  InstanceFrom \"container\"
+  RuntimeRoot \"$T/bare\""
+"$JC" check "$dir/collectd.conf" >/dev/null 2>"$T/bare.err"
+[ $? -eq 0 ] &&
+  grep -q '^joule-cgroup: warning: InstanceFrom "container": 2 container cgroups and no container runtime.s state below RuntimeRoot' "$T/bare.err" &&
+  [ "$(grep -c 'looked for Docker' "$T/bare.err")" -eq 1 ] &&
+  grep -q "$T/bare/var/lib/docker is not there: a collectd in a container mounts the host's /var/lib/docker read-only" "$T/bare.err"
+ok $? "InstanceFrom \"container\" and no runtime state: a warning, and one line for Docker's two, with the path and the mount"
+diag <"$T/bare.err"
 tap_done

@@ -56,6 +56,11 @@ jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx) {
 
 const char *jc_collector_root(const jc_collector *c) { return c->root; }
 
+size_t jc_collector_names_missing(jc_collector *c, bool loud,
+                                  bool *ret_no_state) {
+  return jc_tracked_names_missing(c, loud, ret_no_state);
+}
+
 void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx) {
   c->notify = fn;
   c->notify_ctx = ctx;

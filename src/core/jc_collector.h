@@ -140,6 +140,14 @@ void jc_collector_set_totals(jc_collector *c, jc_totals_fn fn, void *ctx);
 /* Releases managed cgroups (evacuate, rmdir) and frees c. NULL-safe. */
 void jc_collector_free(jc_collector *c);
 
+/* InstanceFrom "container": the cgroups whose runtime has not written
+ * their names, said now through the log, one line per cause (which
+ * runtime's files, where, the remedy), as the plugin says them after
+ * JC_RUNTIME_TRIES reads; loud: each as a WARNING.  Returns how many
+ * wait; *ret_no_state: no runtime's state directory below RuntimeRoot. */
+size_t jc_collector_names_missing(jc_collector *c, bool loud,
+                                  bool *ret_no_state);
+
 /* The resolved CgroupRoot (after init). */
 const char *jc_collector_root(const jc_collector *c);
 
