@@ -153,6 +153,38 @@ static void layouts(void) {
          "k3s without RuntimeDir: the kubelet's /var/log/containers names it");
   jc_runtime_free(rt);
 
+  /* ContainerNames: the same names, their parts split unambiguously. */
+  static const struct {
+    jc_container_names names;
+    const char *ctr, *pod, *compose, *plain;
+  } formats[] = {
+      {JC_NAMES_PREFIXED, "k8s_shop_web-7d9f8c6b5-x2x9q_nginx",
+       "k8s_shop_web-7d9f8c6b5-x2x9q", "compose_shop_db", "registry"},
+      {JC_NAMES_LEVELS, "k8s.shop.web-7d9f8c6b5-x2x9q.nginx",
+       "k8s.shop.web-7d9f8c6b5-x2x9q", "compose.shop.db", "registry"},
+  };
+  for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+    const char *what = formats[i].names == JC_NAMES_LEVELS ? "levels" : "prefixed";
+    rt = host("k3s-cgroupfs", NULL);
+    jc_runtime_set_names(rt, formats[i].names);
+    snprintf(p, sizeof(p), "%s/%s", be, NGINX);
+    is_str(name_of(rt, p), formats[i].ctr, "ContainerNames \"%s\": a container (the kubelet's files)", what);
+    is_str(name_of(rt, be), formats[i].pod, "  a pod");
+    jc_runtime_free(rt);
+    rt = host("containerd-systemd", NULL);
+    jc_runtime_set_names(rt, formats[i].names);
+    is_str(name_of(rt, BE "/cri-containerd-" NGINX ".scope"), formats[i].ctr,
+           "  a container (containerd's bundle)");
+    jc_runtime_free(rt);
+    rt = host("docker", NULL);
+    jc_runtime_set_names(rt, formats[i].names);
+    is_str(name_of(rt, "system.slice/docker-c9d947af6874c9be436b564bccc6e059a0c1f65cccf1bae1f6dfa1868df0da6c.scope"),
+           formats[i].compose, "  a compose service");
+    is_str(name_of(rt, "system.slice/docker-6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d912fc28b899.scope"),
+           formats[i].plain, "  a plain container: its name");
+    jc_runtime_free(rt);
+  }
+
   rt = host("crio", NULL);
   kubernetes(rt, "crio", "crio-", ".scope", true);
   is_str(name_of(rt, BU2 "/crio-conmon-" APP ".scope"), "-ENOENT", "crio: conmon's cgroup is no container");

@@ -241,8 +241,10 @@ static int open_runtime(jc_collector *c) {
     return 0;
   c->runtime = jc_runtime_new(cfg->runtime_root,
                               (const char *const *)cfg->runtime_dir, &c->log);
-  if (c->runtime)
+  if (c->runtime) {
+    jc_runtime_set_names(c->runtime, cfg->container_names);
     return 0;
+  }
   jc_logf(&c->log, JC_LOG_ERR,
           "RuntimeRoot \"%s\": %s; InstanceFrom \"container\" reads the "
           "container runtimes' state below it",

@@ -47,6 +47,7 @@ struct jc_runtime {
   char root[PATH_MAX];
   char dir[JC_RUNTIME_DIR_COUNT][PATH_MAX]; /* relative to rootfd */
   const jc_log *log;
+  jc_container_names names;
 };
 
 jc_runtime *jc_runtime_new(const char *root,
@@ -71,6 +72,10 @@ jc_runtime *jc_runtime_new(const char *root,
   return rt;
 }
 
+void jc_runtime_set_names(jc_runtime *rt, jc_container_names names) {
+  rt->names = names;
+}
+
 void jc_runtime_free(jc_runtime *rt) {
   if (!rt)
     return;
@@ -83,6 +88,7 @@ void jc_runtime_free(jc_runtime *rt) {
 typedef struct {
   char ns[FIELD_SIZE], pod[FIELD_SIZE], ctr[FIELD_SIZE]; /* Kubernetes */
   bool sandbox;                                          /* pause container */
+  bool pod_only; /* the kubelet's pods/: a pod's own cgroup */
   char name[FIELD_SIZE];                                 /* Docker, Podman */
   char project[FIELD_SIZE], service[FIELD_SIZE];         /* compose */
   const char *id; /* Podman: the entry wanted */
@@ -208,16 +214,41 @@ static void printable(const char *s, char *out, size_t size) {
   out[o] = '\0';
 }
 
-/* What f says the container is called, into want: 0, or -ENODATA. */
-static int compose(const found *f, char *want, size_t size) {
-  if (f->ns[0] && f->pod[0] && (f->sandbox || f->ctr[0]))
-    snprintf(want, size, "%s_%s_%s", f->ns, f->pod, f->sandbox ? "POD" : f->ctr);
-  else if (f->project[0] && f->service[0])
-    snprintf(want, size, "%s_%s", f->project, f->service);
-  else if (f->name[0])
-    snprintf(want, size, "%s", f->name);
-  else
+/* Part p of a name, written as names joins them: with LEVELS a '.' is
+ * written '_', the parts being joined by '.'. */
+static const char *part(jc_container_names names, const char *p, char *buf,
+                        size_t size) {
+  if (names != JC_NAMES_LEVELS)
+    return p;
+  snprintf(buf, size, "%s", p);
+  for (char *q = buf; *q; q++)
+    *q = *q == '.' ? '_' : *q;
+  return buf;
+}
+
+/* What f says the container is called, into want, its parts joined as
+ * names says (ContainerNames): 0, or -ENODATA. */
+static int compose(const found *f, jc_container_names names, char *want,
+                   size_t size) {
+  static const char *const k8s[] = {"", "k8s_", "k8s."};
+  static const char *const compose_[] = {"", "compose_", "compose."};
+  const char *sep = names == JC_NAMES_LEVELS ? "." : "_";
+  char a[FIELD_SIZE], b[FIELD_SIZE], c[FIELD_SIZE];
+  if (f->ns[0] && f->pod[0] && (f->sandbox || f->ctr[0] || f->pod_only)) {
+    snprintf(want, size, "%s%s%s%s", k8s[names], part(names, f->ns, a, sizeof(a)),
+             sep, part(names, f->pod, b, sizeof(b)));
+    if (!f->pod_only)
+      snprintf(want + strlen(want), size - strlen(want), "%s%s", sep,
+               f->sandbox ? "POD" : part(names, f->ctr, c, sizeof(c)));
+  } else if (f->project[0] && f->service[0]) {
+    snprintf(want, size, "%s%s%s%s", compose_[names],
+             part(names, f->project, a, sizeof(a)), sep,
+             part(names, f->service, b, sizeof(b)));
+  } else if (f->name[0]) {
+    snprintf(want, size, "%s", part(names, f->name, a, sizeof(a)));
+  } else {
     return -ENODATA;
+  }
   return 0;
 }
 
@@ -225,7 +256,7 @@ static int compose(const found *f, char *want, size_t size) {
 static int name_from(const jc_runtime *rt, const found *f, const char *rel,
                      const char *relpath, char ret_name[JC_INSTANCE_SIZE]) {
   char want[4 * FIELD_SIZE], why[2 * FIELD_SIZE + 200];
-  if (compose(f, want, sizeof(want)) < 0)
+  if (compose(f, rt->names, want, sizeof(want)) < 0)
     return report(rt, rel, relpath, "names no container", -ENODATA);
   if (f->too_long)
     return report(rt, rel, relpath,
@@ -512,7 +543,7 @@ static bool pod_uid(const char *level, size_t len, char uid[40]) {
 
 typedef struct {
   const char *tail; /* "_<uid>", or "-<id>.log" */
-  char want[4 * FIELD_SIZE];
+  found f;        /* its namespace, pod and container */
   bool container; /* /var/log/containers' <pod>_<ns>_<ctr>-<id>.log */
 } kubelet_search;
 
@@ -530,11 +561,16 @@ static int kubelet_entry(void *ctx, const char *name) {
   if (!b || (s->container ? !c || strchr(c + 1, '_') : c != NULL))
     return -ENOENT;
   *b = '\0';
+  found *f = &s->f;
   if (s->container) {
     *c = '\0';
-    snprintf(s->want, sizeof(s->want), "%s_%s_%s", b + 1, prefix, c + 1);
+    snprintf(f->ns, sizeof(f->ns), "%s", b + 1);
+    snprintf(f->pod, sizeof(f->pod), "%s", prefix);
+    snprintf(f->ctr, sizeof(f->ctr), "%s", c + 1);
   } else {
-    snprintf(s->want, sizeof(s->want), "%s_%s", prefix, b + 1);
+    snprintf(f->ns, sizeof(f->ns), "%s", prefix);
+    snprintf(f->pod, sizeof(f->pod), "%s", b + 1);
+    f->pod_only = true;
   }
   return 0;
 }
@@ -546,9 +582,7 @@ static int kubelet(const jc_runtime *rt, const char *sub, kubelet_search *s,
   int r = each_entry(rt, rel, relpath, kubelet_entry, s);
   if (r < 0)
     return r;
-  found f = {0};
-  snprintf(f.name, sizeof(f.name), "%s", s->want);
-  return name_from(rt, &f, rel, relpath, ret_name);
+  return name_from(rt, &s->f, rel, relpath, ret_name);
 }
 
 static int kubelet_pod(const jc_runtime *rt, const char *uid,

@@ -65,6 +65,9 @@ jc_runtime *jc_runtime_new(const char *root,
                            const jc_log *log);
 void jc_runtime_free(jc_runtime *rt);
 
+/* How names join their parts (ContainerNames); JC_NAMES_PLAIN at first. */
+void jc_runtime_set_names(jc_runtime *rt, jc_container_names names);
+
 /*
  * The instance of the cgroup at relpath (relative to CgroupRoot):
  *   0        ret_name is the runtime's name
