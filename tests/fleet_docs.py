@@ -180,7 +180,14 @@ def influx_checks(host):
     def got(r):
         return {k[1]: v for k, v in r.items() if k[0] == host}
     pct = 100.0 * DB_MEM / LIMIT
+
+    def shop(r):        # ContainerNames "prefixed": the four of namespace shop
+        k = {i: v[-1] for (h, i), v in r.items() if h == K8S}
+        return (set(n for n in k if not n.startswith('k8s_shop_cart-0_app~')) ==
+                {'k8s_shop_cart-0_log-shipper', 'k8s_shop_' + NGINX_POD + '_nginx'}
+                and len(k) == 4 and near(sum(k.values()) * 1048576, K8S_MEM['shop']))
     return {
+        'SELECT last("value") / 1048576 FROM "joule_cgroup_value" WHERE "type" = \'memory\' AND "type_instance" = \'current\' AND "instance" =~ /^k8s_shop_/ GROUP BY "host", "instance"': shop,
         'SELECT mean("value") FROM "joule_cgroup_value" WHERE "type" = \'gauge\' AND "type_instance" = \'cpu_cores\' AND time > now() - 1h GROUP BY time(1m), "host", "instance"':
             lambda r: set(got(r)) == {'root', DB, CRON} and all(v == 0 for vs in got(r).values() for v in vs),
         'SELECT last("value") / 1048576 FROM "joule_cgroup_value" WHERE "type" = \'memory\' AND "type_instance" = \'current\' GROUP BY "host", "instance"':

@@ -121,8 +121,9 @@ port_k8s=$(fleet_free_port)
 k8s_block='  InstanceFrom "container"\n  RuntimeRoot "'$k8s'"\n  Select "kubepods.slice/**/*.scope"'
 HOST=k8shost tree="$k8s/sys/fs/cgroup" port_prom=$port_k8s start k8sprom prometheus.conf "$k8s_block\n  ContainerNames \"prefixed\"" &&
   HOST=k8shost tree="$k8s/sys/fs/cgroup" start k8sgraphite graphite.conf "$k8s_block\n  ContainerNames \"levels\"" &&
+  HOST=k8shost tree="$k8s/sys/fs/cgroup" start k8sinflux influxdb.conf "$k8s_block\n  ContainerNames \"prefixed\"" &&
   grep -q '^    PreserveSeparator true' "$T/k8sgraphite/collectd.conf"
-ok $? "collectd runs the two files on the containerd host with ContainerNames \"prefixed\" and \"levels\" (PreserveSeparator true)"
+ok $? "collectd runs the three files on the containerd host with ContainerNames \"prefixed\" (Prometheus, InfluxDB) and \"levels\" (Graphite, PreserveSeparator true)"
 FLEET_PROM_JOB=$(sed -n '/^#     metric_relabel_configs:/,$p' "$top_srcdir/conf/prometheus.conf" | grep '^#     ' | sed 's/^# //')
 [ "$(echo "$FLEET_PROM_JOB" | grep -c 'regex:')" -eq 7 ]
 ok $? "conf/prometheus.conf's metric_relabel_configs: 7 rules"
@@ -146,8 +147,10 @@ fleet_wait_for samples "collectd_joule_cgroup_derive_total{joule_cgroup=\"$db_in
   fleet_wait_for fleet_whisper_last "$g_db/disk_octets/read" >/dev/null
 ok $? "every receiver has db.service's first values" || tap_done
 fleet_wait_for fleet_prom_values 'collectd_joule_cgroup_memory{instance="k8shost",pod="web.v2-7d9f8c6b5-x2x9q"}' >/dev/null &&
-  fleet_wait_for fleet_whisper_last "collectd/k8shost/joule_cgroup/k8s/shop/web_v2-7d9f8c6b5-x2x9q/nginx/memory/current" >/dev/null
-ok $? "Prometheus and carbon have the containers' values, by label and by level" || tap_done
+  fleet_wait_for fleet_whisper_last "collectd/k8shost/joule_cgroup/k8s/shop/web_v2-7d9f8c6b5-x2x9q/nginx/memory/current" >/dev/null &&
+  fleet_wait_for fleet_influx_values collectd \
+    "SELECT last(value) FROM joule_cgroup_value WHERE host = 'k8shost' AND instance = 'k8s_shop_web.v2-7d9f8c6b5-x2x9q_nginx' AND type_instance = 'current'" >/dev/null
+ok $? "Prometheus, carbon and InfluxDB have the containers' values, by label, by level, by tag" || tap_done
 fleet_prom_series 'collectd_joule_cgroup_memory{instance="k8shost",type="current"}' | diag
 (cd "$FLEET_WHISPER_DIR" && find collectd/k8shost -path '*memory/current.wsp' | sort) | diag
 q='sum by (namespace) (collectd_joule_cgroup_memory{type="current",container!=""})'
