@@ -276,7 +276,7 @@ static void free_gone(gone_figures *g) {
 
 /* The held lists of the cgroups that went, with the times they were
  * read. */
-static void send(jc_collector *c, jc_collect_fn emit, void *ctx) {
+static void send_gone(jc_collector *c, jc_collect_fn emit, void *ctx) {
   end_self *s = self(c);
   for (size_t i = 0; i < s->gone_count; i++) {
     gone_figures *g = &s->gone[i];
@@ -412,7 +412,7 @@ const jc_step jc_end_step = {
     .ended = read_final,
     .end = report_lost,
     .hold = hold,
-    .send = send,
+    .send = send_gone,
     .take_pending = take_pending,
     .event = event,
     .track = watch,
