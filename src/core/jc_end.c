@@ -40,6 +40,7 @@ typedef struct {
   bool unwatched_told; /* the NOTICE that a watch could not be had */
   gone_figures *gone; /* to send */
   size_t gone_count, gone_capacity;
+  bool held;          /* a tracked cgroup holds lists */
 } end_self;
 
 static end_self *self(const jc_collector *c) {
@@ -256,16 +257,11 @@ static void hold(jc_collector *c, jc_tracked *t, const jc_metric *m) {
     e->held = grown;
     e->held_capacity = cap;
   }
+  self(c)->held = true;
   struct jc_end_held *h = &e->held[e->held_count++];
   h->m = *m;
   snprintf(h->type_instance, sizeof(h->type_instance), "%s",
            m->type_instance);
-}
-
-/* A read pass read t: it stayed, and the pass sent its figures. */
-static void read_in_pass(jc_collector *c, jc_tracked *t, const jc_read *r) {
-  if (r->in_pass)
-    end_of(c, t)->held_count = 0;
 }
 
 static void free_gone(gone_figures *g) {
@@ -369,10 +365,23 @@ static void read_final(jc_collector *c, jc_tracked *t, const jc_read *r) {
     notify(c, t, r->totals);
 }
 
-/* After a read pass: the INFO for cgroups lost since the last one. */
-static void report_lost(jc_collector *c, jc_collect_fn emit, void *ctx) {
+/* After a read pass: the cgroups still tracked stayed, and the pass sent
+ * their figures: what they held goes (those that went were handed to
+ * send_gone when the walk dropped them). */
+static void drop_held(jc_collector *c) {
+  if (!self(c)->held)
+    return;
+  self(c)->held = false;
+  for (size_t i = 0; i < c->tracked_count; i++)
+    end_of(c, c->tracked[i])->held_count = 0;
+}
+
+/* After a read pass: the held lists of those that stayed go, and the INFO
+ * for cgroups lost since the last one. */
+static void end_pass(jc_collector *c, jc_collect_fn emit, void *ctx) {
   (void)emit;
   (void)ctx;
+  drop_held(c);
   size_t lost = self(c)->lost;
   if (!lost)
     return;
@@ -408,9 +417,8 @@ const jc_step jc_end_step = {
     .init = init,
     .free = end_free,
     .final = ended,
-    .cgroup = read_in_pass,
     .ended = read_final,
-    .end = report_lost,
+    .end = end_pass,
     .hold = hold,
     .send = send_gone,
     .take_pending = take_pending,
