@@ -75,7 +75,8 @@ run_suite() {
   rm -f "$dir"/tests/*.trs "$dir"/tests/*.log "$dir"/tests/*.ms
   # One test at a time: the kernel and CLI tests measure CPUs busy, and two
   # busy workloads side by side on a 2-CPU machine would read low.
-  (cd "$dir" && make -s check "$@") || true
+  # -k: the ten slowest tests (check-local) are listed when some failed too
+  (cd "$dir" && make -s -k check "$@") || true
   [ "$dir" != "$top/_build" ] || (cd "$dir" && make -s check-vm) || true
   count_results "$dir"
 }

@@ -288,4 +288,20 @@ assert doc["series"] == sum(c["series"] for c in doc["cgroups"]) > doc["value_li
 sys.exit(1 if bad else 0)
 PY
 ok $? "check's series of each cgroup are the values collectd's csv writes ($(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["value_lists"], "lists,", d["series"], "series")' "$T/check.json"))"
+
+# ---- InstanceFrom "container" with no runtime's state (docs/containers.md)
+cp -a "$FIXTURES/hosts/docker" "$T/docker-host"
+mkdir "$T/bare"
+dir="$T/bare-conf"
+write_conf "$dir" "  CgroupRoot \"$T/docker-host/sys/fs/cgroup\"
+  Select \"system.slice/docker-*.scope\"
+  InstanceFrom \"container\"
+  RuntimeRoot \"$T/bare\""
+"$JC" check "$dir/collectd.conf" >/dev/null 2>"$T/bare.err"
+[ $? -eq 0 ] &&
+  grep -q '^joule-cgroup: warning: InstanceFrom "container": 2 container cgroups and no container runtime.s state below RuntimeRoot' "$T/bare.err" &&
+  [ "$(grep -c 'looked for Docker' "$T/bare.err")" -eq 1 ] &&
+  grep -q "$T/bare/var/lib/docker is not there: a collectd in a container mounts the host's /var/lib/docker read-only" "$T/bare.err"
+ok $? "InstanceFrom \"container\" and no runtime state: a warning, and one line for Docker's two, with the path and the mount"
+diag <"$T/bare.err"
 tap_done

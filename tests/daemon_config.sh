@@ -47,6 +47,7 @@ done <<'TABLE'
   RuntimeRoot "/srv/host"	RuntimeRoot "/srv/host": is used by InstanceFrom "container" only
   InstanceFrom "container"\n  RuntimeDir "rkt" "/var/lib/rkt"	RuntimeDir "rkt" "/var/lib/rkt": unknown runtime "rkt"; known: containerd, crio, docker, podman, kubelet
   RuntimeDir "containerd"	RuntimeDir "containerd": expects two strings
+  InstanceFrom "container"\n  ContainerNames "flat"	ContainerNames "flat": must be "plain", "prefixed" or "levels"
   Instance "x"	Instance "x": Instance belongs inside a <Cgroup> block
   MemoryStat "a b"	MemoryStat "a b": is not a memory.stat key
   MaxOpenFiles "many"	MaxOpenFiles "many": expects a number

@@ -290,6 +290,24 @@ static void warn_unpicked(const jc_collector *c, jc_pattern *const *select,
   }
 }
 
+/* InstanceFrom "container": the names missing, one line per cause; a
+ * WARNING more when container cgroups are found and no runtime's state
+ * at all (a collectd in a container without its mounts). */
+static void no_names(jc_collector *c) {
+  bool no_state;
+  size_t waiting = jc_collector_names_missing(c, false, &no_state);
+  if (!waiting || !no_state)
+    return;
+  char msg[512];
+  snprintf(msg, sizeof(msg),
+           "InstanceFrom \"container\": %zu container cgroup%s and no "
+           "container runtime's state below RuntimeRoot: every one keeps its "
+           "path name (mount the runtimes' state directories read-only, or "
+           "set RuntimeRoot and RuntimeDir; docs/containers.md)",
+           waiting, waiting == 1 ? "" : "s");
+  jcli_log(NULL, JC_LOG_WARNING, msg);
+}
+
 /* The plugin's init and one read with cfg (taken), then the report. */
 static int preview(jc_config *cfg, const char *path, const char *where,
                    const select_lines *lines) {
@@ -308,6 +326,7 @@ static int preview(jc_config *cfg, const char *path, const char *where,
     struct timespec delay = {0, CHECK_READ_DELAY_NS};
     nanosleep(&delay, NULL);
     jc_collector_read(c, add_list, &rl);
+    no_names(c);
     if (rl.failed)
       jcli_error("out of memory");
     r = rl.failed ? -1 : print_report(c, &rl, path, where);

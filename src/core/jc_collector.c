@@ -56,6 +56,11 @@ jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx) {
 
 const char *jc_collector_root(const jc_collector *c) { return c->root; }
 
+size_t jc_collector_names_missing(jc_collector *c, bool loud,
+                                  bool *ret_no_state) {
+  return jc_tracked_names_missing(c, loud, ret_no_state);
+}
+
 void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx) {
   c->notify = fn;
   c->notify_ctx = ctx;
@@ -237,8 +242,10 @@ static int open_runtime(jc_collector *c) {
     return 0;
   c->runtime = jc_runtime_new(cfg->runtime_root,
                               (const char *const *)cfg->runtime_dir, &c->log);
-  if (c->runtime)
+  if (c->runtime) {
+    jc_runtime_set_names(c->runtime, cfg->container_names);
     return 0;
+  }
   int e = errno;
   jc_logf(&c->log, JC_LOG_ERR,
           "RuntimeRoot \"%s\": %s; InstanceFrom \"container\" reads the "
@@ -444,6 +451,7 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
   jc_tracked_budget_end_pass(c);
   jc_steps_end(c, emit, ctx); /* after every cgroup: the kills' attribution
                                  and the energy's split need all */
+  jc_steps_send(c, emit, ctx);
 }
 
 /* Walks the tree when inotify (drained here) says it changed, or when
@@ -474,20 +482,47 @@ void jc_collector_tick(jc_collector *c) { jc_steps_tick(c, jc_now_ns()); }
 
 int jc_collector_events_fd(const jc_collector *c) { return c->inotify_fd; }
 
+typedef struct {
+  jc_collector *c;
+  jc_tracked *t;
+  uint64_t time_ns;
+} hold_ctx;
+
+static void hold_list(void *ctx, const jc_target *target, const jc_metric *m) {
+  (void)target; /* t's, as at any read */
+  const hold_ctx *h = ctx;
+  jc_metric held = *m;
+  held.time_ns = h->time_ns;
+  jc_steps_hold(h->c, h->t, &held);
+}
+
+/* A final read between passes: its value lists are held (jc_step.h,
+ * hold), and its rates' baseline stays that of the last pass: should the
+ * cgroup stay, the next pass's rates cover the whole interval. */
+static void read_final_held(jc_collector *c, jc_tracked *t) {
+  hold_ctx h = {c, t, jc_wall_ns()};
+  jc_rate_state rate = t->prior.rate;
+  if (read_one(c, t, &c->sample, true, false, hold_list, &h))
+    t->prior.rate = rate;
+}
+
 int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
                                void *ctx) {
   if (c->rootfd < 0)
     return -EBADF; /* not initialised */
   rescan_if_changed(c);
-  if (!jc_steps_take_pending(c))
+  if (!jc_steps_take_pending(c)) {
+    jc_steps_send(c, emit, ctx); /* the walk found some gone */
     return 0;
+  }
   c->pass_ns = jc_now_ns(); /* the time of these reads */
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
     if (final_read(c, t))
-      (void)read_one(c, t, &c->sample, true, false, emit, ctx);
+      read_final_held(c, t);
   }
   jc_discover_drop_gone(c); /* the steps count those removed meanwhile */
+  jc_steps_send(c, emit, ctx);
   /* No OOM kill is told here: a final read's growth waits for the next
    * pass.  The kernel notifies a cgroup.events change at most every
    * 20 ms per file, so the parent's `populated 0` may come before its

@@ -185,6 +185,8 @@ static int option(const report *r, jc_config *cfg, const jc_conf_item *ci) {
     return each_string(r, cfg, ci, jc_config_set_runtime_root, false);
   if (strcasecmp(k, "RuntimeDir") == 0)
     return runtime_dir(r, cfg, ci);
+  if (strcasecmp(k, "ContainerNames") == 0)
+    return each_string(r, cfg, ci, jc_config_set_container_names, false);
   if (strcasecmp(k, "Collect") == 0)
     return each_string(r, cfg, ci, jc_config_add_collect, true);
   if (strcasecmp(k, "MemoryStat") == 0)

@@ -163,6 +163,19 @@ int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,
   return 0;
 }
 
+int jc_config_set_container_names(jc_config *cfg, const char *word, char *err,
+                                  size_t n) {
+  if (strcasecmp(word, "plain") == 0)
+    cfg->container_names = JC_NAMES_PLAIN;
+  else if (strcasecmp(word, "prefixed") == 0)
+    cfg->container_names = JC_NAMES_PREFIXED;
+  else if (strcasecmp(word, "levels") == 0)
+    cfg->container_names = JC_NAMES_LEVELS;
+  else
+    return ERR("must be \"plain\", \"prefixed\" or \"levels\"");
+  return 0;
+}
+
 /* An absolute path with no "." or ".." level (the runtime's files are
  * looked up below RuntimeRoot, never above it). */
 static int set_runtime_path(char **slot, const char *path, char *err,
@@ -417,6 +430,9 @@ static int check_runtime(const jc_config *cfg, char *err, size_t n) {
   if (cfg->runtime_root)
     return ERR("RuntimeRoot \"%s\": is used by InstanceFrom \"container\" "
                "only; add it, or remove RuntimeRoot", cfg->runtime_root);
+  if (cfg->container_names != JC_NAMES_PLAIN)
+    return ERR("ContainerNames: is used by InstanceFrom \"container\" only; "
+               "add it, or remove ContainerNames");
   for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
     if (cfg->runtime_dir[k])
       return ERR("RuntimeDir \"%s\" \"%s\": is used by InstanceFrom "

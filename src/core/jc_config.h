@@ -49,6 +49,7 @@ typedef struct {
   size_t ignore_count;
   jc_instance_from instance_from;
   char *runtime_root; /* InstanceFrom "container": NULL for "/" */
+  jc_container_names container_names; /* ContainerNames */
   char *runtime_dir[JC_RUNTIME_DIR_COUNT]; /* RuntimeDir: NULL, the default */
   unsigned collect;    /* JC_COLLECT_*: the groups read */
   bool collect_given;  /* a group was named: the default set is replaced */
@@ -95,6 +96,9 @@ int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *err,
                                size_t n);
 int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
                               const char *path, char *err, size_t n);
+/* ContainerNames "plain"|"prefixed"|"levels" (InstanceFrom "container"). */
+int jc_config_set_container_names(jc_config *cfg, const char *word, char *err,
+                                  size_t n);
 /* A Collect group: "events" replaces the default set (the first one
  * named does; later ones add to it), "+events" adds to the default set,
  * or to the named ones, wherever it comes. */

@@ -91,7 +91,10 @@ struct jc_collector {
   jc_step_table steps; /* the steps' state and slots (jc_steps.c) */
 
   struct jc_runtime *runtime; /* InstanceFrom "container": NULL when off */
-  bool names_pending; /* a tracked cgroup's name_tries is set */
+  bool names_pending; /* a tracked cgroup's lookup is retried at each read */
+  bool names_slow;    /* one's is retried every JC_RUNTIME_RETRY_S */
+  uint64_t names_slow_at; /* when next (CLOCK_MONOTONIC) */
+  unsigned names_told; /* the causes said (bits of jc_runtime_dir) */
 };
 
 /* A step's state (jc_step.h); NULL while it is off. */

@@ -26,10 +26,13 @@
  *   ended(c, t, read)           the same, after a final read only
  *   end(c, emit, ctx)           after every cgroup, and after the cgroups
  *                               found gone were dropped
+ *   send(c, emit, ctx)          then: what is held for cgroups gone
  *
  * Between passes, a step with pending work (a cgroup that emptied) makes
  * the collector read the cgroups whose `final` says so, each with
- * read->in_pass false.  A step's final hook is asked nothing while no
+ * read->in_pass false; their value lists go to the hold hooks, not out
+ * (send says when: a cgroup that empties and stays sends only the points
+ * of the read passes).  A step's final hook is asked nothing while no
  * step has pending work (take_pending: the pass costs one call, not one
  * per cgroup).  A cgroup's life:
  *
@@ -97,6 +100,12 @@ typedef struct jc_step {
   void (*totals)(const jc_collector *c, const jc_tracked *t,
                  jc_totals *totals);
   void (*end)(jc_collector *c, jc_collect_fn emit, void *ctx);
+  /* A value list of t's final read between passes (read->in_pass false:
+   * the read's lists are not sent, they are held), m->time_ns its time. */
+  void (*hold)(jc_collector *c, jc_tracked *t, const jc_metric *m);
+  /* Sends what is held for the cgroups that went: after a read pass and
+   * after the reads between passes. */
+  void (*send)(jc_collector *c, jc_collect_fn emit, void *ctx);
 
   /* Cgroups whose final hook may say yes (and forgets that it had any):
    * at the start of a pass, and between passes (read them now). */
@@ -144,6 +153,8 @@ int jc_steps_init(jc_collector *c);
 void jc_steps_free(jc_collector *c);
 void jc_steps_begin(jc_collector *c);
 void jc_steps_end(jc_collector *c, jc_collect_fn emit, void *ctx);
+void jc_steps_hold(jc_collector *c, jc_tracked *t, const jc_metric *m);
+void jc_steps_send(jc_collector *c, jc_collect_fn emit, void *ctx);
 bool jc_steps_take_pending(jc_collector *c);
 void jc_steps_event(jc_collector *c, int wd);
 void jc_steps_walked(jc_collector *c);

@@ -75,6 +75,14 @@ void jc_steps_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   EACH_ON(c, i) if (jc_steps[i]->end) jc_steps[i]->end(c, emit, ctx);
 }
 
+void jc_steps_hold(jc_collector *c, jc_tracked *t, const jc_metric *m) {
+  EACH_ON(c, i) if (jc_steps[i]->hold) jc_steps[i]->hold(c, t, m);
+}
+
+void jc_steps_send(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  EACH_ON(c, i) if (jc_steps[i]->send) jc_steps[i]->send(c, emit, ctx);
+}
+
 bool jc_steps_take_pending(jc_collector *c) {
   bool any = false;
   EACH_ON(c, i) if (jc_steps[i]->take_pending) any |= jc_steps[i]->take_pending(c);
