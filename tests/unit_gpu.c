@@ -86,6 +86,18 @@ static int lists_with(const char *part) {
   return n;
 }
 
+/* The totals of a, as the command's read passes make them. */
+static jc_totals a_totals;
+static bool a_totals_made;
+
+static void totals_cb(void *ctx, const jc_target *t, const jc_totals *tot) {
+  (void)ctx;
+  if (strcmp(t->relpath, "a") == 0) {
+    a_totals = *tot;
+    a_totals_made = true;
+  }
+}
+
 static void read_once(jc_collector *c) {
   value_count = 0;
   jc_collector_read(c, collect_cb, NULL);
@@ -132,6 +144,7 @@ static jc_collector *start(const char *library, const char *values_glob) {
     exit(99);
   }
   jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  jc_collector_set_totals(c, totals_cb, NULL);
   log_count = 0;
   if (jc_collector_init(c) < 0) {
     show_logs();
@@ -371,6 +384,12 @@ static void test_step(void) {
   read_once(c);
   is_u64(value("b/memory-GPU-aaaa"), 256 * MIB + 512 * MIB,
          "pid 102 reused by a process of b: b's now, a/x's no more");
+  ok(a_totals_made && a_totals.have_gpu &&
+         a_totals.gpu_memory_peak == GIB + 512 * MIB &&
+         a_totals.gpu_energy_joules == 70,
+     "a's totals (its final figures): GPU memory peak 1.5 GiB, GPU energy "
+     "70 J charged up to the pass before (%g J)",
+     a_totals.gpu_energy_joules);
   is_u64(value("a_x/memory-GPU-aaaa"), 0, "a/x: 0");
   is_u64(value("b/derive-energy_GPU-aaaa_uj"), 20000000 + 50000000,
          "b: the 100 J of a period at 50 %%: + 50 J");

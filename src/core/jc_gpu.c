@@ -106,6 +106,9 @@ struct jc_gpu {
 typedef struct {
   double charged_uj[JC_GPU_MAX];
   bool on[JC_GPU_MAX];
+  double before_uj;    /* its parts in epochs that ended */
+  uint64_t pass_bytes; /* on every GPU, this pass */
+  uint64_t peak_bytes; /* the most of pass_bytes */
 } gpu_share;
 
 static struct jc_gpu *self(const jc_collector *c) {
@@ -290,8 +293,10 @@ static void restart_epoch(jc_collector *c, size_t gi) {
   g->host_uj = g->idle_uj = 0;
   for (size_t k = 0; k < c->tracked_count; k++) {
     gpu_share *sh = *share_slot(c, c->tracked[k]);
-    if (sh)
+    if (sh) {
+      sh->before_uj += sh->charged_uj[gi];
       sh->charged_uj[gi] = 0;
+    }
   }
 }
 
@@ -744,6 +749,11 @@ static void emit_gpu(jc_collector *c, const struct jc_gpu *e, size_t gi,
  * those of the cgroups whose processes used it. */
 static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   struct jc_gpu *e = self(c);
+  for (size_t k = 0; k < c->tracked_count; k++) {
+    gpu_share *sh = *share_slot(c, c->tracked[k]);
+    if (sh)
+      sh->pass_bytes = 0;
+  }
   for (size_t gi = 0; gi < e->gpus; gi++) {
     if (!e->g[gi].present)
       continue;
@@ -756,10 +766,17 @@ static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
       sum_within(e, &e->g[gi], t->relpath, &bytes, &sm);
       if (bytes || sm) {
         gpu_share *sh = share_of(c, t);
-        if (sh)
+        if (sh) {
           sh->on[gi] = true;
+          sh->pass_bytes += bytes;
+        }
       }
     }
+  }
+  for (size_t k = 0; k < c->tracked_count; k++) {
+    gpu_share *sh = *share_slot(c, c->tracked[k]);
+    if (sh && sh->pass_bytes > sh->peak_bytes)
+      sh->peak_bytes = sh->pass_bytes;
   }
   if (!emit)
     return;
@@ -777,6 +794,23 @@ static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
       emit_gpu(c, e, gi, &target, t->relpath, sh, emit, ctx);
     }
   }
+}
+
+/* What t's processes held at most and were charged on the GPUs, into
+ * its totals (its final figures: NotifyEnd); nothing for a cgroup whose
+ * processes never used a GPU. */
+static void totals(const jc_collector *c, const jc_tracked *t,
+                   jc_totals *ret) {
+  const struct jc_gpu *e = self(c);
+  const gpu_share *sh = *share_slot(c, t);
+  if (!sh)
+    return;
+  double uj = sh->before_uj;
+  for (size_t gi = 0; gi < e->gpus; gi++)
+    uj += sh->charged_uj[gi];
+  ret->have_gpu = true;
+  ret->gpu_memory_peak = sh->peak_bytes;
+  ret->gpu_energy_joules = uj / 1e6;
 }
 
 /* t freed or re-created: its share goes. */
@@ -797,6 +831,7 @@ const jc_step jc_gpu_step = {
     .init = init,
     .free = gpu_free,
     .begin = begin,
+    .totals = totals,
     .end = end,
     .release = release,
 };
