@@ -7,6 +7,7 @@
  * add up to the counter's increase), and the faults: a list that grows,
  * a GPU lost and back, a pid /proc lacks, a pid reused, an older driver,
  * no driver, no GPU. */
+#include "collect_util.h"
 #include "fixture_util.h"
 #include "jc_collector.h"
 #include "jc_nvml.h"
@@ -24,18 +25,6 @@ static char fake[PATH_MAX], fake_old[PATH_MAX], script[PATH_MAX],
 
 /* ---- what the collector said and sent --------------------------------------- */
 
-static char logs[64][1100];
-static int log_level[64];
-static int log_count;
-
-static void log_cb(void *ctx, int level, const char *msg) {
-  (void)ctx;
-  if (log_count < 64) {
-    snprintf(logs[log_count], sizeof(logs[0]), "%s", msg);
-    log_level[log_count++] = level;
-  }
-}
-
 /* Lines at level (or, level < 0, any) containing part. */
 static int said(int level, const char *part) {
   int n = 0;
@@ -48,35 +37,6 @@ static int said(int level, const char *part) {
 static int gpu_lines(void) {
   return said(-1, "GPU") + said(-1, "NVML") + said(-1, "NVIDIA") -
          said(-1, "NVML (") - said(-1, "NVIDIA driver: ");
-}
-
-static void show_logs(void) {
-  for (int i = 0; i < log_count; i++)
-    printf("#   log %d: %s\n", log_level[i], logs[i]);
-}
-
-static struct {
-  char key[300];
-  double v;
-} values[512];
-static int value_count;
-
-static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
-  (void)ctx;
-  if (value_count == 512)
-    return;
-  snprintf(values[value_count].key, sizeof(values[0].key), "%s/%s%s%s",
-           t->instance, m->type, m->type_instance[0] ? "-" : "",
-           m->type_instance);
-  values[value_count++].v =
-      m->kind == JC_GAUGE ? m->gauge[0] : (double)m->derive[0];
-}
-
-static double value(const char *key) {
-  for (int i = 0; i < value_count; i++)
-    if (strcmp(values[i].key, key) == 0)
-      return values[i].v;
-  return -1;
 }
 
 static int lists_with(const char *part) {
