@@ -64,10 +64,12 @@ wait_until _csv_has 1 "$dir" root "$series"
 ok $? "collectd reads the GPU through the fake library"
 
 # The steps: the board's energy (mJ) in the step, and its samples
-# "TS PID SM ..." (time stamps after every earlier one).
+# "TS PID SM ..." (time stamps after every earlier one).  Two reads
+# between steps: one that began before the script changed may still
+# be dispatching; the second began after, so no two steps share a read.
 n=0
 while read -r de rest; do
-  wait_reads 1 "$dir" root "$series" || break
+  wait_reads 2 "$dir" root "$series" || break
   energy=$((energy + de))
   set -- $rest
   while [ $# -ge 3 ]; do samples+="util 0 $2 $1 $3\n"; shift 3; done
