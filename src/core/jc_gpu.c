@@ -106,6 +106,8 @@ struct jc_gpu {
 typedef struct {
   double charged_uj[JC_GPU_MAX];
   bool on[JC_GPU_MAX];
+  uint64_t bytes[JC_GPU_MAX], sm[JC_GPU_MAX]; /* this pass, on each GPU:
+                          its processes' and its descendants' */
   double before_uj;    /* its parts in epochs that ended */
   uint64_t pass_bytes; /* on every GPU, this pass */
   uint64_t peak_bytes; /* the most of pass_bytes */
@@ -609,17 +611,13 @@ static gpu_share *share_of(jc_collector *c, jc_tracked *t) {
   return *slot;
 }
 
-/* The figures of the processes of g at or below relpath (NULL: all). */
-static void sum_within(const struct jc_gpu *e, const gpu_acct *g,
-                       const char *relpath, uint64_t *ret_bytes,
-                       uint64_t *ret_sm) {
+/* The figures of all of g's processes this pass (the root's). */
+static void sum_all(const struct jc_gpu *e, const gpu_acct *g,
+                    uint64_t *ret_bytes, uint64_t *ret_sm) {
   uint64_t bytes = 0, sm = 0;
   for (size_t i = g->first; i < g->first + g->count; i++) {
-    const gpu_entry *x = &e->entries[i];
-    if (relpath && (!x->relpath || !jc_hier_is_within(x->relpath, relpath)))
-      continue;
-    bytes += x->bytes;
-    sm += x->sm;
+    bytes += e->entries[i].bytes;
+    sm += e->entries[i].sm;
   }
   *ret_bytes = bytes;
   *ret_sm = sm;
@@ -643,17 +641,14 @@ static bool grow_parties(struct jc_gpu *e, size_t n) {
 
 /* GPU gi's cgroups with SM time this pass, in walk order, each with the
  * nearest one it is inside of. */
-static size_t gather_parties(jc_collector *c, struct jc_gpu *e,
-                             const gpu_acct *g) {
+static size_t gather_parties(jc_collector *c, struct jc_gpu *e, size_t gi) {
   size_t n = 0, depth = 0;
   long stack[64];
   for (size_t k = 0; k < c->tracked_count; k++) {
     jc_tracked *t = c->tracked[k];
-    if (!t->relpath[0] || t->gone)
-      continue;
-    uint64_t bytes, sm;
-    sum_within(e, g, t->relpath, &bytes, &sm);
-    if (sm == 0)
+    const gpu_share *sh = *share_slot(c, t);
+    uint64_t sm = sh ? sh->sm[gi] : 0;
+    if (!t->relpath[0] || t->gone || sm == 0)
       continue;
     while (depth > 0 &&
            !jc_hier_is_below(t->relpath, e->party_of[stack[depth - 1]]->relpath))
@@ -674,9 +669,9 @@ static void split_energy(jc_collector *c, struct jc_gpu *e, size_t gi) {
   if (!g->delta_known || !g->util_known ||
       !grow_parties(e, c->tracked_count))
     return;
-  size_t n = gather_parties(c, e, g);
+  size_t n = gather_parties(c, e, gi);
   uint64_t bytes, busy;
-  sum_within(e, g, NULL, &bytes, &busy);
+  sum_all(e, g, &bytes, &busy);
   /* No sample: the GPU was idle all along. */
   uint64_t total = g->periods ? 100 * g->periods : 1;
   busy = g->periods ? (busy < total ? busy : total) : 0;
@@ -716,13 +711,19 @@ static double sm_percent(const gpu_acct *g, uint64_t sm) {
   return p > 100 ? 100 : p;
 }
 
-/* One cgroup's (or, relpath NULL, the root's) lists of GPU gi. */
+/* One cgroup's (or, relpath NULL and sh NULL, the root's) lists of GPU
+ * gi. */
 static void emit_gpu(jc_collector *c, const struct jc_gpu *e, size_t gi,
                      const jc_target *target, const char *relpath,
                      const gpu_share *sh, jc_collect_fn emit, void *ctx) {
   const gpu_acct *g = &e->g[gi];
   uint64_t bytes, sm;
-  sum_within(e, g, relpath, &bytes, &sm);
+  if (sh) {
+    bytes = sh->bytes[gi];
+    sm = sh->sm[gi];
+  } else {
+    sum_all(e, g, &bytes, &sm);
+  }
   if (chosen(c, JC_LIST_GPU_MEMORY))
     put(emit, ctx, target, JC_LIST_GPU_MEMORY, g->memory, JC_GAUGE,
         (double)bytes);
@@ -745,33 +746,63 @@ static void emit_gpu(jc_collector *c, const struct jc_gpu *e, size_t gi,
         g->idle_uj);
 }
 
+/* The tracked cgroup at relpath (c->tracked is in walk order,
+ * jc_hier_path_cmp's); NULL when none is. */
+static jc_tracked *tracked_at(const jc_collector *c, const char *relpath) {
+  size_t lo = 0, hi = c->tracked_count;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int r = jc_hier_path_cmp(c->tracked[mid]->relpath, relpath);
+    if (r == 0)
+      return c->tracked[mid];
+    if (r < 0)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return NULL;
+}
+
+/* Entry x's figures on GPU gi to its cgroup and every tracked cgroup
+ * above it (the root's are the GPU's whole): a lookup per level of its
+ * path, so that a pass costs per GPU process, not per cgroup. */
+static void charge_ancestors(jc_collector *c, size_t gi, const gpu_entry *x) {
+  if (!x->relpath)
+    return;
+  char path[PATH_MAX];
+  snprintf(path, sizeof(path), "%s", x->relpath);
+  while (path[0]) {
+    jc_tracked *t = tracked_at(c, path);
+    gpu_share *sh = t && !t->gone ? share_of(c, t) : NULL;
+    if (sh) {
+      sh->bytes[gi] += x->bytes;
+      sh->sm[gi] += x->sm;
+      sh->pass_bytes += x->bytes;
+      sh->on[gi] = true;
+    }
+    jc_hier_parent_of(path, path, sizeof(path));
+  }
+}
+
 /* After the pass: the split, then every GPU's lists: the root's, and
  * those of the cgroups whose processes used it. */
 static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   struct jc_gpu *e = self(c);
   for (size_t k = 0; k < c->tracked_count; k++) {
     gpu_share *sh = *share_slot(c, c->tracked[k]);
-    if (sh)
+    if (sh) {
+      memset(sh->bytes, 0, sizeof(sh->bytes));
+      memset(sh->sm, 0, sizeof(sh->sm));
       sh->pass_bytes = 0;
+    }
   }
   for (size_t gi = 0; gi < e->gpus; gi++) {
     if (!e->g[gi].present)
       continue;
+    const gpu_acct *g = &e->g[gi];
+    for (size_t i = g->first; i < g->first + g->count; i++)
+      charge_ancestors(c, gi, &e->entries[i]);
     split_energy(c, e, gi);
-    for (size_t k = 0; k < c->tracked_count; k++) {
-      jc_tracked *t = c->tracked[k];
-      uint64_t bytes, sm;
-      if (!t->relpath[0] || t->gone)
-        continue;
-      sum_within(e, &e->g[gi], t->relpath, &bytes, &sm);
-      if (bytes || sm) {
-        gpu_share *sh = share_of(c, t);
-        if (sh) {
-          sh->on[gi] = true;
-          sh->pass_bytes += bytes;
-        }
-      }
-    }
   }
   for (size_t k = 0; k < c->tracked_count; k++) {
     gpu_share *sh = *share_slot(c, c->tracked[k]);

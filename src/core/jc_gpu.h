@@ -9,7 +9,9 @@
  * each kind (compute, graphics), one utilisation query (the samples
  * since the last one seen), one read of the energy counter; the pids
  * listed are placed in their cgroups from ProcRoot/PID/cgroup, kept
- * while the pid's start time (ProcRoot/PID/stat) stays the same.  NVML
+ * while the pid's start time (ProcRoot/PID/stat) stays the same, and
+ * charged to its cgroup and each tracked one above it by a lookup per
+ * level of its path (the pass costs per GPU process, not per cgroup).  NVML
  * is initialised at the start of the pass and shut down at its end: the
  * driver is not held between reads, so that it can be upgraded under a
  * running collectd (docs/gpu.md).
