@@ -6,8 +6,9 @@
 # 1 GiB, b's 512 MiB, and pid 203, which /proc lacks, 64 MiB:
 #   - memory-<gpu>: a, b and root (every process) exact;
 #   - derive-energy_<gpu>_uj on root: the board's counter (300 J over the
-#     steps); on a and b their parts, the interval's energy × their SM
-#     samples / (100 × sample periods), exact; the idle part on root;
+#     steps); on a and b their parts, the interval's energy × their
+#     processes' mean SM per cent (the mean of each one's samples) / 100,
+#     exact, and shared out where they pass 100 %; the idle part on root;
 #     a + b + idle + pid 203's unattributed part = the counter's increase;
 #   - percent-<gpu>_sm: the highest interval of each cgroup;
 #   - pid 203: one INFO with the remedy (hostPID), no WARNING;
@@ -87,9 +88,12 @@ stop_collectd
 ok $? "four steps, a read after each"
 
 last() { csv_last "$dir" "$1" "$2"; }
-# Over the steps (J): the board 100 + 50 + 30 + 120 = 300; a 60 + 2.5 + 0
-# + 80 = 142.5; b 20 + 15 + 0 + 16 = 51; idle 20 + 25 + 30 + 24 = 99;
-# pid 203 (unattributed) 7.5.
+# Per step, each process's mean SM per cent: 1) 201 60, 202 20; 2) 201
+# 10, 202 (10 + 50) / 2 = 30, 203 30; 3) none: all idle; 4) 201 100, 202
+# (0 + 40) / 2 = 20: 120 % in all, so the 120 J go to a and b as 100 to
+# 20 and none is idle.  Over the steps (J): the board 100 + 50 + 30 + 120
+# = 300; a 60 + 5 + 0 + 100 = 165; b 20 + 15 + 0 + 20 = 55; idle 20 + 15
+# + 30 + 0 = 65; pid 203 (unattributed) 15.
 check_eq() { # NAME GOT WANT
   [ "$2" = "$3" ]
   ok $? "$1: $2 (want $3)"
@@ -99,15 +103,15 @@ check_eq "root memory-<gpu>_total (the GPU's)" "$(last root "$series"_total)" 15
 check_eq "a memory-<gpu>" "$(last a "$series")" 1073741824
 check_eq "b memory-<gpu>" "$(last b "$series")" 536870912
 check_eq "root derive-energy_<gpu>_uj (the board)" "$(last root "derive-energy_${uuid}_uj")" 300000000
-check_eq "a's part, µJ" "$(last a "derive-energy_${uuid}_uj")" 142500000
-check_eq "b's part, µJ" "$(last b "derive-energy_${uuid}_uj")" 51000000
-check_eq "the idle part, µJ" "$(last root "derive-energy_${uuid}_idle_uj")" 99000000
-sum=$(($(last a "derive-energy_${uuid}_uj") + $(last b "derive-energy_${uuid}_uj") + $(last root "derive-energy_${uuid}_idle_uj") + 7500000))
-check_eq "a + b + idle + pid 203's 7.5 J = the board's increase" "$sum" "$(last root "derive-energy_${uuid}_uj")"
+check_eq "a's part, µJ" "$(last a "derive-energy_${uuid}_uj")" 165000000
+check_eq "b's part, µJ" "$(last b "derive-energy_${uuid}_uj")" 55000000
+check_eq "the idle part, µJ" "$(last root "derive-energy_${uuid}_idle_uj")" 65000000
+sum=$(($(last a "derive-energy_${uuid}_uj") + $(last b "derive-energy_${uuid}_uj") + $(last root "derive-energy_${uuid}_idle_uj") + 15000000))
+check_eq "a + b + idle + pid 203's 15 J = the board's increase" "$sum" "$(last root "derive-energy_${uuid}_uj")"
 maxof() { cat "$dir/csv/testhost/joule_cgroup-$1/percent-${uuid}_sm"-[0-9]* | grep -v '^epoch' |
   awk -F, '$2 > m { m = $2 } END { printf "%.4f", m }'; }
-check_eq "a's busiest interval: 200 / 3 periods" "$(maxof a)" 66.6667
-check_eq "b's busiest interval: 60 / 2 periods" "$(maxof b)" 30.0000
+check_eq "a's busiest interval: 100 %" "$(maxof a)" 100.0000
+check_eq "b's busiest interval: (10 + 50) / 2 %" "$(maxof b)" 30.0000
 [ "$(grep -c 'process 203, which NVML lists on a GPU, is not in' "$dir/collectd.log")" -eq 1 ] &&
   grep -q 'hostPID' "$dir/collectd.log"
 ok $? "pid 203: one INFO, with the remedy"

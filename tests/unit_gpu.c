@@ -278,9 +278,9 @@ static void test_step(void) {
          said(-1, "hostPID") == 1,
      "the pid /proc lacks (at the baseline read): said once, with hostPID");
   read_once(c);
-  /* The second read: 200 J on GPU-aaaa, 50 J on GPU-bbbb; two sample
-   * periods (2000, 3000) on GPU-aaaa: T = 200, the samples' sums 101: 60,
-   * 102: 10, 103: 20, 104: 10 (busy 100). */
+  /* The second read: 200 J on GPU-aaaa, 50 J on GPU-bbbb; the samples
+   * since the last seen (1000), each process's mean: 101 (40 and 20) 30 %,
+   * 102 10 %, 103 20 %, 104 10 % (busy 70 of 100). */
   snprintf(text, sizeof(text),
            "gpu GPU-aaaa 0 1200000\ngpu GPU-bbbb 1 550000\n%s"
            "util 0 101 1000 30\nutil 0 102 1000 20\nutil 0 103 1000 10\n"
@@ -301,21 +301,22 @@ static void test_step(void) {
          "root: the GPU's memory, nvmlDeviceGetMemoryInfo's total");
   ok(value("a/memory-GPU-aaaa_total") < 0, "a cgroup has no total");
   ok(value("a/memory-GPU-bbbb") < 0, "a never used GPU-bbbb: no list of it");
-  is_near(value("a/percent-GPU-aaaa_sm"), 35, 1e-9, "a: 70 over 2 periods");
-  is_near(value("a_x/percent-GPU-aaaa_sm"), 5, 1e-9, "a/x: 5 %%");
-  is_near(value("b/percent-GPU-aaaa_sm"), 10, 1e-9, "b: 10 %%");
-  is_near(value("root/percent-GPU-aaaa_sm"), 50, 1e-9, "root: 100 / 2");
+  is_near(value("a/percent-GPU-aaaa_sm"), 40, 1e-9,
+          "a: 101's mean 30 %% + a/x's 10 %%");
+  is_near(value("a_x/percent-GPU-aaaa_sm"), 10, 1e-9, "a/x: 10 %%");
+  is_near(value("b/percent-GPU-aaaa_sm"), 20, 1e-9, "b: 20 %%");
+  is_near(value("root/percent-GPU-aaaa_sm"), 70, 1e-9, "root: all, 70 %%");
   is_u64(value("root/derive-energy_GPU-aaaa_uj"), 200000000,
          "the board's counter: 200 J in µJ");
-  is_u64(value("a/derive-energy_GPU-aaaa_uj"), 70000000, "a: 200 J x 70/200");
-  is_u64(value("a_x/derive-energy_GPU-aaaa_uj"), 10000000, "a/x: x 10/200");
-  is_u64(value("b/derive-energy_GPU-aaaa_uj"), 20000000, "b: x 20/200");
-  is_u64(value("root/derive-energy_GPU-aaaa_idle_uj"), 100000000,
-         "the idle part: x 100/200");
+  is_u64(value("a/derive-energy_GPU-aaaa_uj"), 80000000, "a: 200 J x 40 %%");
+  is_u64(value("a_x/derive-energy_GPU-aaaa_uj"), 20000000, "a/x: x 10 %%");
+  is_u64(value("b/derive-energy_GPU-aaaa_uj"), 40000000, "b: x 20 %%");
+  is_u64(value("root/derive-energy_GPU-aaaa_idle_uj"), 60000000,
+         "the idle part: x 30 %%");
   ok(value("a/derive-energy_GPU-aaaa_uj") + value("b/derive-energy_GPU-aaaa_uj") +
-             value("root/derive-energy_GPU-aaaa_idle_uj") + 10000000 ==
+             value("root/derive-energy_GPU-aaaa_idle_uj") + 20000000 ==
          value("root/derive-energy_GPU-aaaa_uj"),
-     "a + b + idle + the unattributed 10 J = the counter's 200 J");
+     "a + b + idle + the unattributed 20 J = the counter's 200 J");
   is_u64(value("root/derive-energy_GPU-bbbb_idle_uj"), 50000000,
          "GPU-bbbb without a sample: its 50 J all idle");
   is_u64(value("b/derive-energy_GPU-bbbb_uj"), 0, "b's part of it: 0");
@@ -346,13 +347,13 @@ static void test_step(void) {
          "pid 102 reused by a process of b: b's now, a/x's no more");
   ok(a_totals_made && a_totals.have_gpu &&
          a_totals.gpu_memory_peak == GIB + 512 * MIB &&
-         a_totals.gpu_energy_joules == 70,
+         a_totals.gpu_energy_joules == 80,
      "a's totals (its final figures): GPU memory peak 1.5 GiB, GPU energy "
-     "70 J charged up to the pass before (%g J)",
+     "80 J charged up to the pass before (%g J)",
      a_totals.gpu_energy_joules);
   is_u64(value("a_x/memory-GPU-aaaa"), 0, "a/x: 0");
-  is_u64(value("b/derive-energy_GPU-aaaa_uj"), 20000000 + 50000000,
-         "b: the 100 J of a period at 50 %%: + 50 J");
+  is_u64(value("b/derive-energy_GPU-aaaa_uj"), 40000000 + 50000000,
+         "b: 100 J at 50 %%: + 50 J");
   ok(said(JC_LOG_WARNING, "GPU GPU-bbbb: NVML says \"GPU is lost\"") == 1 &&
          lists_with("GPU-bbbb") == 0 && lists_with("GPU-aaaa") > 0,
      "GPU-bbbb lost: one WARNING, its lists stop, GPU-aaaa's go on");

@@ -2,11 +2,13 @@
  * jc_gpu — see jc_gpu.h.
  *
  * The energy model is jc_share's, with SM utilisation in place of CPU
- * time: over an interval the GPU's utilisation samples cover P sample
- * periods (their distinct time stamps), so that its capacity is
- * T = 100 × P (per cent × periods) and its busy time B the sum of every
- * sample's SM per cent (at most T); a cgroup's u is the sum of its
- * processes' samples.  The board measured E µJ (its counter's increase):
+ * time: over an interval a process's utilisation is the mean SM per cent
+ * of its samples since the read before (a driver may keep one sample per
+ * process, its latest, each at its own time: the real H200 of gpu.md
+ * does), in thousandths of a per cent; a cgroup's u is the sum over its
+ * processes; the GPU's capacity is T = 100 % and its busy time B the sum
+ * over all its processes, at most T.  The board measured E µJ (its
+ * counter's increase):
  *
  *   idle part        E × (T - B) / T         under root
  *   a cgroup's part  E × u / T
@@ -41,7 +43,9 @@
 typedef struct {
   pid_t pid;
   uint64_t bytes;      /* its GPU memory (the larger of its two lists) */
-  uint64_t sm;         /* its samples' SM per cent, summed */
+  uint64_t sm_sum;     /* its samples' SM per cent, summed */
+  uint64_t sm_count;   /* and how many */
+  uint64_t sm;         /* their mean, in thousandths of a per cent */
   const char *relpath; /* its cgroup below CgroupRoot (the pid cache's);
                           NULL: unattributed (the root's alone) */
 } gpu_entry;
@@ -71,7 +75,6 @@ typedef struct {
   bool util_known;
   bool total_known;
   uint64_t total_bytes; /* the GPU's memory */
-  uint64_t periods;    /* distinct sample time stamps */
   bool delta_known;
   uint64_t delta_uj;   /* the counter's increase since the pass before */
   /* across passes */
@@ -93,8 +96,6 @@ struct jc_gpu {
   size_t entry_count, entry_cap;
   pid_cgroup *cache;
   size_t cache_count, cache_cap;
-  uint64_t *stamps;
-  size_t stamp_cap;
   jc_share_party *party;
   jc_tracked **party_of;
   size_t party_cap;
@@ -141,7 +142,6 @@ static void free_state(struct jc_gpu *e) {
     free(e->cache[i].relpath);
   free(e->cache);
   free(e->entries);
-  free(e->stamps);
   free(e->party);
   free(e->party_of);
   free(e);
@@ -326,13 +326,7 @@ static int read_processes(struct jc_gpu *e, gpu_acct *g,
   return 0;
 }
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
-/* The samples since the last seen: each process's SM per cent summed,
- * and the number of sample periods. */
+/* The samples since the last seen: each process's mean SM per cent. */
 static int read_utilization(struct jc_gpu *e, gpu_acct *g,
                             const jc_nvml_device *d) {
   const jc_nvml_sample *s;
@@ -340,27 +334,19 @@ static int read_utilization(struct jc_gpu *e, gpu_acct *g,
   int r = jc_nvml_utilization(e->nvml, d, g->last_ts_us, &s, &n);
   if (r < 0)
     return r;
-  if (n > e->stamp_cap) {
-    uint64_t *p = realloc(e->stamps, n * sizeof(*p));
-    if (!p)
-      return -ENOMEM;
-    e->stamps = p;
-    e->stamp_cap = n;
-  }
   uint64_t newest = g->last_ts_us;
   for (size_t i = 0; i < n; i++) {
     gpu_entry *x = entry_of(e, g, s[i].pid);
     if (!x)
       return -ENOMEM;
-    x->sm += s[i].sm;
-    e->stamps[i] = s[i].time_us;
+    x->sm_sum += s[i].sm;
+    x->sm_count++;
     newest = s[i].time_us > newest ? s[i].time_us : newest;
   }
-  if (n > 1)
-    qsort(e->stamps, n, sizeof(*e->stamps), cmp_u64);
-  g->periods = 0;
-  for (size_t i = 0; i < n; i++)
-    g->periods += i == 0 || e->stamps[i] != e->stamps[i - 1];
+  for (size_t i = g->first; i < g->first + g->count; i++) {
+    gpu_entry *x = &e->entries[i];
+    x->sm = x->sm_count ? x->sm_sum * 1000 / x->sm_count : 0;
+  }
   g->last_ts_us = newest;
   g->util_known = true;
   return 0;
@@ -406,7 +392,6 @@ static void read_gpu(jc_collector *c, struct jc_gpu *e, unsigned index) {
   g->first = e->entry_count;
   g->count = 0;
   g->util_known = g->delta_known = false;
-  g->periods = 0;
   g->delta_uj = 0;
   g->total_known = jc_nvml_memory_total(e->nvml, &d, &g->total_bytes) == 0;
   r = read_processes(e, g, &d);
@@ -672,9 +657,9 @@ static void split_energy(jc_collector *c, struct jc_gpu *e, size_t gi) {
   size_t n = gather_parties(c, e, gi);
   uint64_t bytes, busy;
   sum_all(e, g, &bytes, &busy);
-  /* No sample: the GPU was idle all along. */
-  uint64_t total = g->periods ? 100 * g->periods : 1;
-  busy = g->periods ? (busy < total ? busy : total) : 0;
+  /* 100 % in thousandths; no sample: the GPU was idle all along. */
+  uint64_t total = 100000;
+  busy = busy < total ? busy : total;
   jc_cputimes capacity = {.total_usec = total, .idle_usec = total - busy};
   double covered = jc_share_covered(e->party, n, NULL, 0, -1);
   jc_share_split split;
@@ -703,11 +688,9 @@ static void put(jc_collect_fn emit, void *ctx, const jc_target *t,
   emit(ctx, t, &m);
 }
 
-/* The SM per cent of sm over g's periods, at most 100. */
-static double sm_percent(const gpu_acct *g, uint64_t sm) {
-  if (!g->periods)
-    return 0;
-  double p = (double)sm / (double)g->periods;
+/* The SM per cent of sm (thousandths), at most 100. */
+static double sm_percent(uint64_t sm) {
+  double p = (double)sm / 1000;
   return p > 100 ? 100 : p;
 }
 
@@ -732,7 +715,7 @@ static void emit_gpu(jc_collector *c, const struct jc_gpu *e, size_t gi,
         (double)g->total_bytes);
   if (chosen(c, JC_LIST_GPU_SM) && g->util_known)
     put(emit, ctx, target, JC_LIST_GPU_SM, g->sm, JC_GAUGE,
-        sm_percent(g, sm));
+        sm_percent(sm));
   if (!g->have_energy || !chosen(c, JC_LIST_GPU_ENERGY))
     return;
   if (!relpath)
