@@ -259,15 +259,22 @@ static void scene(void) {
   proc(103, 5002, "/b");
 }
 
-static void test_step(void) {
+/* The fake's script: the two GPUs with their energy counters (mJ), the
+ * processes, then more (samples, faults). */
+static void gpus(unsigned long long mj_a, unsigned long long mj_b,
+                 const char *more) {
   char text[2048];
+  snprintf(text, sizeof(text),
+           "gpu GPU-aaaa 0 %llu\ngpu GPU-bbbb 1 %llu\n%s%s", mj_a, mj_b,
+           procs_text, more);
+  write_script(text);
+}
+
+static void test_step(void) {
   scene();
   setenv("FAKE_NVML_LOG", nvml_log, 1);
-  snprintf(text, sizeof(text),
-           "gpu GPU-aaaa 0 1000000\ngpu GPU-bbbb 1 500000\n%s"
-           "util 0 101 1000 30\nutil 0 102 1000 20\nutil 0 103 1000 10\n",
-           procs_text);
-  write_script(text);
+  gpus(1000000, 500000,
+       "util 0 101 1000 30\nutil 0 102 1000 20\nutil 0 103 1000 10\n");
   jc_collector *c = start(fake, "*");
   ok(c != NULL, "the collector starts with Collect \"gpu\" on the fake");
   if (!c)
@@ -281,13 +288,10 @@ static void test_step(void) {
   /* The second read: 200 J on GPU-aaaa, 50 J on GPU-bbbb; the samples
    * since the last seen (1000), each process's mean: 101 (40 and 20) 30 %,
    * 102 10 %, 103 20 %, 104 10 % (busy 70 of 100). */
-  snprintf(text, sizeof(text),
-           "gpu GPU-aaaa 0 1200000\ngpu GPU-bbbb 1 550000\n%s"
-           "util 0 101 1000 30\nutil 0 102 1000 20\nutil 0 103 1000 10\n"
-           "util 0 101 2000 40\nutil 0 102 2000 10\nutil 0 103 2000 20\n"
-           "util 0 104 2000 10\nutil 0 101 3000 20\n",
-           procs_text);
-  write_script(text);
+  gpus(1200000, 550000,
+       "util 0 101 1000 30\nutil 0 102 1000 20\nutil 0 103 1000 10\n"
+       "util 0 101 2000 40\nutil 0 102 2000 10\nutil 0 103 2000 20\n"
+       "util 0 104 2000 10\nutil 0 101 3000 20\n");
   log_count = 0;
   read_once(c);
   is_u64(value("a/memory-GPU-aaaa"), GIB + 512 * MIB,
@@ -336,11 +340,8 @@ static void test_step(void) {
   /* Third read: GPU-bbbb lost; pid 102 reused by a process of b; the
    * compute list grows twice between size and read. */
   proc(102, 9999, "/b");
-  snprintf(text, sizeof(text),
-           "gpu GPU-aaaa 0 1300000\ngpu GPU-bbbb 1 560000\n%s"
-           "util 0 102 4000 50\nfail energy 1 15\ngrow 0 2\n",
-           procs_text);
-  write_script(text);
+  gpus(1300000, 560000,
+       "util 0 102 4000 50\nfail energy 1 15\ngrow 0 2\n");
   log_count = 0;
   read_once(c);
   is_u64(value("b/memory-GPU-aaaa"), 256 * MIB + 512 * MIB,
@@ -360,24 +361,18 @@ static void test_step(void) {
   read_once(c);
   ok(said(JC_LOG_WARNING, "lost") == 1, "said once, not at every read");
   /* Back: its counters from 0. */
-  snprintf(text, sizeof(text),
-           "gpu GPU-aaaa 0 1300000\ngpu GPU-bbbb 1 560000\n%s", procs_text);
-  write_script(text);
+  gpus(1300000, 560000, "");
   log_count = 0;
   read_once(c);
   ok(said(JC_LOG_INFO, "GPU GPU-bbbb is read again") == 1 &&
          value("root/derive-energy_GPU-bbbb_uj") == 0,
      "GPU-bbbb back: said, its counter from 0 (a counter reset)");
-  snprintf(text, sizeof(text),
-           "gpu GPU-aaaa 0 1300000\ngpu GPU-bbbb 1 561000\n%s", procs_text);
-  write_script(text);
+  gpus(1300000, 561000, "");
   read_once(c);
   is_u64(value("root/derive-energy_GPU-bbbb_uj"), 1000000,
          "and counts again: 1 J");
   /* The counter goes back: a reset. */
-  snprintf(text, sizeof(text),
-           "gpu GPU-aaaa 0 1000\ngpu GPU-bbbb 1 561000\n%s", procs_text);
-  write_script(text);
+  gpus(1000, 561000, "");
   log_count = 0;
   read_once(c);
   ok(said(JC_LOG_INFO, "its energy counter went back") == 1 &&
@@ -386,6 +381,24 @@ static void test_step(void) {
      "GPU-aaaa's counter went back: its counters restart from 0");
   ok(said(JC_LOG_WARNING, "") == 0 && said(JC_LOG_ERR, "") == 0,
      "nothing louder than INFO");
+  /* The driver upgraded under the plugin: the library it holds is not the
+   * module's version (NVML_ERROR_LIB_RM_VERSION_MISMATCH) until the new
+   * one is loaded; here the fake says so until the script changes. */
+  write_script("fail init -1 18\n");
+  log_count = 0;
+  read_once(c);
+  read_once(c);
+  ok(said(JC_LOG_WARNING, "does not start: RM has detected an NVML/RM "
+                          "version mismatch") == 1 &&
+         lists_with("GPU-") == 0 && value("a/memory-current") >= 0,
+     "a driver being upgraded: one WARNING over two reads, no GPU list, the "
+     "other lists go on");
+  gpus(2000, 561000, "");
+  log_count = 0;
+  read_once(c);
+  ok(said(JC_LOG_INFO, "NVML starts again") == 1 &&
+         value("root/memory-GPU-aaaa") > 0,
+     "the new driver: said, the GPUs read again");
   jc_collector_free(c);
   unsetenv("FAKE_NVML_LOG");
   fx_cleanup();

@@ -533,27 +533,27 @@ static void place_entries(jc_collector *c, struct jc_gpu *e) {
 
 /* NVML for this pass: 0, or said (once) why the GPUs are not read.  A
  * library of another version than the kernel module (the driver was
- * upgraded) is loaded again. */
+ * upgraded) is let go of and loaded again: first closed, since the loader
+ * would hand back the one still mapped, then opened from disk. */
 static int start(jc_collector *c, struct jc_gpu *e) {
-  int r = jc_nvml_start(e->nvml);
+  char why[512] = "";
+  int r = e->nvml ? jc_nvml_start(e->nvml) : -EPROTO;
   if (r == -EPROTO) {
-    char why[512];
-    jc_nvml *again;
-    if (jc_nvml_open(c->cfg->gpu_library, &again, why, sizeof(why)) == 0) {
-      jc_nvml_close(e->nvml);
-      e->nvml = again;
+    jc_nvml_close(e->nvml);
+    e->nvml = NULL;
+    r = jc_nvml_open(c->cfg->gpu_library, &e->nvml, why, sizeof(why));
+    if (r == 0)
       r = jc_nvml_start(e->nvml);
-      if (r == 0)
-        jc_logf(&c->log, JC_LOG_INFO,
-                "the NVIDIA driver changed: %s loaded again", library(c));
-    }
+    if (r == 0)
+      jc_logf(&c->log, JC_LOG_INFO,
+              "the NVIDIA driver changed: %s loaded again", library(c));
   }
   if (r < 0) {
     if (e->started)
       jc_logf(&c->log, JC_LOG_WARNING,
               "NVML (%s) does not start: %s: the GPUs are not read until it "
               "does",
-              library(c), jc_nvml_last_error(e->nvml));
+              library(c), e->nvml ? jc_nvml_last_error(e->nvml) : why);
     e->started = false;
     return r;
   }
