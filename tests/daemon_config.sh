@@ -41,7 +41,7 @@ done <<'TABLE'
   Select "a/../b"	Select "a/../b": contains ".."
   Ignore "/[unclosed/"	Ignore "/\[unclosed/": invalid regular expression
   Select 42	Select 42: expects a string
-  Collect "cpu" "gpu"	Collect "cpu" "gpu": unknown group
+  Collect "cpu" "gpus"	Collect "cpu" "gpus": unknown group
   InstanceFrom "name"	InstanceFrom "name": must be "path", "basename" or "container"
   RuntimeRoot "srv"	RuntimeRoot "srv": must be an absolute path
   RuntimeRoot "/srv/host"	RuntimeRoot "/srv/host": is used by InstanceFrom "container" only

@@ -1,6 +1,7 @@
 /* Tests of jc_collector on small trees built in /tmp: selection, names,
  * values, rates across reads, churn, re-created cgroups, diagnostics that
  * are logged once, collisions and the fd budget. */
+#include "collect_util.h"
 #include "fixture_util.h"
 #include "jc_collector.h"
 #include "jc_name.h"
@@ -13,18 +14,6 @@
 #include <unistd.h>
 
 /* ---- what the collector said and sent ----------------------------------- */
-
-static char logs[64][1100];
-static int log_level[64];
-static int log_count;
-
-static void log_cb(void *ctx, int level, const char *msg) {
-  (void)ctx;
-  if (log_count < 64) {
-    snprintf(logs[log_count], sizeof(logs[0]), "%s", msg);
-    log_level[log_count++] = level;
-  }
-}
 
 /* Messages at WARNING or worse containing part; counts and clears logs. */
 static int loud_logs(const char *part) {
@@ -43,40 +32,11 @@ static int any_logs(const char *part) {
   return n;
 }
 
-static void show_logs(void) {
-  for (int i = 0; i < log_count; i++)
-    printf("#   log %d: %s\n", log_level[i], logs[i]);
-}
-
-static struct {
-  char key[300];
-  double v;
-} values[512];
-static int value_count;
-
-static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
-  (void)ctx;
-  if (value_count == 512)
-    return;
-  snprintf(values[value_count].key, sizeof(values[0].key), "%s/%s%s%s",
-           t->instance, m->type, m->type_instance[0] ? "-" : "",
-           m->type_instance);
-  values[value_count++].v =
-      m->kind == JC_GAUGE ? m->gauge[0] : (double)m->derive[0];
-}
-
 static bool has(const char *key) {
   for (int i = 0; i < value_count; i++)
     if (strcmp(values[i].key, key) == 0)
       return true;
   return false;
-}
-
-static double value(const char *key) {
-  for (int i = 0; i < value_count; i++)
-    if (strcmp(values[i].key, key) == 0)
-      return values[i].v;
-  return -1;
 }
 
 /* Instances seen in the last read, sorted, joined by spaces. */

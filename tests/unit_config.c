@@ -71,9 +71,9 @@ int main(void) {
   jc_config_add_collect(c, "PIDS", err, sizeof(err));
   ok(c->collect == (JC_COLLECT_PRESSURE | JC_COLLECT_PIDS),
      "later Collect adds, case-insensitive");
-  refused(jc_config_add_collect(c, "gpu", err, sizeof(err)), "Collect gpu",
+  refused(jc_config_add_collect(c, "gpus", err, sizeof(err)), "Collect gpus",
           "unknown group");
-  refused(jc_config_add_collect(c, "+gpu", err, sizeof(err)), "Collect +gpu",
+  refused(jc_config_add_collect(c, "+gpus", err, sizeof(err)), "Collect +gpus",
           "\"+GROUP\" adds one to the default set");
   jc_config_free(c);
 

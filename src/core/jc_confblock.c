@@ -173,6 +173,10 @@ static int option(const report *r, jc_config *cfg, const jc_conf_item *ci) {
     return each_string(r, cfg, ci, jc_config_set_proc_stat, false);
   if (strcasecmp(k, "CpuRoot") == 0)
     return each_string(r, cfg, ci, jc_config_set_cpu_root, false);
+  if (strcasecmp(k, "ProcRoot") == 0)
+    return each_string(r, cfg, ci, jc_config_set_proc_root, false);
+  if (strcasecmp(k, "GpuLibrary") == 0)
+    return each_string(r, cfg, ci, jc_config_set_gpu_library, false);
   if (strcasecmp(k, "ReportRoot") == 0)
     return set_bool(r, &cfg->report_root, ci);
   if (strcasecmp(k, "Select") == 0)

@@ -68,6 +68,8 @@ void jc_config_free(jc_config *cfg) {
   free(cfg->powercap_root);
   free(cfg->proc_stat);
   free(cfg->cpu_root);
+  free(cfg->proc_root);
+  free(cfg->gpu_library);
   free(cfg->runtime_root);
   for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
     free(cfg->runtime_dir[k]);
@@ -131,6 +133,25 @@ int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *err,
 int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
                             size_t n) {
   return set_path(&cfg->proc_stat, path, err, n);
+}
+
+int jc_config_set_proc_root(jc_config *cfg, const char *path, char *err,
+                            size_t n) {
+  return set_path(&cfg->proc_root, path, err, n);
+}
+
+int jc_config_set_gpu_library(jc_config *cfg, const char *name, char *err,
+                              size_t n) {
+  if (!name[0])
+    return ERR("must name a library (libnvidia-ml.so.1) or be its path");
+  if (strchr(name, '/') && name[0] != '/')
+    return ERR("must be a library name without '/' or an absolute path");
+  char *copy = strdup(name);
+  if (!copy)
+    return NOMEM();
+  free(cfg->gpu_library);
+  cfg->gpu_library = copy;
+  return 0;
 }
 
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,

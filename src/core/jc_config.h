@@ -42,6 +42,8 @@ typedef struct {
   char *powercap_root; /* Collect "energy": NULL for /sys/class/powercap */
   char *proc_stat;     /* the host's CPU time: NULL for /proc/stat */
   char *cpu_root;      /* the CPUs' topology: NULL for /sys/devices/system/cpu */
+  char *proc_root;     /* Collect "gpu": processes' cgroups, NULL for /proc */
+  char *gpu_library;   /* Collect "gpu": NVML, NULL for libnvidia-ml.so.1 */
   bool report_root; /* default true */
   jc_pattern **select;
   size_t select_count;
@@ -86,6 +88,13 @@ int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *err,
                            size_t n);
 int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
                             size_t n);
+/* ProcRoot: an absolute path (Collect "gpu": where /proc/PID/cgroup and
+ * /proc/PID/stat are read).  GpuLibrary: NVML's library, a name dlopen
+ * looks up or an absolute path. */
+int jc_config_set_proc_root(jc_config *cfg, const char *path, char *err,
+                            size_t n);
+int jc_config_set_gpu_library(jc_config *cfg, const char *name, char *err,
+                              size_t n);
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
                           char *err, size_t n);
 int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,

@@ -289,9 +289,9 @@ static void send_gone(jc_collector *c, jc_collect_fn emit, void *ctx) {
 
 /* The record: its facts for machines and its message, side by side. */
 typedef struct {
-  jc_note_meta meta[10];
+  jc_note_meta meta[12];
   size_t count;
-  char text[400];
+  char text[512];
   size_t len;
 } record;
 
@@ -351,6 +351,12 @@ static void notify(jc_collector *c, const jc_tracked *t,
   if (totals->have_energy) {
     number(&r, "energy_joules", totals->energy_joules);
     say(&r, "; energy %.1f J", totals->energy_joules);
+  }
+  if (totals->have_gpu) {
+    count(&r, "gpu_memory_peak_bytes", totals->gpu_memory_peak);
+    number(&r, "gpu_energy_joules", totals->gpu_energy_joules);
+    say(&r, "; GPU memory peak %.1f MiB, GPU energy %.1f J",
+        (double)totals->gpu_memory_peak / MIB, totals->gpu_energy_joules);
   }
   jc_notification n = {JC_NOTIF_OKAY, "cgroup", "ended", r.text, r.meta,
                        r.count, NULL};

@@ -92,6 +92,17 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
     [JC_LIST_ENERGY_IDLE] = {"derive", "energy_<zone>_idle_uj",
                              JC_COLLECT_ENERGY, true, 0},
     [JC_LIST_POWER] = {"power", "<zone>", JC_COLLECT_ENERGY, true, 0},
+    /* GPUs (jc_gpu): per GPU, <gpu> its UUID, one NVML read per GPU and
+     * pass; a cgroup's figures are its processes' (and its descendants'),
+     * the root's the GPU's whole. */
+    [JC_LIST_GPU_MEMORY] = {"memory", "<gpu>", JC_COLLECT_GPU, true, 0},
+    [JC_LIST_GPU_MEMORY_TOTAL] = {"memory", "<gpu>_total", JC_COLLECT_GPU,
+                                  true, 0},
+    [JC_LIST_GPU_SM] = {"percent", "<gpu>_sm", JC_COLLECT_GPU, true, 0},
+    [JC_LIST_GPU_ENERGY] = {"derive", "energy_<gpu>_uj", JC_COLLECT_GPU,
+                            true, 0},
+    [JC_LIST_GPU_ENERGY_IDLE] = {"derive", "energy_<gpu>_idle_uj",
+                                 JC_COLLECT_GPU, true, 0},
 };
 
 void jc_lists_name(const char *type, const char *type_instance, char *out,
@@ -102,15 +113,15 @@ void jc_lists_name(const char *type, const char *type_instance, char *out,
 
 /* The group names of mask, for messages: "pressure", "limits and cpu". */
 static void group_names(unsigned mask, char *out, size_t size) {
-  static const char *const names[] = {"cpu",    "memory", "io",
-                                      "pressure", "events", "pids",
-                                      "limits", "energy", "cgroups"};
   size_t len = 0;
   out[0] = '\0';
-  for (unsigned i = 0; i < sizeof(names) / sizeof(*names) && len < size; i++)
-    if (mask & (1u << i))
+  unsigned bit;
+  const char *name;
+  for (size_t i = 0; (name = jc_sample_collect_word(i, &bit)) && len < size;
+       i++)
+    if (mask & bit)
       len += (size_t)snprintf(out + len, size - len, "%s\"%s\"",
-                              len ? " " : "", names[i]);
+                              len ? " " : "", name);
 }
 
 typedef struct {

@@ -20,7 +20,8 @@
  * "derive-memory_pgfault"), chosen like the others (jc_memstat_keys.sel).
  * The energy lists exist once per RAPL zone, which only init knows: they
  * are named, and chosen for every zone at once, with "<zone>" in place
- * of the zone ("power-<zone>"; "power-*" matches it).
+ * of the zone ("power-<zone>"; "power-*" matches it).  So are the GPU
+ * lists, once per GPU, with "<gpu>" for its UUID ("memory-<gpu>").
  *
  * Each list has its identifier, jc_list_id, and every value list the core
  * makes carries it (jc_metric.list): whoever reads the core's metrics
@@ -68,6 +69,11 @@ typedef enum {
   JC_LIST_ENERGY,      /* derive-energy_<zone>_uj: host measured, cgroup charged */
   JC_LIST_ENERGY_IDLE, /* derive-energy_<zone>_idle_uj: the host's idle part */
   JC_LIST_POWER,       /* power-<zone>: the host's mean power */
+  JC_LIST_GPU_MEMORY,      /* memory-<gpu>: its processes' GPU memory */
+  JC_LIST_GPU_MEMORY_TOTAL, /* memory-<gpu>_total: the GPU's (root) */
+  JC_LIST_GPU_SM,          /* percent-<gpu>_sm: their SM utilisation */
+  JC_LIST_GPU_ENERGY,      /* derive-energy_<gpu>_uj: board, or its part */
+  JC_LIST_GPU_ENERGY_IDLE, /* derive-energy_<gpu>_idle_uj: the idle part */
   JC_LIST_COUNT,
   /* Outside the table and the selection (jc_memstat_keys has those): a
    * MemoryStat key's list, its type instance the key itself

@@ -91,7 +91,7 @@ static const struct {
     {"io", JC_COLLECT_IO},             {"pressure", JC_COLLECT_PRESSURE},
     {"events", JC_COLLECT_EVENTS},     {"pids", JC_COLLECT_PIDS},
     {"limits", JC_COLLECT_LIMITS},     {"energy", JC_COLLECT_ENERGY},
-    {"cgroups", JC_COLLECT_CGROUPS},
+    {"cgroups", JC_COLLECT_CGROUPS},   {"gpu", JC_COLLECT_GPU},
 };
 
 unsigned jc_sample_collect_bit(const char *word) {

@@ -39,6 +39,7 @@ enum {
   JC_COLLECT_LIMITS = 1u << 6,
   JC_COLLECT_ENERGY = 1u << 7,
   JC_COLLECT_CGROUPS = 1u << 8, /* cgroup.stat: descendants, dying ones */
+  JC_COLLECT_GPU = 1u << 9,     /* NVIDIA GPUs through NVML (jc_gpu) */
   JC_COLLECT_DEFAULT =
       JC_COLLECT_CPU | JC_COLLECT_MEMORY | JC_COLLECT_IO | JC_COLLECT_LIMITS,
 };

@@ -3,7 +3,13 @@
  * stretch of time is split between cgroups by CPU time, and the one rule
  * for a stretch too short to split.  The plugin (jc_energy: a stretch per
  * read pass, many cgroups) and the command (jcli_energy: a stretch
- * between two readings, one cgroup) both account through it.  No I/O:
+ * between two readings, one cgroup) both account through it.  So
+ * does Collect "gpu" (jc_gpu), whose board energy is split by SM
+ * utilisation instead: jc_share_split_energy, jc_share_charge and
+ * jc_share_covered take any measure of use in place of CPU time (the
+ * capacity as total_usec, the unused part as idle_usec, the parties'
+ * use as usec, all in the same unit: jc_gpu's is a thousandth of a per
+ * cent of the GPU's SMs).  No I/O:
  * the caller reads the zones (jc_rapl) and the host's CPU time (jc_cpus)
  * and keeps the state below.
  *

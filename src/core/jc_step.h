@@ -59,6 +59,7 @@ typedef struct jc_tracked jc_tracked;
 typedef enum {
   JC_STEP_OOM,     /* jc_oom: OOM kills as notifications */
   JC_STEP_ENERGY,  /* jc_energy: Collect "energy" */
+  JC_STEP_GPU,     /* jc_gpu: Collect "gpu" */
   JC_STEP_PROBLEM, /* jc_problem: file problems told once, the starved */
   JC_STEP_END,     /* jc_end: final figures, NotifyEnd, the lost */
   JC_STEP_PEAK,    /* jc_peak: the interval peak */
@@ -142,8 +143,8 @@ typedef struct jc_step {
 extern const jc_step *const jc_steps[JC_STEP_COUNT];
 
 /* Each step's jc_step, defined in its module. */
-extern const jc_step jc_oom_step, jc_energy_step, jc_problem_step,
-    jc_end_step, jc_peak_step;
+extern const jc_step jc_oom_step, jc_energy_step, jc_gpu_step,
+    jc_problem_step, jc_end_step, jc_peak_step;
 
 /* The loops over the table that the collector and the walk make
  * (jc_steps.c).  init: each step's state, and where its slot is; 0, or

@@ -12,6 +12,7 @@
 const jc_step *const jc_steps[JC_STEP_COUNT] = {
     [JC_STEP_OOM] = &jc_oom_step,
     [JC_STEP_ENERGY] = &jc_energy_step,
+    [JC_STEP_GPU] = &jc_gpu_step,
     [JC_STEP_PROBLEM] = &jc_problem_step,
     [JC_STEP_END] = &jc_end_step,
     [JC_STEP_PEAK] = &jc_peak_step,
