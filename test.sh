@@ -7,8 +7,10 @@
 #   2. builds again with AddressSanitizer + UBSan and runs the unit and
 #      daemon tests once more (collectd with the sanitizer runtime preloaded);
 # and ends with the line "N passed, N failed".  It says first what it
-# installs and changes (./test.sh --what: only that).
-#   sudo ./test.sh
+# installs and changes (./test.sh --what: only that).  --busy runs it all
+# beside one busy loop per CPU at nice 10, as a shared machine would be
+# (docs/development.md, tests on a busy machine).
+#   sudo ./test.sh [--busy]
 set -uo pipefail
 top=$(cd "$(dirname "$0")" && pwd)
 cd "$top"
@@ -33,6 +35,17 @@ WHAT
 }
 if [ "${1:-}" = --what ]; then what; exit 0; fi
 what >&2
+
+# --busy: one busy loop per CPU at nice 10 for the whole run, stopped with it.
+if [ "${1:-}" = --busy ]; then
+  busy=()
+  for _ in $(seq "$(nproc)"); do
+    nice -n 10 sh -c 'while :; do :; done' &
+    busy+=($!)
+  done
+  trap 'kill "${busy[@]}" 2>/dev/null' EXIT
+  echo "running beside ${#busy[@]} busy loops at nice 10 (pids ${busy[*]})" >&2
+fi
 
 "$top/scripts/deps.sh" --tests || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -59,10 +72,11 @@ run_suite() {
     failed=$((failed + 1))
     return
   fi
-  rm -f "$dir"/tests/*.trs "$dir"/tests/*.log
+  rm -f "$dir"/tests/*.trs "$dir"/tests/*.log "$dir"/tests/*.ms
   # One test at a time: the kernel and CLI tests measure CPUs busy, and two
   # busy workloads side by side on a 2-CPU machine would read low.
-  (cd "$dir" && make -s check "$@") || true
+  # -k: the ten slowest tests (check-local) are listed when some failed too
+  (cd "$dir" && make -s -k check "$@") || true
   [ "$dir" != "$top/_build" ] || (cd "$dir" && make -s check-vm) || true
   count_results "$dir"
 }

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # What Collect "energy" costs per read pass, in instructions (callgrind:
 # the same count whatever else the machine does), at 1,000 flat cgroups
-# of this host's cgroup v2: jc_energy_begin (the zones and /proc/stat),
-# jc_energy_note (each cgroup), jc_energy_end (the split, every counter),
+# of this host's cgroup v2: the energy step's begin hook (the zones and /proc/stat, energy_begin in
+# jc_energy.c), its cgroup hook (energy_note) and its end hook (energy_end:
+# the split, every counter),
 # for the six zones of tests/fixtures/powercap/intel-xeon-2s split by the
 # host's CPU time ("host"), and split per package with the topology of
 # tests/fixtures/cpu/xeon-2s-interleaved and a /proc/stat of its 15 CPUs
@@ -21,16 +22,16 @@ cp -a "$top/tests/fixtures/powercap/intel-xeon-2s" "$tmp/xeon"
 { echo "cpu  1500000 0 0 1500000 0 0 0 0 0 0"
   for c in 0 1 2 3 4 5 6 7 8 9 10 11 12 14 15; do echo "cpu$c 100000 0 0 100000 0 0 0 0 0 0"; done
   echo "intr 0"; } >"$tmp/stat"
-# counts FILE: the calls and instructions of jc_energy_begin, the
-# instructions of jc_energy_note and _end, and those of jc_collector_read
+# counts FILE: the calls and instructions of energy_begin, the
+# instructions of energy_note and energy_end, and those of jc_collector_read
 # (every set's passes) with its calls.
 counts() {
   callgrind_annotate --inclusive=yes "$1" 2>/dev/null |
-    awk '/=> .*(jc_energy_(begin|end|note)|jc_collector_read) / {
+    awk '/=> .*:(energy_(begin|end|note)|jc_collector_read) / {
         ins = $1; gsub(",", "", ins); calls = $NF; gsub(/[(x),]/, "", calls)
         fn = $(NF - 1); sub(/.*:/, "", fn); n[fn] += calls; i[fn] += ins }
-      END { print n["jc_energy_begin"] + 0, i["jc_energy_begin"] + 0,
-            i["jc_energy_note"] + 0, i["jc_energy_end"] + 0,
+      END { print n["energy_begin"] + 0, i["energy_begin"] + 0,
+            i["energy_note"] + 0, i["energy_end"] + 0,
             n["jc_collector_read"] + 0, i["jc_collector_read"] + 0 }'
 }
 measure() { # measure OUT [ENV...]: jc_bench's sets under callgrind

@@ -4,16 +4,18 @@
 #   - every shipped file of conf/ passes: exit 0, its block found, and no
 #     WARNING or ERROR on this host;
 #   - broken configurations exit 1 with the message collectd gives or the
-#     one it should (an unknown key, a bad Values name, two blocks through
-#     an Include, an unreadable Include, a file of an included directory
-#     collectd skips, a block before its LoadPlugin, no newline at the end,
-#     a Filter that leaves out the one file named), and collectd agrees;
+#     one it should (an unknown key, a bad Values name at its own line,
+#     two blocks through an Include, an unreadable Include, a file of an
+#     included directory collectd skips, a block before its LoadPlugin,
+#     no newline at the end, a Filter that leaves out the one file
+#     named), and collectd agrees;
 #   - the syntax: lines collectd's scanner treats in odd ways, and random
 #     ones, in a block as an unknown key: collectd's ERROR names the values
 #     as it parsed them, check's names them the same;
 #   - what is sent: for one configuration on the 6.12 fixture tree, the
 #     value lists of each cgroup check prints are those collectd writes,
-#     and those `sample --config` prints.
+#     and those `sample --config` prints; its series are the values of
+#     collectd's csv files.
 . "$(dirname "$0")/lib/common.sh"
 JC="$top_builddir/joule-cgroup"
 need "built joule-cgroup" -- test -x "$JC"
@@ -33,14 +35,37 @@ d = json.load(open(sys.argv[1]))
 assert d["block"] == sys.argv[2], (d["block"], sys.argv[2])
 assert d["cgroup_count"] == len(d["cgroups"]) >= 1
 assert d["value_lists"] == sum(c["count"] for c in d["cgroups"])
-assert all(c["count"] == len(c["values"]) for c in d["cgroups"])
+assert d["series"] == sum(c["series"] for c in d["cgroups"])
+assert all(c["count"] == len(c["values"]) <= c["series"] for c in d["cgroups"])
 PY
   [ $? -eq 0 ] && [ "$status" -eq 0 ]
   ok $? "$name: exit 0, its block at line $line, the cgroups and lists counted"
-  ! grep -v '^joule-cgroup: info: ' "$T/err" | grep -q .
-  ok $? "$name: no warning or error on this host"
-  grep -v '^joule-cgroup: info: ' "$T/err" | diag
+  # A Select that picks nothing here is said (below): allowed where list
+  # agrees that it picks no cgroup on this host (only the root listed).
+  while IFS= read -r said; do
+    pat=$(printf '%s\n' "$said" |
+      sed -n 's/^joule-cgroup: warning: [^ ]*:[0-9]*: Select "\(.*\)" picks no cgroup below .*/\1/p')
+    [ -n "$pat" ] && [ "$("$JC" list --select "$pat" | grep -c '"cgroup": ')" -eq 1 ] && continue
+    printf '%s\n' "$said"
+  done <"$T/err" | grep -v '^joule-cgroup: info: ' >"$T/said"
+  [ ! -s "$T/said" ]
+  ok $? "$name: no warning or error on this host (but for a Select that picks nothing here)"
+  diag <"$T/said"
 done
+
+# A Select that picks no cgroup here: a warning at its own line, exit 0.
+printf 'LoadPlugin joule_cgroup\n<Plugin joule_cgroup>\n  CgroupRoot "%s"\n  Select "system.slice/*.service"\n  Select "system.slice/*.servce" "nosuch.slice/**"\n</Plugin>\n' \
+  "$FIXTURES/k6.12-debian" >"$T/unpicked.conf"
+"$JC" check "$T/unpicked.conf" >"$T/out" 2>"$T/err"
+status=$?
+grep -v '^joule-cgroup: info: ' "$T/err" >"$T/said"
+sel_warning() { printf 'joule-cgroup: warning: %s:5: Select "%s" picks no cgroup below %s on this host now' \
+  "$T/unpicked.conf" "$1" "$FIXTURES/k6.12-debian"; }
+[ "$status" -eq 0 ] && [ "$(wc -l <"$T/said")" -eq 2 ] &&
+  grep -qF "$(sel_warning 'system.slice/*.servce')" "$T/said" &&
+  grep -qF "$(sel_warning 'nosuch.slice/**')" "$T/said"
+ok $? "a Select that picks no cgroup here: exit $status, a warning at its line for each of two, none for the one that picks" ||
+  diag <"$T/said"
 
 # ---- broken configurations ----------------------------------------------
 root="$T/root"
@@ -82,11 +107,13 @@ refused_key() {
   run_both "$1"
   [ "$cd_status" -ne 0 ] && [ "$jc_status" -eq 1 ] && same_message "$1" &&
     grep -qF "joule-cgroup: collectd.conf:$3: $4" "$T/$1/jc.err"
-  ok $? "$1: both refuse $2, with the plugin's message; check at line $3"
+  ok $? "$1: both refuse ${2//$'\n'/ }, with the plugin's message; check at line $3"
   diag <"$T/$1/jc.err"
 }
 refused_key unknown-key 'Bogus "x"' 5 'Bogus "x": unknown option'
-refused_key bad-values 'Values "memory-curent"' 3 'Values "memory-curent": matches no value list'
+refused_key bad-values 'Values "memory-curent"' 5 'Values "memory-curent": matches no value list'
+refused_key second-values $'Values "percent-cpu"\n  Values "gauge-cpu_cores" "load-*"' 6 \
+  'Values "load-*": matches only value lists of Collect "pressure", which is not collected'
 
 # The package's snippet enabled beside a receiver's file: two blocks.
 mkdir -p "$T/two-blocks/conf.d"
@@ -244,4 +271,37 @@ print("%d cgroups, %d value lists: %d differ" % (len(check), sum(map(len, check.
 sys.exit(1 if bad or len(check) < 5 else 0)
 PY
 ok $? "check, collectd's csv and sample --config: the same cgroups and value lists"
+# The series check counts are the values collectd writes: a csv file's
+# columns after its epoch, per list (ps_cputime: user, syst).
+python3 - "$T/check.json" "$dir/csv/testhost" <<'PY'
+import json, os, sys
+doc = json.load(open(sys.argv[1]))
+bad = 0
+for c in doc["cgroups"]:
+    d = os.path.join(sys.argv[2], "joule_cgroup-" + c["instance"])
+    written = sum(len(open(os.path.join(d, f)).readline().strip().split(",")) - 1
+                  for f in os.listdir(d))
+    if written != c["series"]:
+        bad += 1
+        print("# %s: check %d series, collectd's csv %d values" % (c["instance"], c["series"], written))
+assert doc["series"] == sum(c["series"] for c in doc["cgroups"]) > doc["value_lists"]
+sys.exit(1 if bad else 0)
+PY
+ok $? "check's series of each cgroup are the values collectd's csv writes ($(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["value_lists"], "lists,", d["series"], "series")' "$T/check.json"))"
+
+# ---- InstanceFrom "container" with no runtime's state (docs/containers.md)
+cp -a "$FIXTURES/hosts/docker" "$T/docker-host"
+mkdir "$T/bare"
+dir="$T/bare-conf"
+write_conf "$dir" "  CgroupRoot \"$T/docker-host/sys/fs/cgroup\"
+  Select \"system.slice/docker-*.scope\"
+  InstanceFrom \"container\"
+  RuntimeRoot \"$T/bare\""
+"$JC" check "$dir/collectd.conf" >/dev/null 2>"$T/bare.err"
+[ $? -eq 0 ] &&
+  grep -q '^joule-cgroup: warning: InstanceFrom "container": 2 container cgroups and no container runtime.s state below RuntimeRoot' "$T/bare.err" &&
+  [ "$(grep -c 'looked for Docker' "$T/bare.err")" -eq 1 ] &&
+  grep -q "$T/bare/var/lib/docker is not there: a collectd in a container mounts the host's /var/lib/docker read-only" "$T/bare.err"
+ok $? "InstanceFrom \"container\" and no runtime state: a warning, and one line for Docker's two, with the path and the mount"
+diag <"$T/bare.err"
 tap_done

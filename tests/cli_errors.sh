@@ -60,8 +60,11 @@ fails 2 'check: option not available here: "--select"' "check --select" -- check
 fails 2 'sample: --config takes Select, Ignore, InstanceFrom, Collect and Values from the file' \
   "sample --config with --select" -- sample --config /dev/null --select '*'
 fails 2 '--values "!": is empty' "an empty --values" -- sample --values '!'
-fails 1 'Values "memory-curent": matches no value list' "an unknown --values name" -- \
+fails 2 'Values "memory-curent": matches no value list' "an unknown --values name" -- \
   sample --count 1 --root "$F/k6.1-systemd" --values memory-curent
+fails 2 'Values "load-\*": matches only value lists of Collect "pressure"' \
+  "a --values name of a group --collect leaves out" -- \
+  sample --count 1 --root "$F/k6.1-systemd" --values 'load-*'
 fails 1 '/nonexistent-joule.conf: No such file or directory' \
   "check of a file that does not exist" -- check /nonexistent-joule.conf
 

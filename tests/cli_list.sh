@@ -144,6 +144,15 @@ ok $? "sample --instance-from container: the values of shop_db"
 "$JC" list --root "$T/docker-host/sys/fs/cgroup" --runtime-root "$T/docker-host" >/dev/null 2>"$T/rt.err"
 [ $? -ne 0 ] && grep -q 'is used by InstanceFrom "container" only' "$T/rt.err"
 ok $? "--runtime-root without --instance-from container: refused, with the reason"
+# No runtime's state (RuntimeRoot an empty directory): the path names, and
+# on stderr one line for the cause, with the file looked for and the mount.
+mkdir "$T/bare"
+"$JC" list --root "$T/docker-host/sys/fs/cgroup" --runtime-root "$T/bare" \
+  --instance-from container --select 'system.slice/docker-*.scope' >"$T/rt.json" 2>"$T/rt.err"
+[ $? -eq 0 ] && [ "$(grep -c . "$T/rt.err")" -eq 1 ] &&
+  grep -q "^joule-cgroup: warning: InstanceFrom \"container\": no name for cgroup \"system.slice/docker-[0-9a-f]*.scope\": looked for Docker's $T/bare/var/lib/docker/containers/[0-9a-f]*/config.v2.json; $T/bare/var/lib/docker is not there: a collectd in a container mounts the host's /var/lib/docker read-only at that path" "$T/rt.err"
+ok $? "list without the runtime's state: one line on stderr for both containers, the file and the mount"
+diag <"$T/rt.err"
 # A runtime directory that links out of RuntimeRoot (absolute, as a
 # runtime's own links are): nothing out there is opened, the name it holds
 # is not used (strace: every open the command makes).

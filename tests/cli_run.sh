@@ -209,6 +209,37 @@ else
   [ "$(field "$T/report" 'r["memory"], r["io"]')" = "(None, None)" ]
   ok $? "memory and io are null: no memory or io controller here (hybrid host)"
 fi
+# null_noted REPORT WHY: a note for each null figure of memory and io,
+# naming its controller and saying WHY (a Python format of the controller
+# name); none for a figure that is there.
+null_noted() {
+  python3 - "$1" "$2" <<'PY'
+import json, sys
+r, why = json.load(open(sys.argv[1])), sys.argv[2]
+for key in ("memory", "io"):
+    said = [n for n in r["notes"] if n.startswith('"%s" is null: ' % key)]
+    assert len(said) == (r[key] is None), (key, r[key], r["notes"])
+    assert not said or why.format(key) in said[0], (why.format(key), said)
+PY
+}
+if [ -n "$(tr ' ' '\n' <"$parent/cgroup.subtree_control" | grep -xE 'memory|io')" ]; then
+  noted_why="{0} controller"
+else
+  noted_why="the {0} controller is bound to cgroup v1 on this host (/proc/cgroups)"
+fi
+null_noted "$T/report" "$noted_why"
+ok $? "a note for each of memory and io that is null, naming its controller: $(field "$T/report" 'r["notes"]')"
+# A parent that hands nothing down: the command's cgroup has no memory
+# controller, and the note says where to enable it.
+mkdir "$parent/bare"
+"$JC" run --root "$parent/bare" -- true >"$T/bare" 2>"$T/bare.err"
+if grep -qw memory "$parent/bare/cgroup.controllers"; then
+  noted_why="the {0} controller is not enabled for the children of $parent/bare, so $parent/bare/joule-cgroup-run-"
+  noted_why+="$(field "$T/bare" 'r["cgroup"].rsplit("-", 1)[1]') has none; enable it with: echo \"+{0}\" > $parent/bare/cgroup.subtree_control"
+fi
+[ "$(field "$T/bare" 'r["memory"]')" = None ] && null_noted "$T/bare" "$noted_why"
+ok $? "--root a parent that hands no controller down: memory null, the note names it and the remedy: $(field "$T/bare" 'r["notes"]')"
+rmdir "$parent/bare"
 # Sampled, never more often than every 0.1 s (a loaded machine may skip a
 # late sample rather than catch up in a burst).
 [ "$(field "$T/report" '1 <= r["samples"] <= r["wall_seconds"] / r["interval"] + 1')" = True ] &&

@@ -61,6 +61,7 @@ def expectations(v, groups):
         add("memory-current", None, "memory.current")
         add("memory-peak", None, "memory.peak")
         add("memory-swap_current", None, "memory.swap.current")
+        add("memory-swap_peak", None, "memory.swap.peak")
         for k in MEMSTAT:
             add("memory-" + k, None, "memory.stat:" + k)
     if "io" in groups:
@@ -81,6 +82,7 @@ def expectations(v, groups):
                 add("derive-memory_events_" + key.split(":")[1], None, key)
     if "pids" in groups:
         add("count-pids", None, "pids.current")
+        add("count-pids_peak", None, "pids.peak")
     return out
 
 expected_file, groups, paths = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]

@@ -41,18 +41,19 @@ done <<'TABLE'
   Select "a/../b"	Select "a/../b": contains ".."
   Ignore "/[unclosed/"	Ignore "/\[unclosed/": invalid regular expression
   Select 42	Select 42: expects a string
-  Collect "cpu" "gpu"	Collect "cpu" "gpu": unknown group
+  Collect "cpu" "gpus"	Collect "cpu" "gpus": unknown group
   InstanceFrom "name"	InstanceFrom "name": must be "path", "basename" or "container"
   RuntimeRoot "srv"	RuntimeRoot "srv": must be an absolute path
   RuntimeRoot "/srv/host"	RuntimeRoot "/srv/host": is used by InstanceFrom "container" only
   InstanceFrom "container"\n  RuntimeDir "rkt" "/var/lib/rkt"	RuntimeDir "rkt" "/var/lib/rkt": unknown runtime "rkt"; known: containerd, crio, docker, podman, kubelet
   RuntimeDir "containerd"	RuntimeDir "containerd": expects two strings
+  InstanceFrom "container"\n  ContainerNames "flat"	ContainerNames "flat": must be "plain", "prefixed" or "levels"
   Instance "x"	Instance "x": Instance belongs inside a <Cgroup> block
   MemoryStat "a b"	MemoryStat "a b": is not a memory.stat key
   MaxOpenFiles "many"	MaxOpenFiles "many": expects a number
   PerDevice 1	PerDevice 1: expects a boolean
   NotifyOOM "yes"	NotifyOOM "yes": expects a boolean
-  Collect "limit"	Collect "limit": unknown group; known: cpu, memory, io, pressure, events, pids, limits, energy, cgroups, network
+  Collect "limit"	Collect "limit": unknown group; known: cpu, memory, io, pressure, events, pids, limits, energy, cgroups, gpu, network
   PowercapRoot "sys/class/powercap"	PowercapRoot "sys/class/powercap": must be an absolute path
   ProcStat 1	ProcStat 1: expects a string
   Values "memory-curent"	Values "memory-curent": matches no value list

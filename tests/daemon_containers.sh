@@ -140,6 +140,21 @@ shop_db" "docker, linked: registry keeps its path name, the other is named"
 ok $? "docker, linked: one WARNING, naming the directory" ||
   grep 'joule_cgroup' "$dir/collectd.log" | head -5 | diag
 
+# A collectd in a container without the runtime's state (RuntimeRoot an
+# empty directory): after 11 reads one WARNING for Docker's two
+# containers, the file looked for, the directory to mount, the pace.
+host="$T/hosts/docker"
+mkdir "$T/bare"
+dir="$T/rt-bare"
+mkdir -p "$dir/csv"
+text=$(fence docker runtime-plugin | sed "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$host/sys/fs/cgroup\"\n  RuntimeRoot \"$T/bare\"|")
+{ COLLECTD_PLUGINDIR="$T/plugins" conf_head "$dir"; printf '%s\n' "$text"; } >"$dir/collectd.conf"
+run_collectd "$dir" 14
+[ "$COLLECT_READS" -ge 14 ] && [ "$(loud_lines "$dir")" -eq 1 ] &&
+  grep -q "^\[warning\] joule_cgroup plugin: InstanceFrom \"container\": no name for cgroup \"system.slice/docker-[0-9a-f]*.scope\" after 11 reads: looked for Docker's $T/bare/var/lib/docker/containers/[0-9a-f]*/config.v2.json; $T/bare/var/lib/docker is not there: a collectd in a container mounts the host's /var/lib/docker read-only at that path .*looked up again every 60 s" "$dir/collectd.log"
+ok $? "docker, no runtime state: one WARNING for both containers in $COLLECT_READS reads, the file, the mount, the pace"
+grep 'joule_cgroup plugin: InstanceFrom' "$dir/collectd.log" | diag
+
 # The runtime names other pages quote are among those the runs gave:
 # configuration.md's InstanceFrom ("runtime named it (`A`, `B`)") and the
 # README's row of it ("`"container"`: `A`").

@@ -15,9 +15,11 @@ as a reader would follow them, and prints TAP:
   * every command of a shell fence that runs a file of the tree
     (./demo.sh, scripts/deps.sh, tests/vm/vm-run.sh...) names one that
     exists, and every `make TARGET` is a target of the Makefiles;
-  * the README is at most 250 lines, starts with the two commands after
-    one sentence saying what test.sh installs, and its default
-    configuration is conf/joule_cgroup.conf without comments;
+  * the README is at most 250 lines; its first screen says what it is,
+    then the two commands, how to install on a fleet (the .deb, make
+    install) and that man joule_cgroup is the reference; what test.sh
+    installs comes below; its default configuration is
+    conf/joule_cgroup.conf without comments;
   * the counts the tree changes: fuzz targets and seed corpus
     (reliability.md), the host kernel tests that also run in the VMs and
     the suites per kernel (development.md), against tests/.
@@ -259,16 +261,26 @@ def check_planted():
         shutil.rmtree(tmp)
 
 
+FIRST_SCREEN = 40  # lines of the README a reader sees first
+
+
 def check_readme():
     text = open(os.path.join(TOP, 'README.md'), encoding='utf-8').read()
     lines = text.split('\n')
     ok(len(lines) <= 251, 'README.md: %d lines, at most 250' % (len(lines) - 1))
-    first = [l for l in lines[:8] if l.startswith('sudo ')]
-    ok(len(first) >= 2 and first[0].startswith('sudo ./demo.sh') and first[1].startswith('sudo ./test.sh'),
-       'README.md starts with the two commands: sudo ./demo.sh, sudo ./test.sh')
+    screen = '\n'.join(lines[:FIRST_SCREEN])
+    first = [l for l in lines[:FIRST_SCREEN] if l.startswith('sudo ./')]
     before = '\n'.join(lines[:lines.index(first[0])]) if first else ''
-    ok('`test.sh`' in before and '/boot' in before and 'servers' in before,
-       'README.md says what test.sh installs (kernels into /boot, servers) before the commands')
+    ok('is a collectd plugin' in before and 'cgroup v2' in before,
+       'README.md: its first screen says what it is, then its commands')
+    ok(len(first) >= 2 and first[0].startswith('sudo ./demo.sh') and first[1].startswith('sudo ./test.sh'),
+       'README.md: its first screen has the two commands: sudo ./demo.sh, sudo ./test.sh')
+    ok('.deb' in screen and 'make install' in screen and '`man joule_cgroup`' in screen,
+       'README.md: its first screen says how to install on a fleet (the .deb, make install) and '
+       'names man joule_cgroup as the reference')
+    installs = [i for i, l in enumerate(lines) if '/boot' in l]
+    ok(installs and installs[0] >= FIRST_SCREEN and 'servers' in '\n'.join(lines[installs[0]:installs[0] + 3]),
+       'README.md says what test.sh installs (kernels into /boot, servers) below its first screen')
     _, fences, _ = parse(text)
     shown = [f for f in fences if f[2] and f[2][0] == 'LoadPlugin joule_cgroup']
     conf = [l.rstrip() for l in open(os.path.join(TOP, 'conf/joule_cgroup.conf'), encoding='utf-8')]

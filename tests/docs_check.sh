@@ -3,7 +3,8 @@
 # README.md, CHANGELOG.md and every page of docs/ have closed code fences,
 # render whole as GitHub renders them, have relative links and anchors
 # that resolve, repository paths and commands that exist; the README
-# stays within 250 lines and starts with the two commands (joule_cgroup(5)
+# stays within 250 lines, and its first screen says what it is, the two
+# commands, how to install on a fleet and the man page (joule_cgroup(5)
 # against the code: tests/reference_check.sh).  Then the examples the
 # README and docs/configuration.md give are run as written:
 #   - every `joule-cgroup` line of their shell blocks (sudo dropped: this
@@ -13,8 +14,9 @@
 #     `check` output are those check prints;
 #   - `sudo ./demo.sh --seconds N` stops by itself with values printed;
 #   - `make install` puts the files where the README says;
-#   - the series counts the README and CHANGELOG give, as `joule-cgroup
-#     check` counts them on the Linux 6.12 fixture tree.
+#   - the counts of value lists and of series (the values a writer
+#     stores) the README, CHANGELOG and docs/metrics.md give, as
+#     `joule-cgroup check` counts them on the Linux 6.12 fixture tree.
 . "$(dirname "$0")/lib/common.sh"
 need "python3" -- command -v python3
 need "cmark-gfm (GitHub's markdown renderer; scripts/deps.sh --tests)" -- command -v cmark-gfm
@@ -87,6 +89,7 @@ real = json.load(open(sys.argv[2]))
 assert sorted(shown) == sorted(real), (sorted(shown), sorted(real))
 assert sorted(shown['cgroups'][0]) == sorted(real['cgroups'][0])
 assert shown['value_lists'] == sum(c['count'] for c in shown['cgroups'])
+assert shown['series'] == sum(c['series'] for c in shown['cgroups'])
 PY
 ok $? "docs/configuration.md: check's output as check prints it (its keys, its counts)"
 
@@ -114,22 +117,87 @@ missing=$(sed -n '/^\*\*From source\*\*/,/^## /p' "$top_srcdir/README.md" |
 [ -z "$missing" ]
 ok $? "every path the README's source install names is where make install puts it" || echo "$missing" | diag
 
-# ---- the series counts of the README and CHANGELOG -----------------------
-count_conf() { # VALUES-LINE: the counts of check on the 6.12 fixture tree
-  printf 'LoadPlugin joule_cgroup\n<Plugin joule_cgroup>\n  CgroupRoot "%s"\n  Select "**"\n%s\n</Plugin>\n' \
-    "$FIXTURES/k6.12-debian" "$1" >"$T/count.conf"
+# ---- the value lists and series the docs count -------------------------
+# count_conf NAME LINE...: check on the 6.12 fixture tree with the LINEs
+# in the block; $T/NAME.counts has "cgroup lists series" a cgroup.
+count_conf() {
+  local name=$1; shift
+  { printf 'LoadPlugin joule_cgroup\n<Plugin joule_cgroup>\n  CgroupRoot "%s"\n  Select "**"\n' \
+      "$FIXTURES/k6.12-debian"
+    printf '  %s\n' "$@"
+    printf '</Plugin>\n'; } >"$T/count.conf"
   "$JC" check "$T/count.conf" 2>/dev/null | python3 -c '
 import json, sys
 for c in json.load(sys.stdin)["cgroups"]:
-    print(c["cgroup"], c["count"])'
+    print(c["cgroup"], c["count"], c["series"])' >"$T/$name.counts"
 }
-count_conf "" >"$T/default.counts"
-count_conf '  Values "*"' >"$T/all.counts"
-no_limit=$(awk '$1 == "system.slice/db.service" { print $2 }' "$T/default.counts")
-own_limits=$(awk '$1 == "limited.slice" { print $2 }' "$T/default.counts")
-first=$(awk '$1 == "system.slice/db.service" { print $2 }' "$T/all.counts")
-grep -q "^of the cgroups that have one: $no_limit series for a cgroup without a limit, $own_limits\$" "$top_srcdir/README.md"
-ok $? "README: $no_limit series for a cgroup without a limit, $own_limits with its own cpu.max and memory.max"
-tr '\n' ' ' <"$top_srcdir/CHANGELOG.md" | grep -q "sends $no_limit lists instead of $first, one *with its own .cpu.max. and .memory.max. $own_limits "
-ok $? "CHANGELOG: $no_limit lists instead of $first (Values \"*\"), $own_limits with own limits"
+count_conf default
+# The first releases' set: every list but those added since.
+count_conf all 'Values "*" "!memory-swap_peak"'
+count_conf pressure 'Collect "+pressure"'
+count_conf load 'Collect "+pressure"' 'Values "load-*"'
+count_conf pressure_each 'Collect "+pressure"' 'Values "pressure-*"'
+count_conf events 'Collect "+events"'
+count_conf pids 'Collect "+pids"'
+count_conf first 'Collect "cpu" "memory" "io" "limits" "pressure"' 'Values "*" "!load-*" "!memory-swap_peak"'
+python3 - "$top_srcdir" "$T" >"$T/counts.tap" <<'PY'
+import os, re, sys
+top, tmp = sys.argv[1], sys.argv[2]
+n = {}
+for name in ('default', 'all', 'pressure', 'load', 'pressure_each', 'events',
+             'pids', 'first'):
+    n[name] = {}
+    for line in open(os.path.join(tmp, name + '.counts')):
+        cgroup, lists, series = line.split()
+        n[name][cgroup] = (int(lists), int(series))
+db, own, batch = 'system.slice/db.service', 'limited.slice', 'limited.slice/batch.service'
+
+def page(path):  # the text with its lines joined
+    return ' '.join(open(os.path.join(top, path), encoding='utf-8').read().split())
+
+def plus(name, cgroup):  # what the lines of name add to the default
+    return tuple(x - y for x, y in zip(n[name][cgroup], n['default'][cgroup]))
+
+def point(good, what):  # a TAP line, for tap_relay
+    print('%s 1 - %s' % ('ok' if good else 'not ok', what))
+
+def holds(text, want, where):
+    point(want in text, '%s: "%s"' % (where, want))
+
+L, S = n['default'][db]
+assert S > L  # ps_cputime, disk_octets and disk_ops carry two values
+readme = page('README.md')
+holds(readme, '%d value lists for a cgroup without a limit, stored as %d series'
+      % (L, S), 'README')
+holds(readme, '%d lists and %d series for one with its own `cpu.max` and '
+      '`memory.max`' % n['default'][own], 'README')
+holds(page('CHANGELOG.md'), 'A service without limits sends %d lists (%d series '
+      'in each writer) instead of %d (%d series), one with its own `cpu.max` '
+      'and `memory.max` %d (%d series)'
+      % (n['default'][db] + n['all'][db] + n['default'][own]), 'CHANGELOG')
+metrics = page('docs/metrics.md')
+for label, counts in (('a service with no limit:', n['default'][db]),
+                      ('the root cgroup (`root`):', n['default']['/'])):
+    row = re.search(r'\| %s[^|]*\| (\d+) \| (\d+) \|' % re.escape(label), metrics)
+    point(row and (int(row.group(1)), int(row.group(2))) == counts,
+          'docs/metrics.md: %s %d lists, %d series' % ((label,) + counts))
+for label, added in (('`pressure`: the stall counters', plus('pressure', db)),
+                     ('`pressure` with `Values "load-*"`: the averages as `load`',
+                      plus('load', db)),
+                     ('`pressure` with `Values "pressure-*"`: the averages one by one',
+                      plus('pressure_each', db)),
+                     ('`events`', plus('events', db))):
+    holds(metrics, '| %s | + %d | + %d |' % ((label,) + added), 'docs/metrics.md')
+holds(metrics, '`count-pids_max` with a pids limit | + %d, + %d | + %d, + %d |'
+      % (plus('pids', db)[0], plus('pids', batch)[0], plus('pids', db)[1],
+         plus('pids', batch)[1]), 'docs/metrics.md')
+holds(metrics, '`system.slice/db.service` sends %d lists (%d series) and '
+      '`limited.slice/batch.service` (memory, CPU and pids limits) %d (%d series)'
+      % (n['default'][db] + n['default'][batch]), 'docs/metrics.md')
+holds(metrics, 'sends %d lists (%d series) for the latter' % n['first'][batch],
+      'docs/metrics.md')
+PY
+status=$?
+tap_relay "$T/counts.tap"
+ok $status "the counts of value lists and series computed (joule-cgroup check, 6.12 fixture tree)"
 tap_done

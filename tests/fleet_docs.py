@@ -29,6 +29,12 @@ CRON = 'system.slice_cron.service'
 DB_MEM = 71385088          # the fixture's db.service memory.current
 CRON_MEM = 163840
 LIMIT = 75000000           # the system.slice memory.max the test writes
+# The containerd host's containers (tests/fixtures/hosts/containerd-systemd,
+# its nginx pod renamed web.v2-…), by namespace: their memory.current.
+K8S = 'k8shost'
+K8S_MEM = {'db': 609673216, 'kube-system': 2 * 170684416,
+           'shop': 352256 + 2 * 1903333376 + 69496832}
+NGINX_POD = 'web.v2-7d9f8c6b5-x2x9q'
 N = [0, 0]
 
 
@@ -79,8 +85,11 @@ def prom(port, q):
     a = get('http://127.0.0.1:%s/api/v1/query?%s' % (port, urllib.parse.urlencode({'query': q})))
     if a.get('status') != 'success':
         raise ValueError(a.get('error'))
-    return {(r['metric'].get('instance'), r['metric'].get('joule_cgroup')): float(r['value'][1])
-            for r in a['data']['result']}
+    def key(m):     # (host, cgroup), or an aggregate's labels
+        if 'joule_cgroup' in m:
+            return (m.get('instance'), m['joule_cgroup'])
+        return (m.get('instance'), ','.join('%s=%s' % kv for kv in sorted(m.items()) if kv[0] != '__name__'))
+    return {key(r['metric']): float(r['value'][1]) for r in a['data']['result']}
 
 
 def influx(port, q):
@@ -157,6 +166,13 @@ def prom_checks(host):
         'rate(collectd_joule_cgroup_derive_total{type="memory_full_stall_usec"}[1m]) / 1e4': lambda r: (
             set(by_cgroup(r, host)) == {'root', DB, CRON} and by_cgroup(r, host)[DB] > 0
             and by_cgroup(r, host)[CRON] == 0),
+        # Kubernetes labels (ContainerNames "prefixed", the shipped relabelling)
+        'sum by (namespace) (collectd_joule_cgroup_memory{type="current",container!=""})':
+            lambda r: r == {(None, 'namespace=' + ns): float(v) for ns, v in K8S_MEM.items()},
+        'count by (namespace, pod, container) (collectd_joule_cgroup_memory{type="current",namespace="shop"})':
+            lambda r: r == {(None, 'container=app,namespace=shop,pod=cart-0'): 2.0,
+                            (None, 'container=log-shipper,namespace=shop,pod=cart-0'): 1.0,
+                            (None, 'container=nginx,namespace=shop,pod=' + NGINX_POD): 1.0},
     }
 
 
@@ -164,7 +180,14 @@ def influx_checks(host):
     def got(r):
         return {k[1]: v for k, v in r.items() if k[0] == host}
     pct = 100.0 * DB_MEM / LIMIT
+
+    def shop(r):        # ContainerNames "prefixed": the four of namespace shop
+        k = {i: v[-1] for (h, i), v in r.items() if h == K8S}
+        return (set(n for n in k if not n.startswith('k8s_shop_cart-0_app~')) ==
+                {'k8s_shop_cart-0_log-shipper', 'k8s_shop_' + NGINX_POD + '_nginx'}
+                and len(k) == 4 and near(sum(k.values()) * 1048576, K8S_MEM['shop']))
     return {
+        'SELECT last("value") / 1048576 FROM "joule_cgroup_value" WHERE "type" = \'memory\' AND "type_instance" = \'current\' AND "instance" =~ /^k8s_shop_/ GROUP BY "host", "instance"': shop,
         'SELECT mean("value") FROM "joule_cgroup_value" WHERE "type" = \'gauge\' AND "type_instance" = \'cpu_cores\' AND time > now() - 1h GROUP BY time(1m), "host", "instance"':
             lambda r: set(got(r)) == {'root', DB, CRON} and all(v == 0 for vs in got(r).values() for v in vs),
         'SELECT last("value") / 1048576 FROM "joule_cgroup_value" WHERE "type" = \'memory\' AND "type_instance" = \'current\' GROUP BY "host", "instance"':
@@ -198,7 +221,38 @@ def graphite_checks(host):
             and max(r[db + '.disk_octets.read']) > 0 and max(r[cron + '.disk_octets.read']) == 0,
         'collectd.*.joule_cgroup.*.derive.memory_events_oom_kill': lambda r: paths([db + '.derive.memory_events_oom_kill', cron + '.derive.memory_events_oom_kill'])(r)
             and max(r[db + '.derive.memory_events_oom_kill']) > 0 and max(r[cron + '.derive.memory_events_oom_kill']) == 0,
+        # Kubernetes levels (ContainerNames "levels", PreserveSeparator true)
+        'collectd.*.joule_cgroup.k8s.shop.*.*.memory.current': k8s_shop,
+        'collectd.*.joule_cgroup.k8s.*.*.*.memory.current': k8s_namespaces,
     }
+
+
+def k8s_levels(r):
+    """{(namespace, pod, container): last value} of the k8shost paths"""
+    out = {}
+    for p, vs in r.items():
+        n = p.split('.')
+        if n[1] == K8S and vs:
+            out[(n[4], n[5], n[6])] = vs[-1]
+    return out
+
+
+def k8s_shop(r):
+    got = k8s_levels(r)
+    apps = sorted(c for (_, pod, c) in got if pod == 'cart-0' and c.startswith('app~'))
+    return (set(ns for ns, _, _ in got) == {'shop'} and len(got) == 4 and len(apps) == 2
+            and all(re.match(r'^app~[0-9a-f]{8}$', a) for a in apps)
+            and ('shop', 'cart-0', 'log-shipper') in got
+            and ('shop', NGINX_POD.replace('.', '_'), 'nginx') in got
+            and sum(got.values()) == K8S_MEM['shop'])
+
+
+def k8s_namespaces(r):
+    got = k8s_levels(r)
+    by_ns = {}
+    for (ns, _, _), v in got.items():
+        by_ns[ns] = by_ns.get(ns, 0) + v
+    return by_ns == K8S_MEM
 
 
 def check(top, lang, influx_port, prom_port, whisper_dir, host):

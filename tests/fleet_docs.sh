@@ -65,7 +65,17 @@ render() {
     -e "s/FlushInterval 10/FlushInterval 1/" \
     -e "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$tree\"|" "$top_srcdir/conf/$1"
 }
-# start NAME FILE: a collectd running conf/FILE.
+# render_with FILE [LINES]: render FILE, LINES (with \n) after its
+# CgroupRoot and write_graphite's PreserveSeparator on.
+render_with() {
+  if [ -z "$2" ]; then
+    render "$1"
+  else
+    render "$1" | sed -e "s|^  CgroupRoot .*|&\n$2|" -e 's/^    #PreserveSeparator true/    PreserveSeparator true/'
+  fi
+}
+# start NAME FILE [LINES]: a collectd running conf/FILE (and LINES in its
+# joule_cgroup block).
 start() {
   mkdir -p "$T/$1"
   cat >"$T/$1/collectd.conf" <<-EOF
@@ -83,7 +93,7 @@ start() {
 	  Timestamp false
 	  PrintSeverity true
 	</Plugin>
-	$(render "$2")
+	$(render_with "$2" "${3:-}")
 	EOF
   grep -q "CgroupRoot \"$tree\"" "$T/$1/collectd.conf" || return 1
   start_collectd "$T/$1"
@@ -97,9 +107,30 @@ grep -q "Port \"$port_prom\"" "$T/prom/collectd.conf" && grep -q '^  Host "127.0
   grep -q "\"127.0.0.1\" \"$FLEET_INFLUX_COLLECTD_PORT\"" "$T/influx/collectd.conf" &&
   grep -q "Port \"$FLEET_CARBON_PORT\"" "$T/graphite/collectd.conf"
 ok $? "each file had the example address this test points at loopback"
-metrics_up() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$port_prom/metrics"; }
-fleet_wait_for metrics_up && fleet_start_prometheus "$T/promserver" "127.0.0.1:$port_prom"
-ok $? "Prometheus scrapes collectd's write_prometheus on 127.0.0.1:$port_prom" || tap_done
+# Kubernetes names as labels (docs/containers.md, labels per writer): the
+# containerd host of tests/fixtures/hosts, its nginx pod renamed to hold a
+# '.', its restarted cart-0 app two cgroups of one name (~<hash> each);
+# conf/prometheus.conf and conf/graphite.conf with InstanceFrom
+# "container" and ContainerNames "prefixed" / "levels", the scrape job
+# with the file's commented metric_relabel_configs.
+k8s="$T/k8s"
+cp -a "$FIXTURES/hosts/containerd-systemd" "$k8s"
+sed -i 's/web-7d9f8c6b5-x2x9q/web.v2-7d9f8c6b5-x2x9q/g' \
+  "$k8s/run/containerd/io.containerd.runtime.v2.task/k8s.io/c5a895d0b9e9fc50bc8185f9984c605eb97d5236eb47fbd6d026f64eb8cecb54/config.json"
+port_k8s=$(fleet_free_port)
+k8s_block='  InstanceFrom "container"\n  RuntimeRoot "'$k8s'"\n  Select "kubepods.slice/**/*.scope"'
+HOST=k8shost tree="$k8s/sys/fs/cgroup" port_prom=$port_k8s start k8sprom prometheus.conf "$k8s_block\n  ContainerNames \"prefixed\"" &&
+  HOST=k8shost tree="$k8s/sys/fs/cgroup" start k8sgraphite graphite.conf "$k8s_block\n  ContainerNames \"levels\"" &&
+  HOST=k8shost tree="$k8s/sys/fs/cgroup" start k8sinflux influxdb.conf "$k8s_block\n  ContainerNames \"prefixed\"" &&
+  grep -q '^    PreserveSeparator true' "$T/k8sgraphite/collectd.conf"
+ok $? "collectd runs the three files on the containerd host with ContainerNames \"prefixed\" (Prometheus, InfluxDB) and \"levels\" (Graphite, PreserveSeparator true)"
+FLEET_PROM_JOB=$(sed -n '/^#     metric_relabel_configs:/,$p' "$top_srcdir/conf/prometheus.conf" | grep '^#     ' | sed 's/^# //')
+[ "$(echo "$FLEET_PROM_JOB" | grep -c 'regex:')" -eq 7 ]
+ok $? "conf/prometheus.conf's metric_relabel_configs: 7 rules"
+metrics_up() { curl -fsS -o /dev/null --max-time 2 "http://127.0.0.1:$1/metrics"; }
+fleet_wait_for metrics_up "$port_prom" && fleet_wait_for metrics_up "$port_k8s" &&
+  fleet_start_prometheus "$T/promserver" "127.0.0.1:$port_prom" "127.0.0.1:$port_k8s"
+ok $? "Prometheus scrapes collectd's write_prometheus on 127.0.0.1:$port_prom and :$port_k8s" || tap_done
 
 # ---- first values, then db.service's events ------------------------------------
 db_inst=system.slice_db.service
@@ -115,6 +146,16 @@ fleet_wait_for samples "collectd_joule_cgroup_derive_total{joule_cgroup=\"$db_in
   fleet_wait_for fleet_whisper_last "$g_db/derive/memory_events_oom_kill" >/dev/null &&
   fleet_wait_for fleet_whisper_last "$g_db/disk_octets/read" >/dev/null
 ok $? "every receiver has db.service's first values" || tap_done
+fleet_wait_for fleet_prom_values 'collectd_joule_cgroup_memory{instance="k8shost",pod="web.v2-7d9f8c6b5-x2x9q"}' >/dev/null &&
+  fleet_wait_for fleet_whisper_last "collectd/k8shost/joule_cgroup/k8s/shop/web_v2-7d9f8c6b5-x2x9q/nginx/memory/current" >/dev/null &&
+  fleet_wait_for fleet_influx_values collectd \
+    "SELECT last(value) FROM joule_cgroup_value WHERE host = 'k8shost' AND instance = 'k8s_shop_web.v2-7d9f8c6b5-x2x9q_nginx' AND type_instance = 'current'" >/dev/null
+ok $? "Prometheus, carbon and InfluxDB have the containers' values, by label, by level, by tag" || tap_done
+fleet_prom_series 'collectd_joule_cgroup_memory{instance="k8shost",type="current"}' | diag
+(cd "$FLEET_WHISPER_DIR" && find collectd/k8shost -path '*memory/current.wsp' | sort) | diag
+q='sum by (namespace) (collectd_joule_cgroup_memory{type="current",container!=""})'
+echo "$q:" | diag
+paste <(fleet_prom_series "$q") <(fleet_prom_values "$q") | diag
 
 printf 'low 0\nhigh 0\nmax 1\noom 1\noom_kill 1\noom_group_kill 0\n' >"$tree/$DB/memory.events"
 cpu_stat nr_periods 2000 nr_throttled 1000 throttled_usec 80000

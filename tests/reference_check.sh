@@ -67,7 +67,7 @@ PY
     root="  CgroupRoot \"$FIXTURES/k6.12-debian\""
     [ "$key" = CgroupRoot ] && root=
     # The keys that need InstanceFrom "container" get it.
-    case $key in RuntimeRoot | RuntimeDir) root="$root
+    case $key in RuntimeRoot | RuntimeDir | ContainerNames) root="$root
   InstanceFrom \"container\"" ;; esac
     write_conf "$dir" "$root
   $example"

@@ -9,6 +9,7 @@
  * and pictures judge (jcli_measure), the same read back from the JSON
  * (jcli_load), samples (--samples) included. */
 #include "fixture_util.h"
+#include "jc_hier.h"
 #include "jcli_csv.h"
 #include "jcli_load.h"
 #include "jcli_markers.h"
@@ -865,6 +866,100 @@ static void test_energy_packages(void) {
   fx_cleanup();
 }
 
+/* A null "memory" or "io" of the command has a note naming the controller
+ * its cgroup lacks, and why; figures that are there have none.  (The
+ * notes as the JSON text has them: their quotes escaped.) */
+static void test_null_notes(void) {
+  static const struct {
+    bool known;
+    unsigned controllers, v1;
+    const char *memory_note, *io_note;
+  } cases[] = {
+      {true, JC_CTRL_CPU, JC_CTRL_MEMORY | JC_CTRL_IO,
+       "\\\"memory\\\" is null: the memory controller is bound to cgroup v1 on "
+       "this host (/proc/cgroups), so /sys/fs/cgroup/jobs/run-1, in cgroup "
+       "v2, has none",
+       "\\\"io\\\" is null: the io controller is bound to cgroup v1"},
+      {true, JC_CTRL_CPU | JC_CTRL_IO, 0,
+       "\\\"memory\\\" is null: the memory controller is not enabled for the "
+       "children of /sys/fs/cgroup/jobs, so /sys/fs/cgroup/jobs/run-1 has "
+       "none; enable it with: echo \\\"+memory\\\" > "
+       "/sys/fs/cgroup/jobs/cgroup.subtree_control",
+       "\\\"io\\\" is null: /sys/fs/cgroup/jobs/run-1 has the io controller, "
+       "and none of its io files could be read"},
+  };
+  jcli_reader rd = {.meminfo_fd = -1};
+  char *argv[] = {"prog", NULL};
+  jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", NULL, &rd.names, 0,
+                        NULL, NULL};
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    jcli_result res;
+    jcli_result_init(&res, false, 0);
+    res.cgroup = strdup("/sys/fs/cgroup/jobs/run-1");
+    res.controllers_known = cases[i].known;
+    res.controllers = cases[i].controllers;
+    res.v1_controllers = cases[i].v1;
+    jcli_json *j = jcli_json_new(false);
+    jcli_report_json(&info, &res, j);
+    FILE *f = tmpfile();
+    jcli_json_write(j, fileno(f));
+    jcli_json_free(j);
+    char *text = slurp(f);
+    ok(strstr(text, "\"memory\":null") && strstr(text, "\"io\":null") &&
+           strstr(text, cases[i].memory_note) && strstr(text, cases[i].io_note),
+       "memory and io null, case %zu: a note for each names its controller "
+       "and why", i + 1);
+    fclose(f);
+    jcli_result_release(&res);
+  }
+  jcli_result res[1];
+  run_script(&rd, &res[0], true);
+  res[0].cgroup = strdup("/sys/fs/cgroup/jobs/run-1");
+  jcli_json *j = jcli_json_new(false);
+  jcli_report_json(&info, &res[0], j);
+  FILE *f = tmpfile();
+  jcli_json_write(j, fileno(f));
+  jcli_json_free(j);
+  ok(strstr(slurp(f), "is null:") == NULL,
+     "memory and io read: no note says a figure is null");
+  fclose(f);
+  jcli_result_release(&res[0]);
+}
+
+/* Numbers in their shortest form that reads back as the same double. */
+static void test_numbers(void) {
+  static const struct {
+    double v;
+    const char *text;
+  } cases[] = {
+      {0.95054216909204448, "0.9505421690920445"}, /* 16 digits, not 17 */
+      {0.1, "0.1"},
+      {1.0 / 3, "0.3333333333333333"},
+      {0.30000000000000004, "0.30000000000000004"}, /* 17 are needed */
+      {123456789012345678.0, "1.2345678901234568e+17"},
+      {1e300, "1e+300"},
+      {5e-324, "5e-324"}, /* a subnormal */
+      {-2.5, "-2.5"},
+      {1048576, "1048576"},
+  };
+  for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    jcli_json *j = jcli_json_new(false);
+    jcli_json_array_open(j);
+    jcli_json_double(j, cases[i].v);
+    jcli_json_array_close(j);
+    FILE *f = tmpfile();
+    jcli_json_write(j, fileno(f));
+    jcli_json_free(j);
+    char *text = slurp(f), want[64];
+    snprintf(want, sizeof(want), "[%s]", cases[i].text);
+    ok(strncmp(text, want, strlen(want)) == 0 &&
+           strtod(text + 1, NULL) == cases[i].v,
+       "JSON number %s: printed %.*s, reads back the same", cases[i].text,
+       (int)strcspn(text, "\n"), text);
+    fclose(f);
+  }
+}
+
 int main(void) {
   test_markers();
   test_meminfo();
@@ -875,6 +970,8 @@ int main(void) {
   test_documents();
   test_energy();
   test_energy_packages();
+  test_numbers();
+  test_null_notes();
   printf("1..%d\n", tap_count);
   return tap_failed != 0;
 }

@@ -1,29 +1,19 @@
 /* Tests of jc_collector on small trees built in /tmp: selection, names,
  * values, rates across reads, churn, re-created cgroups, diagnostics that
  * are logged once, collisions and the fd budget. */
+#include "collect_util.h"
 #include "fixture_util.h"
 #include "jc_collector.h"
 #include "jc_name.h"
 #include "tap.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <sys/resource.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 /* ---- what the collector said and sent ----------------------------------- */
-
-static char logs[64][1100];
-static int log_level[64];
-static int log_count;
-
-static void log_cb(void *ctx, int level, const char *msg) {
-  (void)ctx;
-  if (log_count < 64) {
-    snprintf(logs[log_count], sizeof(logs[0]), "%s", msg);
-    log_level[log_count++] = level;
-  }
-}
 
 /* Messages at WARNING or worse containing part; counts and clears logs. */
 static int loud_logs(const char *part) {
@@ -42,40 +32,11 @@ static int any_logs(const char *part) {
   return n;
 }
 
-static void show_logs(void) {
-  for (int i = 0; i < log_count; i++)
-    printf("#   log %d: %s\n", log_level[i], logs[i]);
-}
-
-static struct {
-  char key[300];
-  double v;
-} values[512];
-static int value_count;
-
-static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
-  (void)ctx;
-  if (value_count == 512)
-    return;
-  snprintf(values[value_count].key, sizeof(values[0].key), "%s/%s%s%s",
-           t->instance, m->type, m->type_instance[0] ? "-" : "",
-           m->type_instance);
-  values[value_count++].v =
-      m->kind == JC_GAUGE ? m->gauge[0] : (double)m->derive[0];
-}
-
 static bool has(const char *key) {
   for (int i = 0; i < value_count; i++)
     if (strcmp(values[i].key, key) == 0)
       return true;
   return false;
-}
-
-static double value(const char *key) {
-  for (int i = 0; i < value_count; i++)
-    if (strcmp(values[i].key, key) == 0)
-      return values[i].v;
-  return -1;
 }
 
 /* Instances seen in the last read, sorted, joined by spaces. */
@@ -672,7 +633,7 @@ static void test_init_errors(void) {
   jc_config_finish(cfg, err, sizeof(err));
   jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
   log_count = 0;
-  is_int(jc_collector_init(c), -1, "init refuses a non-cgroup2 root");
+  is_int(jc_collector_init(c), -EMEDIUMTYPE, "init refuses a non-cgroup2 root");
   ok(log_count == 1 && strstr(logs[0], "is not a cgroup v2 directory"),
      "one line: %s", logs[0]);
   jc_collector_free(c);
@@ -682,7 +643,7 @@ static void test_init_errors(void) {
   jc_config_finish(cfg, err, sizeof(err));
   c = jc_collector_new(cfg, log_cb, NULL);
   log_count = 0;
-  is_int(jc_collector_init(c), -1, "init refuses a missing root");
+  is_int(jc_collector_init(c), -ENOENT, "init refuses a missing root");
   ok(log_count == 1 && strstr(logs[0], "No such file"), "one line: %s",
      logs[0]);
   jc_collector_free(c);

@@ -38,6 +38,18 @@ int main(void) {
           "is used by InstanceFrom \"container\" only");
   jc_config_free(c);
   c = jc_config_new();
+  refused(jc_config_set_container_names(c, "flat", err, sizeof(err)),
+          "ContainerNames flat", "must be \"plain\", \"prefixed\" or \"levels\"");
+  is_int(jc_config_set_container_names(c, "Levels", err, sizeof(err)), 0,
+         "ContainerNames levels (any case)");
+  ok(c->container_names == JC_NAMES_LEVELS, "  kept");
+  refused(jc_config_finish(c, err, sizeof(err)), "ContainerNames without InstanceFrom \"container\"",
+          "ContainerNames: is used by InstanceFrom \"container\" only");
+  is_int(jc_config_set_instance_from(c, "container", err, sizeof(err)), 0,
+         "InstanceFrom container");
+  is_int(jc_config_finish(c, err, sizeof(err)), 0, "  then ContainerNames is taken: %s", err);
+  jc_config_free(c);
+  c = jc_config_new();
   refused(jc_config_set_runtime_dir(c, "rkt", "/var/lib/rkt", err, sizeof(err)),
           "RuntimeDir rkt", "unknown runtime \"rkt\"; known: containerd");
   refused(jc_config_set_runtime_dir(c, "containerd", "run/k3s", err, sizeof(err)),
@@ -59,9 +71,9 @@ int main(void) {
   jc_config_add_collect(c, "PIDS", err, sizeof(err));
   ok(c->collect == (JC_COLLECT_PRESSURE | JC_COLLECT_PIDS),
      "later Collect adds, case-insensitive");
-  refused(jc_config_add_collect(c, "gpu", err, sizeof(err)), "Collect gpu",
+  refused(jc_config_add_collect(c, "gpus", err, sizeof(err)), "Collect gpus",
           "unknown group");
-  refused(jc_config_add_collect(c, "+gpu", err, sizeof(err)), "Collect +gpu",
+  refused(jc_config_add_collect(c, "+gpus", err, sizeof(err)), "Collect +gpus",
           "\"+GROUP\" adds one to the default set");
   jc_config_free(c);
 

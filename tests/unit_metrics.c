@@ -358,6 +358,7 @@ static void test_default_selection(jc_memstat_keys *k) {
     PARSE(&s, JC_FILE_MEMORY_CURRENT, "8192\n", k);
     PARSE(&s, JC_FILE_MEMORY_PEAK, "9000\n", k);
     PARSE(&s, JC_FILE_MEMORY_SWAP_CURRENT, "0\n", k);
+    PARSE(&s, JC_FILE_MEMORY_SWAP_PEAK, "0\n", k);
     PARSE(&s, JC_FILE_MEMORY_STAT, "anon 4096\nfile 12288\n", k);
     PARSE(&s, JC_FILE_IO_STAT, "8:0 rbytes=1 wbytes=2 rios=1 wios=1\n", k);
     PARSE(&s, JC_FILE_MEMORY_MAX, "65536\n", k);
@@ -475,6 +476,31 @@ int main(void) {
                "low 0\nhigh 1\nmax 2\noom 3\noom_kill 4\n", &k),
          0, "memory.events");
   is_int(PARSE(&s, JC_FILE_PIDS_CURRENT, "7\n", &k), 0, "pids.current");
+  is_int(PARSE(&s, JC_FILE_MEMORY_SWAP_PEAK, "123456789012\n", &k), 0,
+         "memory.swap.peak");
+  const jc_file_info *swap_peak = &jc_sample_files[JC_FILE_MEMORY_SWAP_PEAK];
+  const jc_list_info *swap_peak_list = &jc_lists[JC_LIST_MEMORY_SWAP_PEAK];
+  ok(strcmp(swap_peak->name, "memory.swap.peak") == 0 &&
+         strcmp(swap_peak->controller, "memory") == 0 && swap_peak->optional &&
+         swap_peak->absent_at_root && !swap_peak->reset_after_read &&
+         swap_peak_list->files == (1u << JC_FILE_MEMORY_SWAP_PEAK) &&
+         swap_peak_list->groups == JC_COLLECT_MEMORY &&
+         !swap_peak_list->in_default,
+     "memory.swap.peak's row: optional, not at the root, an opt-in list of "
+     "Collect \"memory\" made from it alone");
+  is_int(PARSE(&s, JC_FILE_PIDS_PEAK, "4194304\n", &k), 0, "pids.peak");
+  const jc_file_info *pids_peak = &jc_sample_files[JC_FILE_PIDS_PEAK];
+  jc_memstat_keys no_keys = {0};
+  jc_selection pids_only = choose(&no_keys, JC_COLLECT_PIDS, NULL);
+  ok(strcmp(pids_peak->name, "pids.peak") == 0 &&
+         strcmp(pids_peak->controller, "pids") == 0 && pids_peak->optional &&
+         pids_peak->absent_at_root && !pids_peak->reset_after_read &&
+         jc_lists[JC_LIST_PIDS_PEAK].files == (1u << JC_FILE_PIDS_PEAK) &&
+         jc_lists[JC_LIST_PIDS_PEAK].groups == JC_COLLECT_PIDS &&
+         pids_only.list[JC_LIST_PIDS_PEAK] == JC_SEL_DEFAULT &&
+         pids_only.list[JC_LIST_PIDS_CURRENT] == JC_SEL_DEFAULT,
+     "pids.peak's row: optional, not at the root, a list of Collect "
+     "\"pids\"'s default beside count-pids, made from it alone");
 
   seen_count = 0;
   jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
@@ -509,6 +535,8 @@ int main(void) {
   ok(find("derive-memory_events_oom_group_kill") < 0,
      "memory.events key missing on older kernels is not sent");
   expect_value("count-pids", 0, 7);
+  expect_value("memory-swap_peak", 0, 123456789012.0);
+  expect_value("count-pids_peak", 0, 4194304);
   expect_ids("a first sample of every file");
   ok(seen[find("ps_cputime")].kind == JC_DERIVE &&
          seen[find("memory-current")].kind == JC_GAUGE,
@@ -523,6 +551,11 @@ int main(void) {
   jc_metrics_emit(&s, &rate, NULL, &o, record, NULL);
   expect_value("gauge-cpu_cores", 0, 0.75);
   expect_value("percent-cpu", 0, 18.75);
+  ok(find("memory-swap_peak") < 0,
+     "no memory.swap.peak in the read (a kernel before 6.5): no "
+     "memory-swap_peak");
+  ok(find("count-pids_peak") < 0,
+     "no pids.peak in the read (a kernel before 6.1): no count-pids_peak");
   expect_ids("the rates");
 
   /* The cgroup was re-created: its counter went back. No negative rate. */

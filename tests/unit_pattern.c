@@ -3,26 +3,32 @@
 #include "jc_pattern.h"
 #include "tap.h"
 
+#include <errno.h>
+
 static bool matches(const char *pattern, const char *path) {
   char err[256];
-  jc_pattern *p = jc_pattern_compile(pattern, err, sizeof(err));
-  bool r = p && jc_pattern_match(p, path);
+  jc_pattern *p = NULL;
+  bool r = jc_pattern_compile(pattern, &p, err, sizeof(err)) == 0 &&
+           jc_pattern_match(p, path);
   jc_pattern_free(p);
   return r;
 }
 
 static bool below(const char *pattern, const char *path) {
   char err[256];
-  jc_pattern *p = jc_pattern_compile(pattern, err, sizeof(err));
-  bool r = p && jc_pattern_may_match_below(p, path);
+  jc_pattern *p = NULL;
+  bool r = jc_pattern_compile(pattern, &p, err, sizeof(err)) == 0 &&
+           jc_pattern_may_match_below(p, path);
   jc_pattern_free(p);
   return r;
 }
 
 static void refused(const char *pattern, const char *why_part) {
   char err[256] = "";
-  jc_pattern *p = jc_pattern_compile(pattern, err, sizeof(err));
-  ok(!p && strstr(err, why_part), "refused \"%s\" (%s)", pattern, err);
+  jc_pattern *p = NULL;
+  int r = jc_pattern_compile(pattern, &p, err, sizeof(err));
+  ok(r == -EINVAL && !p && strstr(err, why_part), "refused \"%s\" (%s)",
+     pattern, err);
   jc_pattern_free(p);
 }
 

@@ -4,6 +4,7 @@
  * collector's retries while a runtime has not written its files yet. */
 #include "fixture_util.h"
 #include "jc_collector.h"
+#include "jc_internal.h"
 #include "jc_runtime.h"
 #include "tap.h"
 
@@ -84,6 +85,7 @@ static const char *name_of(jc_runtime *rt, const char *relpath) {
 #define POD "machine.slice/machine-libpod_pod_b2d4f6a8c0e2f4a6b8c0d2e4f6a8b0c2d4e6f8a0b2c4d6e8f0a2b4c6d8e0f2a4.slice"
 #define USER(uid) "user.slice/user-" #uid ".slice/user@" #uid ".service/user.slice/libpod-"
 #define UNKNOWN "0000000000000000000000000000000000000000000000000000000000000000"
+#define UNKNOWN2 "3333333333333333333333333333333333333333333333333333333333333333"
 #define LINKED "1111111111111111111111111111111111111111111111111111111111111111"
 
 /* The same node under any runtime whose cgroups are PREFIX<id>SUFFIX. */
@@ -150,6 +152,38 @@ static void layouts(void) {
   is_str(name_of(rt, p), "shop_web-7d9f8c6b5-x2x9q_nginx",
          "k3s without RuntimeDir: the kubelet's /var/log/containers names it");
   jc_runtime_free(rt);
+
+  /* ContainerNames: the same names, their parts split unambiguously. */
+  static const struct {
+    jc_container_names names;
+    const char *ctr, *pod, *compose, *plain;
+  } formats[] = {
+      {JC_NAMES_PREFIXED, "k8s_shop_web-7d9f8c6b5-x2x9q_nginx",
+       "k8s_shop_web-7d9f8c6b5-x2x9q", "compose_shop_db", "registry"},
+      {JC_NAMES_LEVELS, "k8s.shop.web-7d9f8c6b5-x2x9q.nginx",
+       "k8s.shop.web-7d9f8c6b5-x2x9q", "compose.shop.db", "registry"},
+  };
+  for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+    const char *what = formats[i].names == JC_NAMES_LEVELS ? "levels" : "prefixed";
+    rt = host("k3s-cgroupfs", NULL);
+    jc_runtime_set_names(rt, formats[i].names);
+    snprintf(p, sizeof(p), "%s/%s", be, NGINX);
+    is_str(name_of(rt, p), formats[i].ctr, "ContainerNames \"%s\": a container (the kubelet's files)", what);
+    is_str(name_of(rt, be), formats[i].pod, "  a pod");
+    jc_runtime_free(rt);
+    rt = host("containerd-systemd", NULL);
+    jc_runtime_set_names(rt, formats[i].names);
+    is_str(name_of(rt, BE "/cri-containerd-" NGINX ".scope"), formats[i].ctr,
+           "  a container (containerd's bundle)");
+    jc_runtime_free(rt);
+    rt = host("docker", NULL);
+    jc_runtime_set_names(rt, formats[i].names);
+    is_str(name_of(rt, "system.slice/docker-c9d947af6874c9be436b564bccc6e059a0c1f65cccf1bae1f6dfa1868df0da6c.scope"),
+           formats[i].compose, "  a compose service");
+    is_str(name_of(rt, "system.slice/docker-6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d912fc28b899.scope"),
+           formats[i].plain, "  a plain container: its name");
+    jc_runtime_free(rt);
+  }
 
   rt = host("crio", NULL);
   kubernetes(rt, "crio", "crio-", ".scope", true);
@@ -583,6 +617,34 @@ static void collector(void) {
   ok(strstr(logged, "system.slice/docker-" UNKNOWN ".scope") &&
          strstr(logged, "keeps its path name"),
      "naming the cgroup: %s", logged);
+  ok(strstr(logged, "looked for Docker's ") &&
+         strstr(logged, "/var/lib/docker/containers/" UNKNOWN "/config.v2.json") &&
+         strstr(logged, "is there, without this container's file") &&
+         strstr(logged, "looked up again every 60 s"),
+     "  the file looked for, where, and when it is looked for again");
+  /* A second one of the same cause: no second line. */
+  fx_cgroup("sys/fs/cgroup/system.slice/docker-" UNKNOWN2 ".scope", 10);
+  log_reset();
+  for (int i = 0; i < JC_RUNTIME_TRIES + 5; i++)
+    jc_collector_read(c, NULL, NULL);
+  is_int(log_lines, 0, "another container of the same runtime: said once for both");
+  /* Docker writes the first one's file late: taken at the slower pace. */
+  fx_mkdir("var/lib/docker/containers/" UNKNOWN);
+  fx_write("var/lib/docker/containers/" UNKNOWN "/config.v2.json",
+           "{\"Name\":\"/late\"}");
+  jc_collector_read(c, NULL, NULL);
+  is_str(instance_of(c, "system.slice/docker-" UNKNOWN ".scope"),
+         "system.slice_docker-" UNKNOWN ".scope",
+         "its file written after the tries: not read at every read");
+  c->names_slow_at = 0; /* JC_RUNTIME_RETRY_S later */
+  jc_collector_read(c, NULL, NULL);
+  is_str(instance_of(c, "system.slice/docker-" UNKNOWN ".scope"), "late",
+         "  a minute later: Docker's name");
+  ok(info_lines == 1 && strstr(logged, "is named \"late\" by its runtime now") &&
+         strstr(logged, "those under \"system.slice_docker-" UNKNOWN ".scope\" end"),
+     "  with one INFO: %s", logged);
+  is_str(instance_of(c, "system.slice/docker-" UNKNOWN2 ".scope"),
+         "system.slice_docker-" UNKNOWN2 ".scope", "  the other keeps looking");
 
   /* The container's directory a link out of RuntimeRoot: one WARNING at
    * its first read, none at the reads after. */
@@ -599,6 +661,39 @@ static void collector(void) {
      "  naming the directory");
   diag_logged();
   jc_collector_free(c);
+  fx_cleanup();
+}
+
+/* ---- what a name that does not come says ----------------------------------- */
+
+/* The runtimes' files looked for, and the remedy, where RuntimeRoot holds
+ * no runtime's state at all (a collectd in a container without mounts). */
+static void missing(void) {
+  const char *root = fx_tmpdir();
+  jc_runtime *rt = jc_runtime_new(root, NULL, &the_log);
+  char text[4096];
+  int k = jc_runtime_missing(rt, BE "/" UNKNOWN, text, sizeof(text));
+  is_int(k, JC_RUNTIME_CONTAINERD,
+         "a pod's container, cgroupfs driver: containerd's cause");
+  ok(strstr(text, "containerd's ") && strstr(text, "/run/containerd/io.containerd.runtime.v2.task/*/" UNKNOWN "/config.json") &&
+         strstr(text, "Docker's ") && strstr(text, "/var/lib/docker/containers/" UNKNOWN "/config.v2.json") &&
+         strstr(text, "the kubelet's ") && strstr(text, "/var/log/containers/*-" UNKNOWN ".log"),
+     "  the three files looked for: %s", text);
+  ok(strstr(text, "/run/containerd is not there: a collectd in a container "
+                  "mounts the host's /run/containerd read-only at that path") &&
+         strstr(text, "RuntimeRoot") && strstr(text, "RuntimeDir containerd"),
+     "  the directory to mount, RuntimeRoot, RuntimeDir");
+  is_int(jc_runtime_missing(rt, BE, text, sizeof(text)), JC_RUNTIME_KUBELET,
+         "a pod's cgroup: the kubelet's");
+  ok(strstr(text, "/var/log/pods/*_*_e04aa1a7-ada9-5951-980e-1e1f9372c098") != NULL,
+     "  its pods/ directory: %s", text);
+  is_int(jc_runtime_missing(rt, USER(1002) UNKNOWN ".scope", text, sizeof(text)),
+         JC_RUNTIME_PODMAN, "rootless Podman");
+  ok(strstr(text, "etc/passwd") && strstr(text, "home read-only"),
+     "  its passwd and the user's home: %s", text);
+  is_int(jc_runtime_missing(rt, "system.slice/cron.service", text, sizeof(text)),
+         -ENOENT, "a service: no runtime's");
+  jc_runtime_free(rt);
   fx_cleanup();
 }
 
@@ -659,6 +754,7 @@ int main(void) {
   bad_runtimes();
   collector();
   restarted();
+  missing();
   snprintf(cmd, sizeof(cmd), "rm -rf '%s'", hosts);
   if (system(cmd) != 0)
     perror(cmd);

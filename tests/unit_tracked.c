@@ -188,8 +188,8 @@ static void note_kills(jc_collector *c, jc_tracked *t, uint64_t kills) {
   jc_sample s;
   jc_sample_reset(&s);
   s.have |= 1u << JC_FILE_MEMORY_EVENTS;
-  s.events_have |= 1u << JC_EVENTS_OOM_KILL;
-  s.events[JC_EVENTS_OOM_KILL] = kills;
+  s.keyed_have |= 1u << JC_KEY_MEMORY_EVENTS_OOM_KILL;
+  s.keyed[JC_KEY_MEMORY_EVENTS_OOM_KILL] = kills;
   jc_limits limits = JC_LIMITS_NONE;
   limits.memory_max = 64u << 20;
   jc_read r = {&s, &limits, NULL, false, true};
@@ -437,8 +437,8 @@ static void test_peak(void) {
   jc_tracked_fd_done(c, t, f, fd, true);
   ok(t->fd[f] == fd && c->fds.peaks == 1, "a read peak descriptor is kept");
   jc_peak_state *peak = jc_step_slot(c, t, JC_STEP_PEAK);
-  ok(jc_sample_files[f].step == &jc_peak_step,
-     "the interval peak's row names its step");
+  ok(c->steps.of_file[f] == &jc_peak_step,
+     "the interval peak's file is its step's");
   jc_sample s;
   jc_sample_reset(&s);
   s.have |= 1u << f;
@@ -482,6 +482,7 @@ static void test_peak(void) {
 
 static int cpu_lists;
 static double last_user;
+static uint64_t last_time; /* its time_ns: 0 for a list of a pass */
 static char end_message[512];
 static size_t end_meta;
 
@@ -490,6 +491,7 @@ static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
   if (strcmp(t->relpath, "job") == 0 && strcmp(m->type, "ps_cputime") == 0) {
     cpu_lists++;
     last_user = (double)m->derive[0];
+    last_time = m->time_ns;
   }
 }
 
@@ -564,14 +566,15 @@ static void test_end(void) {
      "a populated cgroup is watched");
   fx_write("job/cpu.stat", "usage_usec 9000\nuser_usec 6000\nsystem_usec 3000\n");
   fx_write("job/cgroup.events", "populated 0\nfrozen 0\n");
+  uint64_t read_at = jc_wall_ns();
   jc_collector_handle_events(c, collect_cb, NULL);
-  ok(cpu_lists == 1 && last_user == 6000,
-     "emptied: its final figures are read at once (user %g µs)", last_user);
+  is_int(cpu_lists, 0, "emptied: its final figures are read at once and "
+         "held while it is there");
   ok(strncmp(end_message, "cgroup job ended after ", 23) == 0 &&
          strstr(end_message, ": CPU 0.01 s user, 0.00 s system") && end_meta >= 3,
      "NotifyEnd: one notification with its totals (%s)", end_message);
   jc_collector_handle_events(c, collect_cb, NULL);
-  is_int(cpu_lists, 1, "nothing more until it changes again");
+  is_int(cpu_lists, 0, "nothing more until it changes again");
   /* Made after init: one found empty after a job ran in it (its cpu.stat
    * counts), one not used yet. */
   fx_cgroup("late", 2000);
@@ -592,7 +595,13 @@ static void test_end(void) {
   fx_remove("late");
   fx_remove("fresh");
   infos = 0;
+  usleep(20000);
+  uint64_t sent_at = jc_wall_ns();
   jc_collector_read(c, collect_cb, NULL);
+  ok(cpu_lists == 1 && last_user == 6000 && last_time >= read_at &&
+         last_time + 10000000 <= sent_at,
+     "removed: its held final figures are sent, stamped when they were "
+     "read (user %g µs)", last_user);
   ok(find(c, "job") == NULL && find(c, "lost") == NULL && infos >= 1 &&
          strstr(last_log, "1 cgroup emptied and was removed before its final "
                           "figures could be read"),
@@ -608,6 +617,53 @@ static void test_end(void) {
                           "figures could be read"),
      "one whose cgroup.events changed unread while empty, then removed: "
      "counted (%s)", last_log);
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
+/* A parent whose children come and go: it empties each time, and stays.
+ * Its final reads between passes send nothing; the passes send one point
+ * each, with rates over the whole interval. */
+static void test_end_stays(void) {
+  fx_root("cpu\n");
+  fx_write("cpu.stat", "usage_usec 5\nuser_usec 3\nsystem_usec 2\n");
+  fx_cgroup("job", 1000);
+  fx_write("job/cgroup.events", "populated 1\nfrozen 0\n");
+  char err[256];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, fx_path(""), err, sizeof(err));
+  jc_config_add_pattern(cfg, false, "job", err, sizeof(err));
+  cfg->notify_end = true;
+  jc_config_finish(cfg, err, sizeof(err));
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  jc_collector_set_notify(c, end_cb, NULL);
+  ok(jc_collector_init(c) == 0, "init: a parent with a child running");
+  jc_tracked *job = find(c, "job");
+  uint64_t baseline = job ? job->prior.rate.time_ns : 0;
+  cpu_lists = 0;
+  int notes = 0;
+  for (int i = 0; i < 3; i++) {
+    fx_write("job/cgroup.events", "populated 0\nfrozen 0\n");
+    end_message[0] = '\0';
+    jc_collector_handle_events(c, collect_cb, NULL);
+    notes += end_message[0] != '\0';
+    fx_write("job/cgroup.events", "populated 1\nfrozen 0\n");
+    jc_collector_handle_events(c, collect_cb, NULL);
+  }
+  ok(cpu_lists == 0 && notes == 3 && job &&
+         job->prior.rate.time_ns == baseline,
+     "emptied 3 times between passes: no list sent (%d), a NotifyEnd each "
+     "(%d), the rates' baseline the last pass's", cpu_lists, notes);
+  jc_collector_read(c, collect_cb, NULL);
+  ok(cpu_lists == 1 && last_time == 0, "the pass: one point, of the pass");
+  fx_write("job/cgroup.events", "populated 0\nfrozen 0\n");
+  jc_collector_handle_events(c, collect_cb, NULL);
+  jc_collector_read(c, collect_cb, NULL);
+  is_int(cpu_lists, 2, "emptied, then a pass: its point only");
+  fx_remove("job");
+  jc_collector_read(c, collect_cb, NULL);
+  is_int(cpu_lists, 2, "then removed: nothing more (the pass had sent its "
+         "final figures)");
   jc_collector_free(c);
   fx_cleanup();
 }
@@ -794,6 +850,7 @@ static void test_end_oom(void) {
 
 int main(void) {
   test_end();
+  test_end_stays();
   test_end_oom();
   test_end_record();
   test_walk();

@@ -92,7 +92,8 @@ int jcli_block_apply(const jcli_block *b, jc_config *cfg, char *err,
     return 0;
   const jc_conf_item *bad = NULL;
   char why[1024];
-  if (jc_confblock_apply(cfg, b->block, &bad, why, sizeof(why)) == 0)
+  if (jc_confblock_apply(cfg, b->block, &bad, why, sizeof(why)) == 0 &&
+      jc_confblock_finish(cfg, b->block, &bad, why, sizeof(why)) == 0)
     return 0;
   snprintf(err, n, "%s:%d: %s", bad->file, bad->line, why);
   return -1;

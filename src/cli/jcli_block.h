@@ -32,8 +32,10 @@ typedef struct {
  */
 int jcli_block_read(const char *path, jcli_block *ret, char *err, size_t n);
 
-/* Applies the block to cfg (jc_confblock_apply; jc_config_finish is the
- * caller's).  0, or -1 with err "FILE:LINE: <the plugin's message>". */
+/* Applies the block to cfg and finishes it (jc_confblock_apply, then
+ * jc_confblock_finish: the line of a Values pattern it refuses is the
+ * Values item's own).  0, or -1 with err "FILE:LINE: <the plugin's
+ * message>".  Without a block nothing is applied nor finished. */
 int jcli_block_apply(const jcli_block *b, jc_config *cfg, char *err,
                      size_t n);
 

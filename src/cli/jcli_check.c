@@ -8,9 +8,14 @@
  *   {"config": "/etc/collectd/collectd.conf",
  *    "block": "/etc/collectd/collectd.conf.d/joule_cgroup.conf:27",
  *    "root": "/sys/fs/cgroup",
- *    "cgroups": [{"instance": "root", "cgroup": "/", "count": 6,
+ *    "cgroups": [{"instance": "root", "cgroup": "/", "count": 4,
+ *                 "series": 6,
  *                 "values": ["ps_cputime", "gauge-cpu_cores", ...]}, ...],
- *    "cgroup_count": 12, "value_lists": 74}
+ *    "cgroup_count": 12, "value_lists": 74, "series": 110}
+ *
+ * "count" and "value_lists" are value lists; "series" their values, what
+ * each writer stores as one series (InfluxDB, Graphite, Prometheus):
+ * ps_cputime, disk_octets and disk_ops carry two each.
  *
  * The cgroups and value lists are the collector's own after init and one
  * read, as in the plugin (the read a moment after init, so that the
@@ -30,8 +35,10 @@
 
 #include "jc_collector.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,8 +46,40 @@
  * for a check before a restart. */
 #define CHECK_READ_DELAY_NS 200000000u
 
-int jcli_check_load(const char *path, jc_config *cfg, char *where,
-                    size_t size) {
+/* "FILE:LINE" of each Select pattern of the block, in the order
+ * jc_confblock_apply added them to the configuration. */
+typedef struct {
+  char **at;
+  size_t count, cap;
+} select_lines;
+
+static void select_lines_free(select_lines *sl) {
+  for (size_t i = 0; i < sl->count; i++)
+    free(sl->at[i]);
+  free(sl->at);
+}
+
+static int note_selects(const jcli_block *b, select_lines *ret) {
+  for (int i = 0; b->block && i < b->block->children_num; i++) {
+    const jc_conf_item *ci = &b->block->children[i];
+    for (int k = 0; strcasecmp(ci->key, "Select") == 0 && k < ci->values_num;
+         k++) {
+      char **grown = jcli_grow(ret->at, ret->count, &ret->cap, sizeof(*grown));
+      if (!grown)
+        return -1;
+      ret->at = grown;
+      if (asprintf(&grown[ret->count], "%s:%d", ci->file, ci->line) < 0)
+        return -1;
+      ret->count++;
+    }
+  }
+  return 0;
+}
+
+/* jcli_check_load, and where the block's Select patterns are written
+ * when selects is not NULL. */
+static int load(const char *path, jc_config *cfg, char *where, size_t size,
+                select_lines *selects) {
   jcli_block b;
   char err[2048];
   if (jcli_block_read(path, &b, err, sizeof(err)) < 0) {
@@ -59,8 +98,17 @@ int jcli_check_load(const char *path, jc_config *cfg, char *where,
     jcli_error("%s", err);
     r = -1;
   }
+  if (r >= 0 && selects && note_selects(&b, selects) < 0) {
+    jcli_error("out of memory");
+    r = -1;
+  }
   jcli_block_release(&b);
   return r;
+}
+
+int jcli_check_load(const char *path, jc_config *cfg, char *where,
+                    size_t size) {
+  return load(path, cfg, where, size, NULL);
 }
 
 /* ---- the lists of one read ------------------------------------------ */
@@ -69,6 +117,7 @@ typedef struct {
   char *relpath;
   char **names;
   size_t count, cap;
+  size_t series; /* the values of its lists */
 } cgroup_lists;
 
 typedef struct {
@@ -87,6 +136,7 @@ static int add_name(cgroup_lists *g, const jc_metric *m) {
   if (!(grown[g->count] = strdup(name)))
     return -1;
   g->count++;
+  g->series += m->count;
   return 0;
 }
 
@@ -132,7 +182,7 @@ typedef struct {
   jcli_json *json;
   const read_lists *lists;
   size_t next;     /* the cgroup of lists expected next (same order) */
-  size_t cgroups, value_lists;
+  size_t cgroups, value_lists, series;
 } report;
 
 static const cgroup_lists *lists_of(report *r, const char *relpath) {
@@ -156,6 +206,8 @@ static void add_target(void *ctx, const jc_target *t) {
   jcli_json_string(j, t->relpath[0] ? t->relpath : "/");
   jcli_json_key(j, "count");
   jcli_json_int(j, g ? (long long)g->count : 0);
+  jcli_json_key(j, "series");
+  jcli_json_int(j, g ? (long long)g->series : 0);
   jcli_json_key(j, "values");
   jcli_json_array_open(j);
   for (size_t i = 0; g && i < g->count; i++)
@@ -164,11 +216,12 @@ static void add_target(void *ctx, const jc_target *t) {
   jcli_json_map_close(j);
   r->cgroups++;
   r->value_lists += g ? g->count : 0;
+  r->series += g ? g->series : 0;
 }
 
 static int print_report(const jc_collector *c, const read_lists *rl,
                         const char *path, const char *where) {
-  report r = {jcli_json_new(true), rl, 0, 0, 0};
+  report r = {jcli_json_new(true), rl, 0, 0, 0, 0};
   if (!r.json) {
     jcli_error("out of memory");
     return -1;
@@ -192,6 +245,8 @@ static int print_report(const jc_collector *c, const read_lists *rl,
   jcli_json_int(j, (long long)r.cgroups);
   jcli_json_key(j, "value_lists");
   jcli_json_int(j, (long long)r.value_lists);
+  jcli_json_key(j, "series");
+  jcli_json_int(j, (long long)r.series);
   jcli_json_map_close(j);
   int w = jcli_json_write(j, STDOUT_FILENO);
   if (w < 0)
@@ -200,9 +255,66 @@ static int print_report(const jc_collector *c, const read_lists *rl,
   return w < 0 ? -1 : 0;
 }
 
+/* ---- Select patterns that pick nothing here ------------------------- */
+
+typedef struct {
+  const jc_pattern *pattern;
+  bool picked;
+} pick;
+
+static void try_target(void *ctx, const jc_target *t) {
+  pick *k = ctx;
+  if (!k->picked && t->relpath[0] && jc_pattern_match(k->pattern, t->relpath))
+    k->picked = true;
+}
+
+/* A Select that picks no cgroup of this host sends nothing here: a typo,
+ * a pattern written for other hosts, or for cgroups not there yet.  A
+ * warning for each, at its line (where: the block's, for the default). */
+static void warn_unpicked(const jc_collector *c, jc_pattern *const *select,
+                          size_t count, const select_lines *lines,
+                          const char *where) {
+  for (size_t i = 0; i < count; i++) {
+    pick k = {select[i], false};
+    jc_collector_each_target(c, try_target, &k);
+    if (k.picked)
+      continue;
+    char msg[2048];
+    snprintf(msg, sizeof(msg),
+             "%s: Select \"%s\" picks no cgroup below %s on this host now "
+             "(patterns are relative to it, and \"*\" is one level); "
+             "`joule-cgroup list --select PATTERN` shows what one picks",
+             i < lines->count ? lines->at[i] : where,
+             jc_pattern_text(select[i]), jc_collector_root(c));
+    jcli_log(NULL, JC_LOG_WARNING, msg);
+  }
+}
+
+/* InstanceFrom "container": the names missing, one line per cause; a
+ * WARNING more when container cgroups are found and no runtime's state
+ * at all (a collectd in a container without its mounts). */
+static void no_names(jc_collector *c) {
+  bool no_state;
+  size_t waiting = jc_collector_names_missing(c, false, &no_state);
+  if (!waiting || !no_state)
+    return;
+  char msg[512];
+  snprintf(msg, sizeof(msg),
+           "InstanceFrom \"container\": %zu container cgroup%s and no "
+           "container runtime's state below RuntimeRoot: every one keeps its "
+           "path name (mount the runtimes' state directories read-only, or "
+           "set RuntimeRoot and RuntimeDir; docs/containers.md)",
+           waiting, waiting == 1 ? "" : "s");
+  jcli_log(NULL, JC_LOG_WARNING, msg);
+}
+
 /* The plugin's init and one read with cfg (taken), then the report. */
-static int preview(jc_config *cfg, const char *path, const char *where) {
+static int preview(jc_config *cfg, const char *path, const char *where,
+                   const select_lines *lines) {
   cfg->preview = true;
+  /* cfg's, which the collector keeps until it is freed */
+  jc_pattern *const *select = cfg->select;
+  size_t select_count = cfg->select_count;
   jc_collector *c = jc_collector_new(cfg, jcli_log_info, NULL);
   if (!c) {
     jcli_error("out of memory");
@@ -214,9 +326,11 @@ static int preview(jc_config *cfg, const char *path, const char *where) {
     struct timespec delay = {0, CHECK_READ_DELAY_NS};
     nanosleep(&delay, NULL);
     jc_collector_read(c, add_list, &rl);
+    no_names(c);
     if (rl.failed)
       jcli_error("out of memory");
     r = rl.failed ? -1 : print_report(c, &rl, path, where);
+    warn_unpicked(c, select, select_count, lines, where);
   }
   read_lists_free(&rl);
   jc_collector_free(c);
@@ -232,15 +346,17 @@ int jcli_check(int argc, char **argv) {
   }
   const char *path = o.file ? o.file : JCLI_COLLECTD_CONF;
   char where[1200], err[1024];
-  int loaded = jcli_check_load(path, o.cfg, where, sizeof(where));
+  select_lines lines = {0};
+  int loaded = load(path, o.cfg, where, sizeof(where), &lines);
   if (loaded >= 0 && jc_config_finish(o.cfg, err, sizeof(err)) < 0) {
     jcli_error("%s: %s", where, err);
     loaded = -1;
   }
   if (loaded >= 0) {
-    r = preview(o.cfg, path, where);
+    r = preview(o.cfg, path, where, &lines);
     o.cfg = NULL; /* taken */
   }
+  select_lines_free(&lines);
   jcli_opts_release(&o);
   return loaded != 0 || r < 0 ? JCLI_EXIT_FAILURE : JCLI_EXIT_OK;
 }

@@ -7,6 +7,7 @@
 #include "jcli_write.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,11 +145,15 @@ void jcli_json_double(jcli_json *j, double v) {
     return;
   }
   /* yajl_gen_double prints %.20g ("0.10000000000000000555"): take the
-   * shortest of 15 or 17 digits that reads back as the same double. */
+   * fewest digits that read back as the same double.  From 15 (DBL_DIG)
+   * on: a shorter form that does reads back from 15, its zeros dropped by
+   * %g; 17 always do.  A subnormal has fewer digits of its own. */
   char text[40];
-  snprintf(text, sizeof(text), "%.15g", v);
-  if (strtod(text, NULL) != v)
-    snprintf(text, sizeof(text), "%.17g", v);
+  for (int digits = fabs(v) < DBL_MIN ? 1 : DBL_DIG; digits <= 17; digits++) {
+    snprintf(text, sizeof(text), "%.*g", digits, v);
+    if (strtod(text, NULL) == v)
+      break;
+  }
   check(j, yajl_gen_number(j->gen, text, strlen(text)));
 }
 

@@ -64,6 +64,9 @@ int jcli_list(int argc, char **argv) {
   o.cfg->collect = 0;
   jc_collector *c = jcli_collector_at(o.root, o.cfg);
   o.cfg = NULL; /* taken */
+  bool no_state;
+  if (c)
+    (void)jc_collector_names_missing(c, true, &no_state); /* on stderr */
   r = c ? print_list(c) : -1;
   jc_collector_free(c);
   jcli_opts_release(&o);

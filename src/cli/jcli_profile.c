@@ -118,11 +118,19 @@ static int open_cgroup(profile *p) {
   bool populated;
   if (r == 0)
     r = read_populated(p->eventsfd, &populated);
-  if (r < 0)
+  if (r < 0) {
     jcli_error("cannot read %s/cgroup.events: %s", p->cgroup, strerror(-r));
-  else /* its cpuset says on which packages its CPU time was spent */
-    jcli_energy_set_cgroup(&p->env->reader->energy, p->cgfd);
-  return r;
+    return r;
+  }
+  /* its cpuset says on which packages its CPU time was spent */
+  jcli_energy_set_cgroup(&p->env->reader->energy, p->cgfd);
+  jcli_result *res = p->res;
+  res->controllers_known =
+      jc_hier_controllers(p->cgfd, "cgroup.controllers", &res->controllers) ==
+      0;
+  if (jc_hier_v1_controllers("/proc/cgroups", &res->v1_controllers) < 0)
+    res->v1_controllers = 0;
+  return 0;
 }
 
 static int set_up(profile *p) {

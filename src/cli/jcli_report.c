@@ -7,6 +7,8 @@
  */
 #include "jcli_report.h"
 
+#include "jc_hier.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,11 +238,52 @@ static void json_phases(const jcli_run_info *info, const jcli_result *res,
   jcli_json_array_close(j);
 }
 
+/* Why the command's "memory" or "io" is null: the controller its cgroup
+ * lacks, and why it lacks it. */
+static void note_missing(const jcli_result *res, unsigned bit, char *note,
+                         size_t size) {
+  const char *name = jc_hier_ctrl_name(bit);
+  const char *cgroup = res->cgroup ? res->cgroup : "";
+  const char *slash = strrchr(cgroup, '/');
+  int parent = slash ? (int)(slash - cgroup) : 0;
+  if (res->controllers_known && !(res->controllers & bit) &&
+      (res->v1_controllers & bit))
+    snprintf(note, size,
+             "\"%s\" is null: the %s controller is bound to cgroup v1 on "
+             "this host (/proc/cgroups), so %s, in cgroup v2, has none",
+             name, name, cgroup);
+  else if (res->controllers_known && !(res->controllers & bit))
+    snprintf(note, size,
+             "\"%s\" is null: the %s controller is not enabled for the "
+             "children of %.*s, so %s has none; enable it with: echo "
+             "\"+%s\" > %.*s/cgroup.subtree_control",
+             name, name, parent, cgroup, cgroup, name, parent, cgroup);
+  else if (res->controllers_known)
+    snprintf(note, size,
+             "\"%s\" is null: %s has the %s controller, and none of its "
+             "%s files could be read",
+             name, cgroup, name, name);
+  else
+    snprintf(note, size, "\"%s\" is null: none of the %s files of %s could "
+             "be read", name, name, cgroup);
+}
+
 static void json_notes(const jcli_run_info *info, const jcli_result *res,
                        jcli_json *j) {
   char note[1024];
   jcli_json_key(j, "notes");
   jcli_json_array_open(j);
+  jcli_counters io;
+  double peak;
+  const jcli_side *proc = &res->run.proc;
+  if (!proc->memory_seen && !jcli_side_peak(proc, true, &peak)) {
+    note_missing(res, JC_CTRL_MEMORY, note, sizeof(note));
+    jcli_json_string(j, note);
+  }
+  if (!jcli_side_io(proc, &io)) {
+    note_missing(res, JC_CTRL_IO, note, sizeof(note));
+    jcli_json_string(j, note);
+  }
   if (res->phases_on && res->markers == 0) {
     snprintf(note, sizeof(note),
              "no line of the command's output matched the token pattern "

@@ -41,6 +41,11 @@ typedef struct {
   bool kept;
   int exit_status; /* as a shell reports it: code, or 128 + signal */
   int signal;      /* 0 when the command exited */
+  /* Why a figure may be null (the report's notes): the controllers of
+   * the command's cgroup (its cgroup.controllers, JC_CTRL_*: what its
+   * parent hands down) and those the host binds to cgroup v1. */
+  bool controllers_known;
+  unsigned controllers, v1_controllers;
 
   jcli_span run;
   bool phases_on;          /* --phases: phases are recorded */

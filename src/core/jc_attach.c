@@ -86,7 +86,7 @@ static int check_one(jc_collector *c, size_t b, pid_t pid,
     jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s/%s: %s",
             source, (int)pid, c->root, c->cfg->managed[b].path,
             r == -ESRCH ? "no such process" : JC_STRERROR(-r));
-  return -1;
+  return r;
 }
 
 /* The process a pid file names, if the file is to be trusted. */
@@ -103,7 +103,7 @@ static int read_pid_file(jc_collector *c, const char *path,
   else if (r < 0)
     jc_logf(&c->log, JC_LOG_ERR, "%s: %s", source,
             why[0] ? why : JC_STRERROR(-r));
-  return r < 0 ? -1 : 0;
+  return r < 0 ? r : 0;
 }
 
 int jc_attach_check(jc_collector *c, size_t b) {
@@ -112,9 +112,9 @@ int jc_attach_check(jc_collector *c, size_t b) {
   if (!count)
     return 0;
   char source[PATH_MAX + 32], rootcg[PATH_MAX];
-  if (root_cgroup(c, rootcg, sizeof(rootcg)) < 0)
-    return -1;
-  int r = 0;
+  int r = root_cgroup(c, rootcg, sizeof(rootcg));
+  if (r < 0)
+    return r;
   for (size_t k = 0; r == 0 && k < count; k++) {
     describe(m, k, source, sizeof(source));
     pid_t pid = k < m->pid_count ? m->pids[k] : 0;
@@ -172,7 +172,7 @@ int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
                             : JC_STRERROR(-r);
     jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s: %s",
             source, (int)pid, where, hint);
-    return -1;
+    return r;
   }
   return 0;
 }

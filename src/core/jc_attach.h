@@ -13,13 +13,14 @@
 #include "jc_managed.h"
 
 /* Reads block b's pid files and checks each of its processes, before
- * anything is created: 0, or -1 after one ERROR line. */
+ * anything is created: 0, or a negative errno after one ERROR line. */
 int jc_attach_check(jc_collector *c, size_t b);
 
 /* Moves the processes jc_attach_check found into block b's cgroup cgfd
  * (shown as `where`), each only while it is still the process checked,
- * and lets go of each hold.  0, or -1 after one ERROR line (at the first
- * that is not moved; jc_attach_forget lets go of the others). */
+ * and lets go of each hold.  0, or a negative errno after one ERROR line
+ * (at the first that is not moved; jc_attach_forget lets go of the
+ * others). */
 int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where);
 
 /*

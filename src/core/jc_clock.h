@@ -16,4 +16,12 @@ static inline uint64_t jc_now_ns(void) {
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* The wall clock, in nanoseconds since the epoch: only to stamp figures
+ * that are sent later than they were read (jc_metric's time_ns). */
+static inline uint64_t jc_wall_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 #endif

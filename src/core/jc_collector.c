@@ -56,6 +56,11 @@ jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx) {
 
 const char *jc_collector_root(const jc_collector *c) { return c->root; }
 
+size_t jc_collector_names_missing(jc_collector *c, bool loud,
+                                  bool *ret_no_state) {
+  return jc_tracked_names_missing(c, loud, ret_no_state);
+}
+
 void jc_collector_set_notify(jc_collector *c, jc_notify_fn fn, void *ctx) {
   c->notify = fn;
   c->notify_ctx = ctx;
@@ -93,19 +98,20 @@ static int open_root(jc_collector *c) {
             e == EACCES ? "; run as root, or give this user read access to "
                           "the cgroup tree"
                         : "");
-    return -1;
+    return -e;
   }
   struct stat st;
   if (fstat(c->rootfd, &st) == 0)
     c->root_dev = st.st_dev;
   c->root_on_cgroupfs = jc_hier_is_cgroupfs(c->rootfd);
-  if (jc_hier_verify_v2(c->rootfd) < 0) {
+  int r = jc_hier_verify_v2(c->rootfd);
+  if (r < 0) {
     jc_logf(&c->log, JC_LOG_ERR,
             "CgroupRoot \"%s\" is not a cgroup v2 directory (cgroup v1 or "
             "another file system); set CgroupRoot to the cgroup2 mount point "
             "(the line of type cgroup2 in /proc/self/mountinfo)",
             c->root);
-    return -1;
+    return r;
   }
   return 0;
 }
@@ -201,7 +207,7 @@ static int alloc_buffers(jc_collector *c) {
   c->io_devices = calloc(JC_IO_DEVICES_INITIAL, sizeof(*c->io_devices));
   c->sample.io_device = c->io_devices;
   c->sample.io_device_capacity = c->io_devices ? JC_IO_DEVICES_INITIAL : 0;
-  return c->buf && c->io_devices ? 0 : -1;
+  return c->buf && c->io_devices ? 0 : -ENOMEM;
 }
 
 /* A host with more block devices than the table holds: twice the room. */
@@ -236,35 +242,37 @@ static int open_runtime(jc_collector *c) {
     return 0;
   c->runtime = jc_runtime_new(cfg->runtime_root,
                               (const char *const *)cfg->runtime_dir, &c->log);
-  if (c->runtime)
+  if (c->runtime) {
+    jc_runtime_set_names(c->runtime, cfg->container_names);
     return 0;
+  }
+  int e = errno;
   jc_logf(&c->log, JC_LOG_ERR,
           "RuntimeRoot \"%s\": %s; InstanceFrom \"container\" reads the "
           "container runtimes' state below it",
-          cfg->runtime_root ? cfg->runtime_root : "/", JC_STRERROR(errno));
-  return -1;
+          cfg->runtime_root ? cfg->runtime_root : "/", JC_STRERROR(e));
+  return -e;
 }
 
 static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx);
 
 int jc_collector_init(jc_collector *c) {
-  if (resolve_root(c) < 0 || open_root(c) < 0 || alloc_buffers(c) < 0 ||
-      open_runtime(c) < 0)
-    return -1;
+  int r = resolve_root(c);
+  if (r < 0 || (r = open_root(c)) < 0 || (r = alloc_buffers(c)) < 0 ||
+      (r = open_runtime(c)) < 0)
+    return r;
   choose_files(c);
-  for (int f = 0; f < JC_FILE_COUNT; f++)
-    c->step_files |= jc_sample_files[f].step ? 1u << f : 0;
   jc_tracked_budget_init(c);
   long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   c->metrics = (jc_metrics_opts){&c->cfg->sel, &c->cfg->memstat,
                                  cpus > 0 ? (unsigned)cpus : 1,
                                  c->cfg->per_device, device_name, c};
-  if (jc_managed_setup(c) < 0) {
+  if ((r = jc_managed_setup(c)) < 0) {
     jc_managed_release(c);
-    return -1;
+    return r;
   }
-  if (jc_steps_init(c) < 0)
-    return -1;
+  if ((r = jc_steps_init(c)) < 0)
+    return r;
   jc_discover_init(c);
   jc_discover_rescan(c);
   read_all(c, NULL, NULL); /* the baseline: rates from the first read on */
@@ -308,7 +316,7 @@ static void stop_reading(jc_collector *c, jc_file_id f) {
 /* Opening file f failed with err: its step, if it has one, may say that
  * it is read no more (true) rather than being a problem of the file. */
 static bool refused(jc_collector *c, jc_file_id f, int err) {
-  const jc_step *step = jc_sample_files[f].step;
+  const jc_step *step = c->steps.of_file[f];
   if (!step || !step->file_refused || step->file_refused(c, f, err) == 0)
     return false;
   stop_reading(c, f);
@@ -319,7 +327,7 @@ static bool refused(jc_collector *c, jc_file_id f, int err) {
  * the descriptor t keeps: a file read by a step is one to keep). */
 static void tell_step(jc_collector *c, jc_tracked *t, jc_file_id f,
                       bool fresh, jc_sample *s) {
-  const jc_step *step = jc_sample_files[f].step;
+  const jc_step *step = c->steps.of_file[f];
   if (t->fd[f] >= 0 && step->file_read(c, t, f, t->fd[f], fresh, s) < 0)
     stop_reading(c, f);
 }
@@ -329,9 +337,9 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
   jc_sample_reset(s);
   t->starved = false;
   uint32_t wanted = c->files & ~t->absent;
-  for (int f = 0; f < JC_FILE_COUNT; f++) {
-    if (!(wanted & (1u << f)))
-      continue;
+  /* The wanted files only, in the table's order: a bit at a time. */
+  for (uint32_t left = wanted; left; left &= left - 1) {
+    int f = __builtin_ctz(left);
     if (!t->relpath[0] && jc_sample_files[f].absent_at_root)
       continue;
     bool fresh;
@@ -356,7 +364,7 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
       jc_problem_parse_failed(c, t, (jc_file_id)f, s, r);
     else
       jc_problem_recovered(c, t, (jc_file_id)f);
-    if (c->step_files & (1u << f))
+    if (c->steps.files & (1u << f))
       tell_step(c, t, (jc_file_id)f, fresh, s);
   }
   return true;
@@ -379,7 +387,7 @@ static void totals_of(const jc_collector *c, const jc_tracked *t,
                       const jc_sample *s, jc_totals *ret) {
   jc_totals_of(s, &t->prior.io, c->cfg->per_device, ret);
   for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->step_on[i] && jc_steps[i]->totals)
+    if (c->steps.on[i] && jc_steps[i]->totals)
       jc_steps[i]->totals(c, t, ret);
 }
 
@@ -387,8 +395,8 @@ static void totals_of(const jc_collector *c, const jc_tracked *t,
  * (cgroup.events first: figures read after `populated 0` are final). */
 static bool final_read(jc_collector *c, jc_tracked *t) {
   bool final = false;
-  for (size_t i = 0; i < c->final_step_count; i++)
-    final |= c->final_steps[i]->final(c, t);
+  for (size_t i = 0; i < c->steps.final_count; i++)
+    final |= c->steps.final[i]->final(c, t);
   return final;
 }
 
@@ -415,10 +423,10 @@ static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool final,
   if (made && c->totals)
     c->totals(c->totals_ctx, &target, &totals);
   jc_read r = {s, &limits, made ? &totals : NULL, final, in_pass};
-  for (size_t i = 0; i < c->cgroup_step_count; i++)
-    c->cgroup_steps[i]->cgroup(c, t, &r);
-  for (size_t i = 0; final && i < c->ended_step_count; i++)
-    c->ended_steps[i]->ended(c, t, &r);
+  for (size_t i = 0; i < c->steps.cgroup_count; i++)
+    c->steps.cgroup[i]->cgroup(c, t, &r);
+  for (size_t i = 0; final && i < c->steps.ended_count; i++)
+    c->steps.ended[i]->ended(c, t, &r);
   return true;
 }
 
@@ -443,6 +451,7 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
   jc_tracked_budget_end_pass(c);
   jc_steps_end(c, emit, ctx); /* after every cgroup: the kills' attribution
                                  and the energy's split need all */
+  jc_steps_send(c, emit, ctx);
 }
 
 /* Walks the tree when inotify (drained here) says it changed, or when
@@ -473,20 +482,47 @@ void jc_collector_tick(jc_collector *c) { jc_steps_tick(c, jc_now_ns()); }
 
 int jc_collector_events_fd(const jc_collector *c) { return c->inotify_fd; }
 
+typedef struct {
+  jc_collector *c;
+  jc_tracked *t;
+  uint64_t time_ns;
+} hold_ctx;
+
+static void hold_list(void *ctx, const jc_target *target, const jc_metric *m) {
+  (void)target; /* t's, as at any read */
+  const hold_ctx *h = ctx;
+  jc_metric held = *m;
+  held.time_ns = h->time_ns;
+  jc_steps_hold(h->c, h->t, &held);
+}
+
+/* A final read between passes: its value lists are held (jc_step.h,
+ * hold), and its rates' baseline stays that of the last pass: should the
+ * cgroup stay, the next pass's rates cover the whole interval. */
+static void read_final_held(jc_collector *c, jc_tracked *t) {
+  hold_ctx h = {c, t, jc_wall_ns()};
+  jc_rate_state rate = t->prior.rate;
+  if (read_one(c, t, &c->sample, true, false, hold_list, &h))
+    t->prior.rate = rate;
+}
+
 int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
                                void *ctx) {
   if (c->rootfd < 0)
-    return -1;
+    return -EBADF; /* not initialised */
   rescan_if_changed(c);
-  if (!jc_steps_take_pending(c))
+  if (!jc_steps_take_pending(c)) {
+    jc_steps_send(c, emit, ctx); /* the walk found some gone */
     return 0;
+  }
   c->pass_ns = jc_now_ns(); /* the time of these reads */
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
     if (final_read(c, t))
-      (void)read_one(c, t, &c->sample, true, false, emit, ctx);
+      read_final_held(c, t);
   }
   jc_discover_drop_gone(c); /* the steps count those removed meanwhile */
+  jc_steps_send(c, emit, ctx);
   /* No OOM kill is told here: a final read's growth waits for the next
    * pass.  The kernel notifies a cgroup.events change at most every
    * 20 ms per file, so the parent's `populated 0` may come before its
@@ -498,7 +534,7 @@ int jc_collector_handle_events(jc_collector *c, jc_collect_fn emit,
 
 int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx) {
   if (c->rootfd < 0)
-    return -1;
+    return -EBADF; /* not initialised */
   rescan_if_changed(c);
   jc_tracked_retry_names(c);
   read_all(c, emit, ctx);

@@ -91,7 +91,8 @@ typedef struct jc_collector jc_collector;
 
 jc_collector *jc_collector_new(jc_config *cfg, jc_log_fn log, void *log_ctx);
 
-/* 0, or -1 after logging one ERROR line that says what to do. */
+/* 0, or a negative errno after logging one ERROR line that says what to
+ * do. */
 int jc_collector_init(jc_collector *c);
 
 /* One read pass over every tracked cgroup. */
@@ -102,9 +103,13 @@ int jc_collector_read(jc_collector *c, jc_collect_fn emit, void *ctx);
  * on (poll POLLIN) for cgroups that appear or empty; -1 when there is
  * none (no inotify).  When it is readable, jc_collector_handle_events
  * walks the tree if it changed and reads each tracked cgroup that has
- * just emptied at once, sending its values through emit (and its
- * NotifyEnd notification).  Not concurrently with jc_collector_read: the
- * caller serializes the two.
+ * just emptied at once (its NotifyEnd notification goes then).  Its value
+ * lists are held: a cgroup that empties and stays sends none but those of
+ * the read passes; one that goes (removed, or its path re-created) sends
+ * its final figures through emit here or from the next jc_collector_read,
+ * whichever learns it went first, each list stamped with the time it was
+ * read (jc_metric's time_ns).  Not concurrently with jc_collector_read:
+ * the caller serializes the two.
  */
 int jc_collector_events_fd(const jc_collector *c);
 
@@ -135,6 +140,14 @@ void jc_collector_set_totals(jc_collector *c, jc_totals_fn fn, void *ctx);
 
 /* Releases managed cgroups (evacuate, rmdir) and frees c. NULL-safe. */
 void jc_collector_free(jc_collector *c);
+
+/* InstanceFrom "container": the cgroups whose runtime has not written
+ * their names, said now through the log, one line per cause (which
+ * runtime's files, where, the remedy), as the plugin says them after
+ * JC_RUNTIME_TRIES reads; loud: each as a WARNING.  Returns how many
+ * wait; *ret_no_state: no runtime's state directory below RuntimeRoot. */
+size_t jc_collector_names_missing(jc_collector *c, bool loud,
+                                  bool *ret_no_state);
 
 /* The resolved CgroupRoot (after init). */
 const char *jc_collector_root(const jc_collector *c);

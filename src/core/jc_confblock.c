@@ -3,6 +3,8 @@
  */
 #include "jc_confblock.h"
 
+#include <errno.h>
+
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -39,7 +41,7 @@ static int item_error(const report *r, const jc_conf_item *ci,
   describe_item(ci, item, sizeof(item));
   snprintf(r->err, r->n, "%s: %s", item, why);
   *r->bad = ci;
-  return -1;
+  return -EINVAL;
 }
 
 static int expect(const report *r, const jc_conf_item *ci, jc_conf_type type,
@@ -66,7 +68,7 @@ static int each_string(const report *r, jc_config *cfg,
                        const jc_conf_item *ci, string_setter setter,
                        bool many) {
   if (expect(r, ci, JC_CONF_STRING, many) < 0)
-    return -1;
+    return -EINVAL;
   for (int i = 0; i < ci->values_num; i++) {
     char why[512];
     if (setter(cfg, ci->values[i].string, why, sizeof(why)) < 0)
@@ -88,22 +90,22 @@ static int cgroup_option(const report *rep, jc_managed *m,
   int r = 0;
   if (strcasecmp(ci->key, "Instance") == 0) {
     if (expect(rep, ci, JC_CONF_STRING, false) < 0)
-      return -1;
+      return -EINVAL;
     r = jc_config_managed_set_instance(m, ci->values[0].string, why,
                                        sizeof(why));
   } else if (strcasecmp(ci->key, "Create") == 0) {
     if (expect(rep, ci, JC_CONF_BOOLEAN, false) < 0)
-      return -1;
+      return -EINVAL;
     m->create = ci->values[0].boolean;
   } else if (strcasecmp(ci->key, "AttachPid") == 0) {
     if (expect(rep, ci, JC_CONF_NUMBER, true) < 0)
-      return -1;
+      return -EINVAL;
     for (int i = 0; r == 0 && i < ci->values_num; i++)
       r = jc_config_managed_add_pid(m, ci->values[i].number, why,
                                     sizeof(why));
   } else if (strcasecmp(ci->key, "AttachPidFile") == 0) {
     if (expect(rep, ci, JC_CONF_STRING, true) < 0)
-      return -1;
+      return -EINVAL;
     for (int i = 0; r == 0 && i < ci->values_num; i++)
       r = jc_config_managed_add_pid_file(m, ci->values[i].string, why,
                                          sizeof(why));
@@ -118,20 +120,20 @@ static int cgroup_block(const report *r, jc_config *cfg,
                         const jc_conf_item *ci) {
   char why[512];
   if (expect(r, ci, JC_CONF_STRING, false) < 0)
-    return -1;
+    return -EINVAL;
   jc_managed *m = jc_config_add_managed(cfg, ci->values[0].string, why,
                                         sizeof(why));
   if (!m)
     return item_error(r, ci, why);
   for (int i = 0; i < ci->children_num; i++)
     if (cgroup_option(r, m, &ci->children[i]) < 0)
-      return -1;
+      return -EINVAL;
   return 0;
 }
 
 static int set_bool(const report *r, bool *slot, const jc_conf_item *ci) {
   if (expect(r, ci, JC_CONF_BOOLEAN, false) < 0)
-    return -1;
+    return -EINVAL;
   *slot = ci->values[0].boolean;
   return 0;
 }
@@ -140,7 +142,7 @@ static int set_number(const report *r, jc_config *cfg, const jc_conf_item *ci,
                       int (*setter)(jc_config *, double, char *, size_t)) {
   char why[256];
   if (expect(r, ci, JC_CONF_NUMBER, false) < 0)
-    return -1;
+    return -EINVAL;
   if (setter(cfg, ci->values[0].number, why, sizeof(why)) < 0)
     return item_error(r, ci, why);
   return 0;
@@ -173,6 +175,8 @@ static int option(const report *r, jc_config *cfg, const jc_conf_item *ci) {
     return each_string(r, cfg, ci, jc_config_set_cpu_root, false);
   if (strcasecmp(k, "ProcRoot") == 0)
     return each_string(r, cfg, ci, jc_config_set_proc_root, false);
+  if (strcasecmp(k, "GpuLibrary") == 0)
+    return each_string(r, cfg, ci, jc_config_set_gpu_library, false);
   if (strcasecmp(k, "NetInterface") == 0)
     return each_string(r, cfg, ci, jc_config_add_net_interface, true);
   if (strcasecmp(k, "NetIgnoreSelected") == 0)
@@ -189,6 +193,8 @@ static int option(const report *r, jc_config *cfg, const jc_conf_item *ci) {
     return each_string(r, cfg, ci, jc_config_set_runtime_root, false);
   if (strcasecmp(k, "RuntimeDir") == 0)
     return runtime_dir(r, cfg, ci);
+  if (strcasecmp(k, "ContainerNames") == 0)
+    return each_string(r, cfg, ci, jc_config_set_container_names, false);
   if (strcasecmp(k, "Collect") == 0)
     return each_string(r, cfg, ci, jc_config_add_collect, true);
   if (strcasecmp(k, "MemoryStat") == 0)
@@ -220,6 +226,27 @@ int jc_confblock_apply(jc_config *cfg, const jc_conf_item *block,
   report r = {err, n, ret_bad};
   for (int i = 0; i < block->children_num; i++)
     if (option(&r, cfg, &block->children[i]) < 0)
-      return -1;
+      return -EINVAL;
   return 0;
+}
+
+int jc_confblock_finish(jc_config *cfg, const jc_conf_item *block,
+                        const jc_conf_item **ret_bad, char *err, size_t n) {
+  int r = jc_config_finish(cfg, err, n);
+  if (r == 0)
+    return 0;
+  *ret_bad = block;
+  /* Each Values item added its strings in order (jc_confblock_apply). */
+  size_t first = 0;
+  for (int i = 0; i < block->children_num; i++) {
+    const jc_conf_item *ci = &block->children[i];
+    if (strcasecmp(ci->key, "Values") != 0)
+      continue;
+    first += (size_t)ci->values_num;
+    if (cfg->values_refused < first) {
+      *ret_bad = ci;
+      break;
+    }
+  }
+  return r;
 }

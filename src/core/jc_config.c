@@ -21,7 +21,9 @@ const char *jc_config_default_memstat(size_t i) {
              : NULL;
 }
 
-#define ERR(...) (snprintf(err, n, __VA_ARGS__), -1)
+/* A value the user gave that is refused: the message in err, -EINVAL. */
+#define ERR(...) (snprintf(err, n, __VA_ARGS__), -EINVAL)
+#define NOMEM() (snprintf(err, n, "out of memory"), -ENOMEM)
 
 jc_config *jc_config_new(void) {
   jc_config *cfg = calloc(1, sizeof(*cfg));
@@ -67,6 +69,7 @@ void jc_config_free(jc_config *cfg) {
   free(cfg->proc_stat);
   free(cfg->cpu_root);
   free(cfg->proc_root);
+  free(cfg->gpu_library);
   patterns_free(cfg->net_interface, cfg->net_interface_count);
   free(cfg->runtime_root);
   for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
@@ -102,15 +105,16 @@ static int set_path(char **slot, const char *path, char *err, size_t n) {
     return ERR("must be an absolute path");
   char *copy = strdup(path);
   if (!copy)
-    return ERR("out of memory");
+    return NOMEM();
   free(*slot);
   *slot = copy;
   return 0;
 }
 
 int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n) {
-  if (set_path(&cfg->root, path, err, n) < 0)
-    return -1;
+  int r = set_path(&cfg->root, path, err, n);
+  if (r < 0)
+    return r;
   size_t len = strlen(cfg->root);
   while (len > 1 && cfg->root[len - 1] == '/')
     cfg->root[--len] = '\0'; /* "/sys/fs/cgroup/" names the same root */
@@ -137,16 +141,31 @@ int jc_config_set_proc_root(jc_config *cfg, const char *path, char *err,
   return set_path(&cfg->proc_root, path, err, n);
 }
 
+int jc_config_set_gpu_library(jc_config *cfg, const char *name, char *err,
+                              size_t n) {
+  if (!name[0])
+    return ERR("must name a library (libnvidia-ml.so.1) or be its path");
+  if (strchr(name, '/') && name[0] != '/')
+    return ERR("must be a library name without '/' or an absolute path");
+  char *copy = strdup(name);
+  if (!copy)
+    return NOMEM();
+  free(cfg->gpu_library);
+  cfg->gpu_library = copy;
+  return 0;
+}
+
 int jc_config_add_net_interface(jc_config *cfg, const char *text, char *err,
                                 size_t n) {
-  jc_pattern *p = jc_pattern_compile(text, err, n);
-  if (!p)
-    return -1;
+  jc_pattern *p = NULL;
+  int r = jc_pattern_compile(text, &p, err, n);
+  if (r < 0)
+    return r;
   jc_pattern **slot =
       append(&cfg->net_interface, &cfg->net_interface_count, sizeof(*slot));
   if (!slot) {
     jc_pattern_free(p);
-    return ERR("out of memory");
+    return NOMEM();
   }
   *slot = p;
   return 0;
@@ -154,15 +173,16 @@ int jc_config_add_net_interface(jc_config *cfg, const char *text, char *err,
 
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
                           char *err, size_t n) {
-  jc_pattern *p = jc_pattern_compile(text, err, n);
-  if (!p)
-    return -1;
+  jc_pattern *p = NULL;
+  int r = jc_pattern_compile(text, &p, err, n);
+  if (r < 0)
+    return r;
   jc_pattern ***list = ignore ? &cfg->ignore : &cfg->select;
   size_t *count = ignore ? &cfg->ignore_count : &cfg->select_count;
   jc_pattern **slot = append(list, count, sizeof(*slot));
   if (!slot) {
     jc_pattern_free(p);
-    return ERR("out of memory");
+    return NOMEM();
   }
   *slot = p;
   return 0;
@@ -178,6 +198,19 @@ int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,
     cfg->instance_from = JC_INSTANCE_FROM_CONTAINER;
   else
     return ERR("must be \"path\", \"basename\" or \"container\"");
+  return 0;
+}
+
+int jc_config_set_container_names(jc_config *cfg, const char *word, char *err,
+                                  size_t n) {
+  if (strcasecmp(word, "plain") == 0)
+    cfg->container_names = JC_NAMES_PLAIN;
+  else if (strcasecmp(word, "prefixed") == 0)
+    cfg->container_names = JC_NAMES_PREFIXED;
+  else if (strcasecmp(word, "levels") == 0)
+    cfg->container_names = JC_NAMES_LEVELS;
+  else
+    return ERR("must be \"plain\", \"prefixed\" or \"levels\"");
   return 0;
 }
 
@@ -217,8 +250,8 @@ int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
   unsigned bit = jc_sample_collect_bit(word + add);
   if (!bit)
     return ERR("unknown group; known: cpu, memory, io, pressure, events, "
-               "pids, limits, energy, cgroups, network (\"+GROUP\" adds one "
-               "to the default set)");
+               "pids, limits, energy, cgroups, gpu, network (\"+GROUP\" adds "
+               "one to the default set)");
   if (!add && !cfg->collect_given) { /* the default goes, "+" ones stay */
     cfg->collect &= cfg->collect_asked;
     cfg->collect_given = true;
@@ -246,7 +279,7 @@ static int memstat_add(jc_memstat_keys *k, const char *key, char *err,
     k->derive_instance[i] = NULL;
   if (!k->key[i] || (k->is_event[i] && !k->derive_instance[i])) {
     free(k->key[i]);
-    return ERR("out of memory");
+    return NOMEM();
   }
   k->count++;
   return 0;
@@ -287,7 +320,7 @@ int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
                      : NULL;
   if (!slot) {
     free(copy);
-    return ERR("out of memory");
+    return NOMEM();
   }
   *slot = copy;
   return 0;
@@ -328,7 +361,7 @@ jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
                        : NULL;
   if (!m) {
     free(copy);
-    (void)ERR("out of memory");
+    (void)NOMEM();
     return NULL;
   }
   m->path = copy;
@@ -341,7 +374,7 @@ int jc_config_managed_set_instance(jc_managed *m, const char *name, char *err,
     return ERR("must be 1 to %d bytes without \"/\"", JC_INSTANCE_MAX);
   char *copy = strdup(name);
   if (!copy)
-    return ERR("out of memory");
+    return NOMEM();
   free(m->instance);
   m->instance = copy;
   return 0;
@@ -352,7 +385,7 @@ int jc_config_managed_add_pid(jc_managed *m, double pid, char *err, size_t n) {
     return ERR("is not a process id");
   pid_t *slot = append(&m->pids, &m->pid_count, sizeof(*slot));
   if (!slot)
-    return ERR("out of memory");
+    return NOMEM();
   *slot = (pid_t)pid;
   return 0;
 }
@@ -366,7 +399,7 @@ int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *err,
                      : NULL;
   if (!slot) {
     free(copy);
-    return ERR("out of memory");
+    return NOMEM();
   }
   *slot = copy;
   return 0;
@@ -398,10 +431,12 @@ static int check_managed_paths(const jc_config *cfg, char *err, size_t n) {
 static int make_selection(jc_config *cfg, char *err, size_t n) {
   char why[384];
   size_t failed = 0;
+  cfg->values_refused = cfg->values_count;
   if (jc_lists_select(&cfg->sel, &cfg->memstat, cfg->memstat_given,
                         cfg->collect, cfg->values, cfg->values_count, &failed,
                         why, sizeof(why)) == 0)
     return 0;
+  cfg->values_refused = failed;
   return ERR("Values \"%s\": %s", cfg->values[failed], why);
 }
 
@@ -433,6 +468,9 @@ static int check_runtime(const jc_config *cfg, char *err, size_t n) {
   if (cfg->runtime_root)
     return ERR("RuntimeRoot \"%s\": is used by InstanceFrom \"container\" "
                "only; add it, or remove RuntimeRoot", cfg->runtime_root);
+  if (cfg->container_names != JC_NAMES_PLAIN)
+    return ERR("ContainerNames: is used by InstanceFrom \"container\" only; "
+               "add it, or remove ContainerNames");
   for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
     if (cfg->runtime_dir[k])
       return ERR("RuntimeDir \"%s\" \"%s\": is used by InstanceFrom "
@@ -442,15 +480,17 @@ static int check_runtime(const jc_config *cfg, char *err, size_t n) {
 }
 
 int jc_config_finish(jc_config *cfg, char *err, size_t n) {
+  int r = 0;
   if (!cfg->memstat_given && cfg->memstat.count == 0)
-    for (size_t i = 0; jc_config_default_memstat(i); i++)
-      if (memstat_add(&cfg->memstat, jc_config_default_memstat(i), err, n) < 0)
-        return -1;
-  if (cfg->select_count == 0 && cfg->managed_count == 0 &&
-      jc_config_add_pattern(cfg, false, "*", err, n) < 0)
-    return -1;
-  if (make_selection(cfg, err, n) < 0 || check_instances(cfg, err, n) < 0 ||
-      check_runtime(cfg, err, n) < 0)
-    return -1;
-  return check_managed_paths(cfg, err, n);
+    for (size_t i = 0; r == 0 && jc_config_default_memstat(i); i++)
+      r = memstat_add(&cfg->memstat, jc_config_default_memstat(i), err, n);
+  if (r == 0 && cfg->select_count == 0 && cfg->managed_count == 0)
+    r = jc_config_add_pattern(cfg, false, "*", err, n);
+  if (r == 0)
+    r = make_selection(cfg, err, n);
+  if (r == 0)
+    r = check_instances(cfg, err, n);
+  if (r == 0)
+    r = check_runtime(cfg, err, n);
+  return r < 0 ? r : check_managed_paths(cfg, err, n);
 }

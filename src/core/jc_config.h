@@ -3,8 +3,9 @@
  * validation every front end shares: collectd's <Plugin joule_cgroup>
  * block and the joule-cgroup command's options both end up here.
  *
- * Setters return 0, or -1 with the reason in err ("contains \"..\"", ...);
- * the caller names the key and value when it reports it.  The config owns
+ * Setters return 0, or -EINVAL (-ENOMEM) with the reason in err
+ * ("contains \"..\"", ...): only the setter knows which part of the value
+ * was wrong; the caller names the key and value when it reports it.  The config owns
  * everything it points to; jc_config_free() releases it all (NULL-safe).
  */
 #ifndef JC_CONFIG_H
@@ -41,7 +42,8 @@ typedef struct {
   char *powercap_root; /* Collect "energy": NULL for /sys/class/powercap */
   char *proc_stat;     /* the host's CPU time: NULL for /proc/stat */
   char *cpu_root;      /* the CPUs' topology: NULL for /sys/devices/system/cpu */
-  char *proc_root;     /* Collect "network": NULL for /proc */
+  char *proc_root;     /* Collect "gpu" and "network": NULL for /proc */
+  char *gpu_library;   /* Collect "gpu": NVML, NULL for libnvidia-ml.so.1 */
   jc_pattern **net_interface; /* NetInterface patterns (jc_net) */
   size_t net_interface_count;
   bool net_ignore_selected;   /* NetIgnoreSelected */
@@ -52,6 +54,7 @@ typedef struct {
   size_t ignore_count;
   jc_instance_from instance_from;
   char *runtime_root; /* InstanceFrom "container": NULL for "/" */
+  jc_container_names container_names; /* ContainerNames */
   char *runtime_dir[JC_RUNTIME_DIR_COUNT]; /* RuntimeDir: NULL, the default */
   unsigned collect;    /* JC_COLLECT_*: the groups read */
   bool collect_given;  /* a group was named: the default set is replaced */
@@ -60,6 +63,8 @@ typedef struct {
   bool memstat_given;
   char **values;       /* Values patterns, in order */
   size_t values_count;
+  size_t values_refused; /* jc_config_finish: the pattern it refused, by
+                            index; values_count when none */
   jc_selection sel;    /* the value lists sent (jc_config_finish) */
   bool path_meta;      /* PathMetaData: the `cgroup` meta data on every list */
   bool per_device;
@@ -86,9 +91,14 @@ int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *err,
                            size_t n);
 int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
                             size_t n);
-/* ProcRoot (Collect "network"): an absolute path, where /proc is. */
+/* ProcRoot: an absolute path, where /proc is (Collect "gpu": where
+ * /proc/PID/cgroup and /proc/PID/stat are read; Collect "network":
+ * /proc/PID/net/dev, net/snmp and net/netstat).  GpuLibrary: NVML's
+ * library, a name dlopen looks up or an absolute path. */
 int jc_config_set_proc_root(jc_config *cfg, const char *path, char *err,
                             size_t n);
+int jc_config_set_gpu_library(jc_config *cfg, const char *name, char *err,
+                              size_t n);
 /* NetInterface: a glob or /regex/ over interface names (jc_pattern). */
 int jc_config_add_net_interface(jc_config *cfg, const char *text, char *err,
                                 size_t n);
@@ -102,6 +112,9 @@ int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *err,
                                size_t n);
 int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
                               const char *path, char *err, size_t n);
+/* ContainerNames "plain"|"prefixed"|"levels" (InstanceFrom "container"). */
+int jc_config_set_container_names(jc_config *cfg, const char *word, char *err,
+                                  size_t n);
 /* A Collect group: "events" replaces the default set (the first one
  * named does; later ones add to it), "+events" adds to the default set,
  * or to the named ones, wherever it comes. */
@@ -137,7 +150,8 @@ int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *err,
  * the selection of value lists, and runs the checks that need every key
  * (Values patterns that match nothing collected, Instances given twice,
  * symlinks out of an explicit CgroupRoot).  On failure err names the
- * offending key and value itself.
+ * offending key and value itself.  Called again (after jc_config_set_root)
+ * it repeats the checks and changes nothing it made the first time.
  */
 int jc_config_finish(jc_config *cfg, char *err, size_t n);
 

@@ -19,11 +19,28 @@
 
 #define MIB (1024.0 * 1024.0)
 
+/* A value list held (jc_end_state), its type instance its own. */
+struct jc_end_held {
+  jc_metric m;
+  char type_instance[128];
+};
+
+/* The held lists of a cgroup that went, to be sent. */
+typedef struct {
+  char instance[128];
+  char *relpath, *meta;
+  struct jc_end_held *held;
+  size_t count;
+} gone_figures;
+
 /* The step's own state. */
 typedef struct {
   bool pending;       /* a tracked cgroup's cgroup.events changed */
   size_t lost;        /* emptied and removed unread since the last pass */
   bool unwatched_told; /* the NOTICE that a watch could not be had */
+  gone_figures *gone; /* to send */
+  size_t gone_count, gone_capacity;
+  bool held;          /* a tracked cgroup holds lists */
 } end_self;
 
 static end_self *self(const jc_collector *c) {
@@ -124,6 +141,34 @@ static void watch(jc_collector *c, jc_tracked *t) {
   }
 }
 
+/* t went with lists held: they are to be sent (at most one cgroup's
+ * more than the last time; out of memory, they are dropped). */
+static void keep_gone(jc_collector *c, const jc_tracked *t, jc_end_state *e) {
+  end_self *s = self(c);
+  if (s->gone_count == s->gone_capacity) {
+    size_t cap = s->gone_capacity ? 2 * s->gone_capacity : 8;
+    gone_figures *grown = realloc(s->gone, cap * sizeof(*grown));
+    if (!grown)
+      return;
+    s->gone = grown;
+    s->gone_capacity = cap;
+  }
+  jc_target target = jc_tracked_target(c, t);
+  gone_figures g = {.relpath = strdup(target.relpath),
+                    .meta = target.meta ? strdup(target.meta) : NULL,
+                    .held = e->held,
+                    .count = e->held_count};
+  if (!g.relpath || (target.meta && !g.meta)) {
+    free(g.relpath);
+    free(g.meta);
+    return;
+  }
+  snprintf(g.instance, sizeof(g.instance), "%s", target.instance);
+  s->gone[s->gone_count++] = g;
+  e->held = NULL; /* theirs now */
+  e->held_count = e->held_capacity = 0;
+}
+
 /* t vanished (not re-created): lost, when its final figures were not
  * read.  It was removed during its final read; or it emptied and went
  * before its files were read; or its cgroup.events changed since it was
@@ -133,16 +178,21 @@ static void vanished(jc_collector *c, const jc_tracked *t, bool recreated,
                      jc_tracked *const *before, size_t n) {
   (void)before;
   (void)n;
-  const jc_end_state *e = end_of(c, t);
+  jc_end_state *e = end_of(c, t);
+  if (e->held_count)
+    keep_gone(c, t, e); /* re-created too: the one that was there went */
   if (recreated)
     return;
   if (e->reading || (e->wd >= 0 && (e->populated || e->changed)))
     self(c)->lost++;
 }
 
-/* t is freed or re-created: its watch goes. */
+/* t is freed or re-created: its held lists and its watch go. */
 static void release(jc_collector *c, jc_tracked *t) {
   jc_end_state *e = end_of(c, t);
+  free(e->held);
+  e->held = NULL;
+  e->held_count = e->held_capacity = 0;
   if (e->wd < 0)
     return;
   /* Gone with its file already (IN_IGNORED) when it vanished: EINVAL. */
@@ -191,14 +241,57 @@ static bool ended(jc_collector *c, jc_tracked *t) {
    * event (inotify merges the two while the first is unread), unless all
    * that changed was `frozen`. */
   e->reading = p == 0 && (was || !refrozen);
+  if (e->reading)
+    e->held_count = 0; /* this read's lists replace those */
   return e->reading;
+}
+
+/* A list of t's final read between passes: held, until it goes. */
+static void hold(jc_collector *c, jc_tracked *t, const jc_metric *m) {
+  jc_end_state *e = end_of(c, t);
+  if (e->held_count == e->held_capacity) {
+    size_t cap = e->held_capacity ? 2 * e->held_capacity : 16;
+    struct jc_end_held *grown = realloc(e->held, cap * sizeof(*grown));
+    if (!grown)
+      return; /* out of memory: the list is not sent */
+    e->held = grown;
+    e->held_capacity = cap;
+  }
+  self(c)->held = true;
+  struct jc_end_held *h = &e->held[e->held_count++];
+  h->m = *m;
+  snprintf(h->type_instance, sizeof(h->type_instance), "%s",
+           m->type_instance);
+}
+
+static void free_gone(gone_figures *g) {
+  free(g->relpath);
+  free(g->meta);
+  free(g->held);
+}
+
+/* The held lists of the cgroups that went, with the times they were
+ * read. */
+static void send_gone(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  end_self *s = self(c);
+  for (size_t i = 0; i < s->gone_count; i++) {
+    gone_figures *g = &s->gone[i];
+    jc_target target = {g->instance, g->relpath, g->meta};
+    for (size_t j = 0; emit && j < g->count; j++) {
+      jc_metric m = g->held[j].m;
+      m.type_instance = g->held[j].type_instance;
+      emit(ctx, &target, &m);
+    }
+    free_gone(g);
+  }
+  s->gone_count = 0;
 }
 
 /* The record: its facts for machines and its message, side by side. */
 typedef struct {
-  jc_note_meta meta[14];
+  jc_note_meta meta[16];
   size_t count;
-  char text[400];
+  char text[640];
   size_t len;
 } record;
 
@@ -259,6 +352,12 @@ static void notify(jc_collector *c, const jc_tracked *t,
     number(&r, "energy_joules", totals->energy_joules);
     say(&r, "; energy %.1f J", totals->energy_joules);
   }
+  if (totals->have_gpu) {
+    count(&r, "gpu_memory_peak_bytes", totals->gpu_memory_peak);
+    number(&r, "gpu_energy_joules", totals->gpu_energy_joules);
+    say(&r, "; GPU memory peak %.1f MiB, GPU energy %.1f J",
+        (double)totals->gpu_memory_peak / MIB, totals->gpu_energy_joules);
+  }
   if (totals->have_net) { /* as of the last pass: the namespace died with
                              the last process */
     count(&r, "net_rx_bytes", totals->net_rx_bytes);
@@ -281,10 +380,23 @@ static void read_final(jc_collector *c, jc_tracked *t, const jc_read *r) {
     notify(c, t, r->totals);
 }
 
-/* After a read pass: the INFO for cgroups lost since the last one. */
-static void report_lost(jc_collector *c, jc_collect_fn emit, void *ctx) {
+/* After a read pass: the cgroups still tracked stayed, and the pass sent
+ * their figures: what they held goes (those that went were handed to
+ * send_gone when the walk dropped them). */
+static void drop_held(jc_collector *c) {
+  if (!self(c)->held)
+    return;
+  self(c)->held = false;
+  for (size_t i = 0; i < c->tracked_count; i++)
+    end_of(c, c->tracked[i])->held_count = 0;
+}
+
+/* After a read pass: the held lists of those that stayed go, and the INFO
+ * for cgroups lost since the last one. */
+static void end_pass(jc_collector *c, jc_collect_fn emit, void *ctx) {
   (void)emit;
   (void)ctx;
+  drop_held(c);
   size_t lost = self(c)->lost;
   if (!lost)
     return;
@@ -302,12 +414,16 @@ static int init(jc_collector *c, void **ret_self) {
   if (*ret_self)
     return 0;
   jc_logf(&c->log, JC_LOG_ERR, "out of memory");
-  return -1;
+  return -ENOMEM;
 }
 
 static void end_free(jc_collector *c, void *state) {
   (void)c;
-  free(state);
+  end_self *s = state;
+  for (size_t i = 0; i < s->gone_count; i++)
+    free_gone(&s->gone[i]);
+  free(s->gone);
+  free(s);
 }
 
 const jc_step jc_end_step = {
@@ -317,7 +433,9 @@ const jc_step jc_end_step = {
     .free = end_free,
     .final = ended,
     .ended = read_final,
-    .end = report_lost,
+    .end = end_pass,
+    .hold = hold,
+    .send = send_gone,
     .take_pending = take_pending,
     .event = event,
     .track = watch,

@@ -14,9 +14,13 @@
  * (and cpu.stat when a walk after init finds one empty: did a job run
  * there already?).
  * A step of the read pass (jc_step.h): its final hook says which
- * cgroups have just emptied, its cgroup hook sends their NotifyEnd
+ * cgroups have just emptied, its ended hook sends their NotifyEnd
  * record, and its pending hook makes the collector read them between
- * passes.
+ * passes.  The value lists of such a read are held: a cgroup that empties
+ * and stays (a parent whose children come and go) sends only the points
+ * of the read passes, at the interval's spacing; one that goes sends its
+ * held lists, stamped with the time they were read, as soon as a walk or
+ * a pass finds it gone.
  */
 #ifndef JC_END_H
 #define JC_END_H
@@ -36,6 +40,10 @@ typedef struct {
   bool reading;    /* its final read is under way: should it vanish now,
                       its final figures are lost */
   uint64_t since_ns; /* when it was first seen populated */
+  struct jc_end_held *held; /* the value lists of its last final read
+                               between passes, until a pass reads it
+                               (it stayed) or it goes (they are sent) */
+  size_t held_count, held_capacity;
 } jc_end_state;
 
 #endif

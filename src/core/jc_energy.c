@@ -222,7 +222,7 @@ static int init(jc_collector *c, void **ret_self) {
       jc_cpus_open(c->cfg->cpu_root, c->cfg->proc_stat, &e->cpus) < 0) {
     free_state(e);
     jc_logf(&c->log, JC_LOG_ERR, "out of memory: energy is not collected");
-    return -1;
+    return -ENOMEM;
   }
   int r = jc_cpus_stat_error(e->cpus);
   if (r < 0)
@@ -243,7 +243,7 @@ static int init(jc_collector *c, void **ret_self) {
 
 /* At the start of every read pass: the zones and the host's CPU time,
  * once. */
-static void begin(jc_collector *c) {
+static void energy_begin(jc_collector *c) {
   struct jc_energy *e = self(c);
   if (!e)
     return;
@@ -281,7 +281,7 @@ static struct jc_energy_share *share_of(jc_collector *c, struct jc_energy *e,
 
 /* After each cgroup's read in a pass: its CPU time (and cpuset) for the
  * split at the pass's end. */
-static void note(jc_collector *c, jc_tracked *t, const jc_read *r) {
+static void energy_note(jc_collector *c, jc_tracked *t, const jc_read *r) {
   struct jc_energy *e = self(c);
   const jc_sample *s = r->sample;
   if (!r->in_pass || !t->relpath[0]) /* the root's figures are the host's */
@@ -479,7 +479,7 @@ static void emit_zone(jc_collector *c, size_t i, jc_collect_fn emit,
 }
 
 /* After the pass (the split needs every cgroup): split, charge, emit. */
-static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
+static void energy_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   struct jc_energy *e = self(c);
   for (size_t i = 0; i < e->zones; i++)
     advance_zone(c, i);
@@ -561,10 +561,10 @@ const jc_step jc_energy_step = {
     .slot_size = sizeof(struct jc_energy_share *),
     .init = init,
     .free = energy_free,
-    .begin = begin,
-    .cgroup = note,
+    .begin = energy_begin,
+    .cgroup = energy_note,
     .totals = totals,
-    .end = end,
+    .end = energy_end,
     .due_ns = due_ns,
     .tick = tick,
     .release = release,

@@ -247,6 +247,14 @@ int jc_hier_cgroup_of(const char *mountinfo, const char *dir, char *ret_path,
   return 0;
 }
 
+void jc_hier_root_cgroup(int rootfd, const char *root, char *out,
+                         size_t size) {
+  char real[PATH_MAX];
+  if (!jc_hier_is_cgroupfs(rootfd) || !realpath(root, real) ||
+      jc_hier_cgroup_of("/proc/self/mountinfo", real, out, size) < 0)
+    snprintf(out, size, "/");
+}
+
 void jc_hier_parent_of(const char *relpath, char *out, size_t size) {
   const char *slash = strrchr(relpath, '/');
   size_t len = slash ? (size_t)(slash - relpath) : 0;

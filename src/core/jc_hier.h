@@ -37,6 +37,12 @@ int jc_hier_find_mount(const char *mountinfo, char *ret_path, size_t size);
  */
 int jc_hier_cgroup_of(const char *mountinfo, const char *dir, char *ret_path,
                       size_t size);
+/* Where CgroupRoot (root, open as rootfd) is in the hierarchy
+ * /proc/PID/cgroup writes, from /proc/self/mountinfo: "/" for a tree that
+ * is not the kernel's (a copy of a tree, a fixture) or one mountinfo does
+ * not place.  Collect "gpu" and "network" place processes with it. */
+void jc_hier_root_cgroup(int rootfd, const char *root, char *out,
+                         size_t size);
 
 /* Is path (as /proc/PID/cgroup writes it) root itself or below it? */
 bool jc_hier_path_within(const char *path, const char *root);

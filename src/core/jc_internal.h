@@ -27,6 +27,24 @@
   "; raise collectd's descriptor limit (LimitNOFILE= in its systemd unit, "   \
   "or ulimit -n before it starts)"
 
+/* The steps of the pass (jc_step.h): each one's state, whether it is on,
+ * where its slot is in a tracked cgroup; the ones with per-cgroup hooks,
+ * on, listed once at init. */
+typedef struct {
+  void *self[JC_STEP_COUNT];
+  bool on[JC_STEP_COUNT];
+  size_t slot_offset[JC_STEP_COUNT];
+  size_t slots_size;
+  const jc_step *final[JC_STEP_COUNT];
+  size_t final_count;
+  const jc_step *cgroup[JC_STEP_COUNT];
+  size_t cgroup_count;
+  const jc_step *ended[JC_STEP_COUNT];
+  size_t ended_count;
+  const jc_step *of_file[JC_FILE_COUNT]; /* the step told of a file's reads */
+  uint32_t files; /* the files that have one */
+} jc_step_table;
+
 struct jc_collector {
   jc_config *cfg;
   jc_log log;
@@ -40,7 +58,6 @@ struct jc_collector {
   uint32_t collect_files; /* those Collect asks for; the others (memory.events
                              for NotifyOOM alone) may be missing silently */
   bool notify_oom;        /* NotifyOOM, and the memory controller is there */
-  uint32_t step_files;    /* files whose row names a step (jc_step.h) */
 
   jc_tracked **tracked; /* sorted in walk order (jc_hier_path_cmp) */
   size_t tracked_count;
@@ -71,32 +88,24 @@ struct jc_collector {
   jc_totals_fn totals; /* NULL: no read pass makes totals (the plugin) */
   void *totals_ctx;
 
-  /* The steps (jc_step.h): each one's state, whether it is on, where its
-   * slot is in a tracked cgroup; the ones with per-cgroup hooks, on. */
-  void *step_self[JC_STEP_COUNT];
-  bool step_on[JC_STEP_COUNT];
-  size_t slot_offset[JC_STEP_COUNT];
-  size_t slots_size;
-  const jc_step *final_steps[JC_STEP_COUNT];
-  size_t final_step_count;
-  const jc_step *cgroup_steps[JC_STEP_COUNT];
-  size_t cgroup_step_count;
-  const jc_step *ended_steps[JC_STEP_COUNT];
-  size_t ended_step_count;
+  jc_step_table steps; /* the steps' state and slots (jc_steps.c) */
 
   struct jc_runtime *runtime; /* InstanceFrom "container": NULL when off */
-  bool names_pending; /* a tracked cgroup's name_tries is set */
+  bool names_pending; /* a tracked cgroup's lookup is retried at each read */
+  bool names_slow;    /* one's is retried every JC_RUNTIME_RETRY_S */
+  uint64_t names_slow_at; /* when next (CLOCK_MONOTONIC) */
+  unsigned names_told; /* the causes said (bits of jc_runtime_dir) */
 };
 
 /* A step's state (jc_step.h); NULL while it is off. */
 static inline void *jc_step_self(const jc_collector *c, jc_step_id id) {
-  return c->step_self[id];
+  return c->steps.self[id];
 }
 
 /* A step's slot in tracked cgroup t. */
 static inline void *jc_step_slot(const jc_collector *c, const jc_tracked *t,
                                  jc_step_id id) {
-  return (char *)t->slots + c->slot_offset[id];
+  return (char *)t->slots + c->steps.slot_offset[id];
 }
 
 #endif

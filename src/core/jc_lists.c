@@ -4,6 +4,7 @@
  */
 #include "jc_lists.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <string.h>
@@ -31,8 +32,9 @@
 #define SINGLE_LIST_ROW(ID, field, file, controller, flags, type, instance,   \
                         group, in_default, ...)                                \
   [JC_LIST_##ID] = {type, instance, group, in_default, F(ID)},
-#define EVENT(key)                                                             \
-  {"derive", "memory_events_" key, JC_COLLECT_EVENTS, true, F(MEMORY_EVENTS)}
+#define KEYED_LIST_ROW(ID, file, key, flags, type, instance, group,            \
+                       in_default, ...)                                        \
+  [JC_LIST_##ID] = {type, instance, group, in_default, F(file)},
 
 const jc_list_info jc_lists[JC_LIST_COUNT] = {
     /* CPU time (user and system) and cores busy: the default; the rest
@@ -65,12 +67,11 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
     PSI_ALL(PSI_STALL),
     PSI_ALL(PSI_LOAD),
     PSI_ALL(PSI_AVG),
-    EVENT("low"),
-    EVENT("high"),
-    EVENT("max"),
-    EVENT("oom"),
-    EVENT("oom_kill"),
-    EVENT("oom_group_kill"),
+    /* Keys of flat-keyed files, one list each (jc_sample.h's rows): the
+     * memory events; the cgroups below (cgroup.stat: a dying count that
+     * only grows is the leak of removed cgroups pinned by page cache or
+     * sockets). */
+    JC_KEYED_FIGURES(KEYED_LIST_ROW)
     /* Limits, each only where there is one.  The shares are `gauge`, not
      * `percent`: types.db caps percent at 100.1, and a share of a limit
      * can be above it (a burst, a limit lowered below the usage), which a
@@ -92,12 +93,17 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
     [JC_LIST_ENERGY_IDLE] = {"derive", "energy_<zone>_idle_uj",
                              JC_COLLECT_ENERGY, true, 0},
     [JC_LIST_POWER] = {"power", "<zone>", JC_COLLECT_ENERGY, true, 0},
-    /* The cgroups below (cgroup.stat): a dying count that only grows is
-     * the leak of removed cgroups pinned by page cache or sockets. */
-    [JC_LIST_DESCENDANTS] = {"count", "cgroup_descendants",
-                             JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
-    [JC_LIST_DYING_DESCENDANTS] = {"count", "cgroup_dying_descendants",
-                                   JC_COLLECT_CGROUPS, true, F(CGROUP_STAT)},
+    /* GPUs (jc_gpu): per GPU, <gpu> its UUID, one NVML read per GPU and
+     * pass; a cgroup's figures are its processes' (and its descendants'),
+     * the root's the GPU's whole. */
+    [JC_LIST_GPU_MEMORY] = {"memory", "<gpu>", JC_COLLECT_GPU, true, 0},
+    [JC_LIST_GPU_MEMORY_TOTAL] = {"memory", "<gpu>_total", JC_COLLECT_GPU,
+                                  true, 0},
+    [JC_LIST_GPU_SM] = {"percent", "<gpu>_sm", JC_COLLECT_GPU, true, 0},
+    [JC_LIST_GPU_ENERGY] = {"derive", "energy_<gpu>_uj", JC_COLLECT_GPU,
+                            true, 0},
+    [JC_LIST_GPU_ENERGY_IDLE] = {"derive", "energy_<gpu>_idle_uj",
+                                 JC_COLLECT_GPU, true, 0},
     /* Network (jc_net): per interface of a network namespace, rx and tx,
      * on the cgroup that owns the namespace; from /proc/<pid>/net/dev,
      * read once per namespace, no cgroup file. */
@@ -125,16 +131,15 @@ void jc_lists_name(const char *type, const char *type_instance, char *out,
 
 /* The group names of mask, for messages: "pressure", "limits and cpu". */
 static void group_names(unsigned mask, char *out, size_t size) {
-  static const char *const names[] = {"cpu",    "memory", "io",
-                                      "pressure", "events", "pids",
-                                      "limits", "energy", "cgroups",
-                                      "network"};
   size_t len = 0;
   out[0] = '\0';
-  for (unsigned i = 0; i < sizeof(names) / sizeof(*names) && len < size; i++)
-    if (mask & (1u << i))
+  unsigned bit;
+  const char *name;
+  for (size_t i = 0; (name = jc_sample_collect_word(i, &bit)) && len < size;
+       i++)
+    if (mask & bit)
       len += (size_t)snprintf(out + len, size - len, "%s\"%s\"",
-                              len ? " " : "", names[i]);
+                              len ? " " : "", name);
 }
 
 typedef struct {
@@ -195,7 +200,7 @@ static int apply_pattern(jc_selection *sel, jc_memstat_keys *memstat,
              "matches no value list (names are type-type_instance, such as "
              "\"gauge-cpu_cores\" or \"memory-*\"; a memory.stat key needs "
              "its MemoryStat too; joule_cgroup(5) lists them all)");
-  return -1;
+  return -EINVAL;
 }
 
 int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
@@ -213,7 +218,7 @@ int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
   for (size_t i = 0; i < pattern_count; i++)
     if (apply_pattern(ret, memstat, collect, patterns[i], err, n) < 0) {
       *ret_failed = i;
-      return -1;
+      return -EINVAL;
     }
   return 0;
 }

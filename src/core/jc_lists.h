@@ -20,8 +20,9 @@
  * "derive-memory_pgfault"), chosen like the others (jc_memstat_keys.sel).
  * The energy lists exist once per RAPL zone, which only init knows: they
  * are named, and chosen for every zone at once, with "<zone>" in place
- * of the zone ("power-<zone>"; "power-*" matches it); the network lists
- * the same with "<interface>" ("if_octets-<interface>").
+ * of the zone ("power-<zone>"; "power-*" matches it).  So are the GPU
+ * lists, once per GPU, with "<gpu>" for its UUID ("memory-<gpu>"), and the
+ * network lists with "<interface>" ("if_octets-<interface>").
  *
  * Each list has its identifier, jc_list_id, and every value list the core
  * makes carries it (jc_metric.list): whoever reads the core's metrics
@@ -57,8 +58,10 @@ typedef enum {
   JC_LIST_PSI_STALL, /* JC_PSI_LINES: derive-<res>_<some|full>_stall_usec */
   JC_LIST_PSI_LOAD = JC_LIST_PSI_STALL + JC_PSI_LINES, /* load-<res>_<line> */
   JC_LIST_PSI_AVG = JC_LIST_PSI_LOAD + JC_PSI_LINES,   /* pressure-..._avgN */
-  JC_LIST_EVENTS = JC_LIST_PSI_AVG + JC_PSI_LINES * JC_PSI_WINDOWS,
-  JC_LIST_CPU_LIMIT_CORES = JC_LIST_EVENTS + JC_EVENTS_KEY_COUNT,
+  JC_LIST_PSI_AVG_LAST = JC_LIST_PSI_AVG + JC_PSI_LINES * JC_PSI_WINDOWS - 1,
+#define JC_KEYED_LIST_ID(ID, ...) JC_LIST_##ID,
+  JC_KEYED_FIGURES(JC_KEYED_LIST_ID) /* one a key (jc_sample.h) */
+  JC_LIST_CPU_LIMIT_CORES,
   JC_LIST_CPU_LIMIT_PERCENT,
   JC_LIST_MEMORY_MAX,
   JC_LIST_MEMORY_HIGH,
@@ -67,8 +70,11 @@ typedef enum {
   JC_LIST_ENERGY,      /* derive-energy_<zone>_uj: host measured, cgroup charged */
   JC_LIST_ENERGY_IDLE, /* derive-energy_<zone>_idle_uj: the host's idle part */
   JC_LIST_POWER,       /* power-<zone>: the host's mean power */
-  JC_LIST_DESCENDANTS,       /* count-cgroup_descendants (cgroup.stat) */
-  JC_LIST_DYING_DESCENDANTS, /* count-cgroup_dying_descendants */
+  JC_LIST_GPU_MEMORY,      /* memory-<gpu>: its processes' GPU memory */
+  JC_LIST_GPU_MEMORY_TOTAL, /* memory-<gpu>_total: the GPU's (root) */
+  JC_LIST_GPU_SM,          /* percent-<gpu>_sm: their SM utilisation */
+  JC_LIST_GPU_ENERGY,      /* derive-energy_<gpu>_uj: board, or its part */
+  JC_LIST_GPU_ENERGY_IDLE, /* derive-energy_<gpu>_idle_uj: the idle part */
   JC_LIST_IF_OCTETS,  /* if_octets-<interface>: rx, tx bytes (jc_net) */
   JC_LIST_IF_PACKETS, /* if_packets-<interface> */
   JC_LIST_IF_ERRORS,  /* if_errors-<interface> */
@@ -121,8 +127,9 @@ void jc_lists_name(const char *type, const char *type_instance, char *out,
  * The selection of the Collect groups `collect`: their default lists,
  * then each of `patterns` in order, a glob that adds the lists it matches
  * or, after "!", removes them.  MemoryStat lists: on when the keys were
- * given explicitly (memstat_given), else opt-in.  0, or -1 when a pattern
- * (the *ret_failed-th) adds no list of the collected groups; err says why.
+ * given explicitly (memstat_given), else opt-in.  0, or -EINVAL when a
+ * pattern (the *ret_failed-th) adds no list of the collected groups; err
+ * says why.
  */
 int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
                       bool memstat_given, unsigned collect,

@@ -142,7 +142,7 @@ static int check_parent_enables(jc_collector *c, const jc_managed *m, int fd,
   if (r < 0) {
     jc_logf(&c->log, JC_LOG_ERR, "cannot read %s/cgroup.subtree_control: %s",
             where, JC_STRERROR(-r));
-    return -1;
+    return r;
   }
   unsigned missing = wanted & ~enabled;
   if (!missing)
@@ -156,7 +156,7 @@ static int check_parent_enables(jc_collector *c, const jc_managed *m, int fd,
           "controller \"%s\" is not enabled for the children of %s; enable "
           "it with: echo \"+%s\" > %s/cgroup.subtree_control",
           name, where, name, where);
-  return -1;
+  return -EOPNOTSUPP;
 }
 
 /* A cgroup we created hands down the wanted controllers it has. */
@@ -176,7 +176,7 @@ static int enable_below(jc_collector *c, int fd, const char *relpath) {
           r == -EBUSY ? "it holds processes, and cgroup v2 hands controllers "
                         "down only from cgroups without processes"
                       : JC_STRERROR(-r));
-  return -1;
+  return r;
 }
 
 /* Was the cgroup fd created by one of the first `upto` blocks? */
@@ -259,7 +259,7 @@ static int refuse_copy(jc_collector *c, const jc_managed *m) {
           "CgroupRoot to the cgroup2 mount point, or remove them to only "
           "report the cgroup",
           m->path, c->root);
-  return -1;
+  return -EOPNOTSUPP;
 }
 
 /* A <Cgroup> without Create true whose cgroup is not there. */
@@ -278,12 +278,12 @@ static int setup_one(jc_collector *c, size_t i) {
   int fd = jc_hier_open_existing(c->rootfd, m->path, &have, why, sizeof(why));
   if (fd < 0) {
     jc_logf(&c->log, JC_LOG_ERR, "<Cgroup \"%s\">: %s", m->path, why);
-    return -1;
+    return fd;
   }
   if (have < total && !m->create) {
     missing(c, m, where);
     close(fd);
-    return -1;
+    return -ENOENT;
   }
   int r;
   if (have == total) { /* it exists: what matters is its parent */
@@ -305,11 +305,11 @@ static int setup_one(jc_collector *c, size_t i) {
   }
   close(fd);
   if (r < 0)
-    return -1;
+    return r;
   fd = open_dir(c, m->path);
   if (fd < 0) {
     jc_logf(&c->log, JC_LOG_ERR, "cannot open %s: %s", where, JC_STRERROR(-fd));
-    return -1;
+    return fd;
   }
   r = jc_attach_move(c, i, fd, where);
   close(fd);
@@ -326,14 +326,14 @@ static int preview_one(jc_collector *c, size_t i) {
   int fd = jc_hier_open_existing(c->rootfd, m->path, &have, why, sizeof(why));
   if (fd < 0) {
     jc_logf(&c->log, JC_LOG_ERR, "<Cgroup \"%s\">: %s", m->path, why);
-    return -1;
+    return fd;
   }
   close(fd);
   if (have == count_levels(m->path))
     return 0;
   if (!m->create) {
     missing(c, m, where);
-    return -1;
+    return -ENOENT;
   }
   jc_logf(&c->log, JC_LOG_INFO,
           "cgroup %s does not exist yet: the plugin creates it at init "
@@ -347,21 +347,24 @@ int jc_managed_setup(jc_collector *c) {
   c->managed = calloc(cfg->managed_count ? cfg->managed_count : 1,
                       sizeof(*c->managed));
   if (!c->managed)
-    return -1;
+    return -ENOMEM;
   /* What may be refused is refused before anything is created. */
   for (size_t i = 0; i < cfg->managed_count; i++) {
     c->managed[i].ids = calloc(count_levels(cfg->managed[i].path),
                                sizeof(*c->managed[i].ids));
     if (!c->managed[i].ids) {
       jc_logf(&c->log, JC_LOG_ERR, "out of memory");
-      return -1;
+      return -ENOMEM;
     }
-    if (refuse_copy(c, &cfg->managed[i]) < 0 || jc_attach_check(c, i) < 0)
-      return -1;
+    int r = refuse_copy(c, &cfg->managed[i]);
+    if (r < 0 || (r = jc_attach_check(c, i)) < 0)
+      return r;
   }
-  for (size_t i = 0; i < cfg->managed_count; i++)
-    if ((cfg->preview ? preview_one(c, i) : setup_one(c, i)) < 0)
-      return -1; /* jc_managed_release() undoes what was done */
+  for (size_t i = 0; i < cfg->managed_count; i++) {
+    int r = cfg->preview ? preview_one(c, i) : setup_one(c, i);
+    if (r < 0)
+      return r; /* jc_managed_release() undoes what was done */
+  }
   return 0;
 }
 

@@ -28,7 +28,8 @@ typedef struct jc_managed_state {
   size_t moved_count;
 } jc_managed_state;
 
-/* 0, or -1 after one ERROR line; jc_managed_release() undoes a half setup. */
+/* 0, or a negative errno after one ERROR line; jc_managed_release()
+ * undoes a half setup. */
 int jc_managed_setup(jc_collector *c);
 /* Evacuates and removes the levels setup created (unless kept).  Idempotent. */
 void jc_managed_release(jc_collector *c);

@@ -164,6 +164,10 @@ static void emit_cpu(const sink *k, const jc_sample *s, jc_rate_state *rate,
 /* The single-value files' gauges (jc_sample.h's rows), each sent as the
  * kernel wrote it where the read gave it. */
 static void emit_singles(const sink *k, const jc_sample *s) {
+#define SINGLE_BIT(ID, ...) | (1u << JC_FILE_##ID)
+  if (!(s->have & (0u JC_SINGLE_FILES(SINGLE_BIT))))
+    return; /* none read (a host without the memory controller) */
+#undef SINGLE_BIT
 #define SINGLE_DISPATCH(ID, field, ...)                                        \
   if (jc_sample_has(s, JC_FILE_##ID))                                          \
     put_gauge(k, JC_LIST_##ID, (double)s->field);
@@ -307,10 +311,20 @@ static void emit_pressure(const sink *k, const jc_sample *s) {
   }
 }
 
-static void emit_events(const sink *k, const jc_sample *s) {
-  for (int i = 0; i < JC_EVENTS_KEY_COUNT; i++)
-    if (s->events_have & (1u << i))
-      put_derive(k, (jc_list_id)(JC_LIST_EVENTS + i), s->events[i]);
+/* The keys of flat-keyed files (jc_sample.h's rows), each as the kernel
+ * wrote it where the read gave it. */
+static void emit_keyed(const sink *k, const jc_sample *s) {
+  if (!s->keyed_have)
+    return;
+#define KEYED_DISPATCH(ID, file, key, flags, ...)                              \
+  if (s->keyed_have & (1u << JC_KEY_##ID)) {                                   \
+    if ((flags) & JC_KEY_COUNTER)                                              \
+      put_derive(k, JC_LIST_##ID, s->keyed[JC_KEY_##ID]);                      \
+    else                                                                       \
+      put_gauge(k, JC_LIST_##ID, (double)s->keyed[JC_KEY_##ID]);               \
+  }
+  JC_KEYED_FIGURES(KEYED_DISPATCH)
+#undef KEYED_DISPATCH
 }
 
 /* The effective limits, each only where there is one (docs/metrics.md). */
@@ -343,10 +357,6 @@ void jc_metrics_emit(const jc_sample *s, jc_prior *prior,
   if (jc_sample_has(s, JC_FILE_IO_STAT))
     emit_io(&k, s, &prior->io, o);
   emit_pressure(&k, s);
-  emit_events(&k, s);
-  if (jc_sample_has(s, JC_FILE_CGROUP_STAT)) {
-    put_gauge(&k, JC_LIST_DESCENDANTS, (double)s->nr_descendants);
-    put_gauge(&k, JC_LIST_DYING_DESCENDANTS, (double)s->nr_dying_descendants);
-  }
+  emit_keyed(&k, s);
   emit_limits(&k, s, &limits);
 }

@@ -28,6 +28,9 @@ typedef struct {
   size_t count; /* 1; 2 for ps_cputime, disk_octets, disk_ops; 3 for load */
   double gauge[JC_METRIC_VALUES];
   int64_t derive[JC_METRIC_VALUES];
+  uint64_t time_ns; /* when it was read (CLOCK_REALTIME), for a list sent
+                       later than read (a cgroup's final figures, jc_end);
+                       0: read now, the sender stamps it */
 } jc_metric;
 
 typedef void (*jc_emit_fn)(void *ctx, const jc_metric *m);

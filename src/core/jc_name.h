@@ -27,6 +27,20 @@ typedef enum {
   JC_INSTANCE_FROM_CONTAINER
 } jc_instance_from;
 
+/* ContainerNames (InstanceFrom "container"): how a runtime's name joins
+ * its parts (docs/containers.md, labels per writer).
+ *   PLAIN     shop_web-7d9f_nginx, shop_web-7d9f (a pod), shop_db (compose)
+ *   PREFIXED  k8s_shop_web-7d9f_nginx, k8s_shop_web-7d9f, compose_shop_db:
+ *             one regular expression splits them, nothing else matches
+ *   LEVELS    k8s.shop.web-7d9f.nginx, k8s.shop.web-7d9f, compose.shop.db:
+ *             a '.' within a part written '_' (Kubernetes and compose
+ *             names have no '_'), each part a Graphite level */
+typedef enum {
+  JC_NAMES_PLAIN,
+  JC_NAMES_PREFIXED,
+  JC_NAMES_LEVELS
+} jc_container_names;
+
 /* 32-bit FNV-1a of a NUL-terminated string. */
 uint32_t jc_name_fnv1a32(const char *s);
 

@@ -7,6 +7,7 @@
 #include "jc_internal.h"
 #include "jc_netdev.h"
 #include "jc_netsnmp.h"
+#include "jc_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -107,22 +108,15 @@ static int ns_of_pid(const net_self *n, pid_t pid, uint64_t *ret_ns) {
 }
 
 /* Is pid in the cgroup at relpath still?  Its /proc/<pid>/cgroup's v2
- * line ("0::/path") against CgroupRoot's kernel path joined with relpath. */
+ * path (jc_proc) against CgroupRoot's kernel path joined with relpath. */
 static bool pid_in(const net_self *n, pid_t pid, const char *relpath) {
-  char path[PATH_MAX + 32], text[PATH_MAX * 2], want[PATH_MAX * 2];
-  snprintf(path, sizeof(path), "%s/%d/cgroup", n->proc, (int)pid);
-  ssize_t len = jc_hier_read_file_at(AT_FDCWD, path, text, sizeof(text) - 1);
-  if (len <= 0)
+  char path[PATH_MAX], want[PATH_MAX * 2];
+  if (jc_proc_cgroup_at(n->proc, pid, path, sizeof(path)) < 0)
     return false;
-  text[len] = '\0';
   bool top = strcmp(n->root_kpath, "/") == 0;
-  snprintf(want, sizeof(want), "0::%s%s%s\n", top ? "" : n->root_kpath,
+  snprintf(want, sizeof(want), "%s%s%s", top ? "" : n->root_kpath,
            relpath[0] || top ? "/" : "", relpath);
-  /* v1 hierarchies' lines come first on a host that has them */
-  const char *v2 = strncmp(text, "0::", 3) == 0 ? text : strstr(text, "\n0::");
-  if (v2 && v2 != text)
-    v2++;
-  return v2 && strncmp(v2, want, strlen(want)) == 0;
+  return strcmp(path, want) == 0;
 }
 
 /* What a look at a cgroup's processes found. */
@@ -666,16 +660,6 @@ static void net_free(jc_collector *c, void *state) {
   free(n);
 }
 
-/* CgroupRoot as /proc/<pid>/cgroup writes it: from mountinfo on
- * cgroupfs; "/" on a copy of a tree (its ProcRoot's files say so). */
-static void root_kpath(jc_collector *c, net_self *n) {
-  char real[PATH_MAX];
-  snprintf(n->root_kpath, sizeof(n->root_kpath), "/");
-  if (jc_hier_is_cgroupfs(c->rootfd) && realpath(c->root, real))
-    (void)jc_hier_cgroup_of("/proc/self/mountinfo", real, n->root_kpath,
-                            sizeof(n->root_kpath));
-}
-
 /*
  * On when a network list is chosen.  The host's namespace is PID 1's:
  * the host's when collectd has the host's PID namespace, as it needs to
@@ -690,7 +674,7 @@ static int init(jc_collector *c, void **ret_self) {
   net_self *n = calloc(1, sizeof(*n));
   if (!n) {
     jc_logf(&c->log, JC_LOG_ERR, "out of memory");
-    return -1;
+    return -ENOMEM;
   }
   snprintf(n->proc, sizeof(n->proc), "%s",
            c->cfg->proc_root ? c->cfg->proc_root : "/proc");
@@ -713,7 +697,8 @@ static int init(jc_collector *c, void **ret_self) {
     net_free(c, n);
     return 0;
   }
-  root_kpath(c, n);
+  jc_hier_root_cgroup(c->rootfd, c->root, n->root_kpath,
+                      sizeof(n->root_kpath));
   return 0;
 }
 

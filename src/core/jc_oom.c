@@ -127,7 +127,7 @@ static int init(jc_collector *c, void **ret_self) {
   oom_self *o = calloc(1, sizeof(*o));
   if (!o) {
     jc_logf(&c->log, JC_LOG_ERR, "out of memory");
-    return -1;
+    return -ENOMEM;
   }
   *ret_self = o;
   o->top_source = TOP_NONE;
@@ -194,13 +194,13 @@ static void read_top(jc_collector *c) {
 static void note(jc_collector *c, jc_tracked *t, const jc_read *r) {
   const jc_sample *s = r->sample;
   if (!jc_sample_has(s, JC_FILE_MEMORY_EVENTS) ||
-      !(s->events_have & (1u << JC_EVENTS_OOM_KILL)))
+      !(s->keyed_have & (1u << JC_KEY_MEMORY_EVENTS_OOM_KILL)))
     return;
   jc_oom_state *o = oom_of(c, t);
   o->memory_max = r->limits->memory_max;
   o->peak = jc_sample_has(s, JC_FILE_MEMORY_PEAK) ? s->memory_peak
                                                    : JC_VALUE_MAX;
-  counted(c, o, s->events[JC_EVENTS_OOM_KILL]);
+  counted(c, o, s->keyed[JC_KEY_MEMORY_EVENTS_OOM_KILL]);
 }
 
 /* t tracked, or its path re-created: no kills counted yet. */

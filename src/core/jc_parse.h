@@ -7,6 +7,14 @@
  * terminator, and returns 0 or a negative errno (-EINVAL for malformed
  * text, -ERANGE for numbers above UINT64_MAX).  Output parameters are
  * named ret_* and written only on success.
+ *
+ * This is the whole core's convention for what can fail: 0 (or a length,
+ * a count, a descriptor) or a negative errno, ret_* written only on
+ * success.  Where the user needs words only the callee has (which part of
+ * a configured value is wrong: jc_config's setters, jc_pattern_compile),
+ * they go to an err buffer beside -EINVAL; a function that logs (the
+ * collector's init) returns the errno after its one line.  -1 is a value
+ * ("no package", an index not found), never an error.
  */
 #ifndef JC_PARSE_H
 #define JC_PARSE_H

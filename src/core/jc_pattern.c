@@ -6,6 +6,7 @@
  */
 #include "jc_pattern.h"
 
+#include <errno.h>
 #include <fnmatch.h>
 #include <regex.h>
 #include <stdio.h>
@@ -164,13 +165,13 @@ static int compile_regex(jc_pattern *p, char *err, size_t err_size) {
   char *body = strndup(p->text + 1, n - 2);
   if (!body) {
     snprintf(err, err_size, "out of memory");
-    return -1;
+    return -ENOMEM;
   }
   const char *why = regex_cost(body);
   if (why) {
     snprintf(err, err_size, "invalid regular expression: %s", why);
     free(body);
-    return -1;
+    return -EINVAL;
   }
   int r = regcomp(&p->regex, body, REG_EXTENDED | REG_NOSUB);
   free(body);
@@ -178,7 +179,7 @@ static int compile_regex(jc_pattern *p, char *err, size_t err_size) {
     char msg[128];
     regerror(r, &p->regex, msg, sizeof(msg));
     snprintf(err, err_size, "invalid regular expression: %s", msg);
-    return -1;
+    return -EINVAL;
   }
   p->is_regex = true;
   return 0;
@@ -199,13 +200,13 @@ static int split_glob(jc_pattern *p, char *err, size_t err_size) {
   p->levels_buf = strdup(p->text);
   if (!p->levels_buf) {
     snprintf(err, err_size, "out of memory");
-    return -1;
+    return -ENOMEM;
   }
   if (p->text[0] == '/') {
     snprintf(err, err_size,
              "is absolute; patterns are relative to CgroupRoot (write \"%s\")",
              p->text + 1);
-    return -1;
+    return -EINVAL;
   }
   size_t globstars = 0;
   /* strsep keeps empty levels, so "a//b" can be refused. */
@@ -215,7 +216,7 @@ static int split_glob(jc_pattern *p, char *err, size_t err_size) {
     const char *why = check_glob_level(level);
     if (why) {
       snprintf(err, err_size, "%s", why);
-      return -1;
+      return -EINVAL;
     }
     bool globstar = strcmp(level, "**") == 0;
     if (globstar && p->level_count > 0 &&
@@ -224,31 +225,33 @@ static int split_glob(jc_pattern *p, char *err, size_t err_size) {
     if (globstar && ++globstars > JC_PATTERN_MAX_GLOBSTARS) {
       snprintf(err, err_size, "uses \"**\" more than %d times",
                JC_PATTERN_MAX_GLOBSTARS);
-      return -1;
+      return -EINVAL;
     }
     if (p->level_count == MAX_LEVELS) {
       snprintf(err, err_size, "is deeper than %d levels", MAX_LEVELS);
-      return -1;
+      return -EINVAL;
     }
     p->level[p->level_count++] = level;
   }
   return 0;
 }
 
-jc_pattern *jc_pattern_compile(const char *text, char *err, size_t err_size) {
+int jc_pattern_compile(const char *text, jc_pattern **ret, char *err,
+                       size_t err_size) {
   jc_pattern *p = calloc(1, sizeof(*p));
   if (!p || !(p->text = strdup(text))) {
     snprintf(err, err_size, "out of memory");
     free(p);
-    return NULL;
+    return -ENOMEM;
   }
   int r = is_regex_text(text) ? compile_regex(p, err, err_size)
                               : split_glob(p, err, err_size);
   if (r < 0) {
     jc_pattern_free(p);
-    return NULL;
+    return r;
   }
-  return p;
+  *ret = p;
+  return 0;
 }
 
 void jc_pattern_free(jc_pattern *p) {
@@ -286,20 +289,21 @@ static bool match_levels(const char *const *pat, size_t pn,
 
 /*
  * Splits relpath into levels in buf (a copy).  Returns the level count, or
- * -1 when the path is too deep or too long to be a cgroup we would track.
+ * -ENAMETOOLONG when the path is too deep or too long to be a cgroup we
+ * would track.
  */
 static int split_path(const char *relpath, char *buf, size_t size,
                       const char **level) {
   size_t n = strlen(relpath);
   if (n >= size)
-    return -1;
+    return -ENAMETOOLONG;
   memcpy(buf, relpath, n + 1);
   if (n == 0)
     return 0;
   int count = 0;
   for (char *rest = buf; rest;) {
     if (count == MAX_LEVELS)
-      return -1;
+      return -ENAMETOOLONG;
     level[count++] = strsep(&rest, "/");
   }
   return count;

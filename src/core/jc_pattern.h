@@ -28,10 +28,12 @@ typedef struct jc_pattern jc_pattern;
 #define JC_PATTERN_MAX_GLOBSTARS 4
 
 /*
- * Compiles text.  On failure returns NULL and writes a message for the user
- * ("contains \"..\"", the regcomp error, ...) to err.
+ * Compiles text into *ret.  0, or -EINVAL (-ENOMEM) with a message for the
+ * user ("contains \"..\"", the regcomp error, ...) in err: only the
+ * compiler knows which part of the text was wrong.
  */
-jc_pattern *jc_pattern_compile(const char *text, char *err, size_t err_size);
+int jc_pattern_compile(const char *text, jc_pattern **ret, char *err,
+                       size_t err_size);
 void jc_pattern_free(jc_pattern *p);
 
 const char *jc_pattern_text(const jc_pattern *p);

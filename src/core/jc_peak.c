@@ -60,6 +60,7 @@ const jc_step jc_peak_step = {
     .name = "peak",
     .slot_size = sizeof(jc_peak_state),
     .track = track,
+    .files = 1u << JC_FILE_MEMORY_PEAK_INTERVAL,
     .file_read = after_read,
     .file_refused = refused,
 };

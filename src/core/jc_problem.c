@@ -299,7 +299,7 @@ static int init(jc_collector *c, void **ret_self) {
   if (*ret_self)
     return 0;
   jc_logf(&c->log, JC_LOG_ERR, "out of memory");
-  return -1;
+  return -ENOMEM;
 }
 
 static void problem_free(jc_collector *c, void *state) {

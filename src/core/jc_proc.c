@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,10 +19,12 @@
 #define WHY(...) (snprintf(why, n, __VA_ARGS__))
 #define PF_KTHREAD 0x00200000u /* include/linux/sched.h */
 
-/* /proc/PID/<name> into buf, NUL-terminated; its length. */
-static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size) {
-  char path[64];
-  snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+/* <proc_root>/PID/<name> into buf, NUL-terminated; its length. */
+static ssize_t read_proc_at(const char *proc_root, pid_t pid, const char *name,
+                            char *buf, size_t size) {
+  char path[PATH_MAX];
+  snprintf(path, sizeof(path), "%s/%d/%s", proc_root ? proc_root : "/proc",
+           (int)pid, name);
   ssize_t len = jc_hier_read_file_at(AT_FDCWD, path, buf, size - 1);
   if (len == -ENOENT)
     return -ESRCH;
@@ -30,28 +33,45 @@ static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size) {
   return len;
 }
 
-/* Field n (from 3, "state", on) of /proc/PID/stat as a number. */
-static int stat_field(pid_t pid, int n, uint64_t *ret) {
-  char buf[1024];
-  ssize_t len = read_proc(pid, "stat", buf, sizeof(buf));
-  if (len < 0)
-    return (int)len;
+static ssize_t read_proc(pid_t pid, const char *name, char *buf, size_t size) {
+  return read_proc_at(NULL, pid, name, buf, size);
+}
+
+int jc_proc_parse_stat_field(const char *buf, int n, uint64_t *ret) {
   /* "pid (comm) state ppid pgrp session tty_nr tpgid flags ...": comm may
    * hold spaces and parentheses, so count from the last ')'. */
   const char *p = strrchr(buf, ')');
-  if (!p)
+  if (!p || n < 3)
     return -EINVAL;
   p++;
   for (int field = 3; field < n; field++) {
     p += strspn(p, " ");
     p += strcspn(p, " ");
   }
-  char *end;
-  unsigned long long value = strtoull(p, &end, 10);
-  if (end == p)
+  p += strspn(p, " ");
+  if (*p < '0' || *p > '9')
     return -EINVAL;
+  char *end;
+  errno = 0;
+  unsigned long long value = strtoull(p, &end, 10);
+  if (errno == ERANGE)
+    return -ERANGE;
   *ret = value;
   return 0;
+}
+
+/* Field n (from 3, "state", on) of /proc/PID/stat as a number. */
+static int stat_field_at(const char *proc_root, pid_t pid, int n,
+                         uint64_t *ret) {
+  char buf[1024];
+  ssize_t len = read_proc_at(proc_root, pid, "stat", buf, sizeof(buf));
+  if (len < 0)
+    return (int)len;
+  return jc_proc_parse_stat_field(buf, n, ret);
+}
+
+static int stat_field(pid_t pid, int n, uint64_t *ret) {
+  return stat_field_at(NULL, pid, n, ret);
 }
 
 int jc_proc_resident(pid_t pid, uint64_t *ret_bytes) {
@@ -78,16 +98,14 @@ int jc_proc_is_kernel_thread(pid_t pid) {
   return (flags & PF_KTHREAD) ? 1 : 0;
 }
 
-int jc_proc_cgroup(pid_t pid, char *ret_path, size_t size) {
-  char buf[16384];
-  ssize_t len = read_proc(pid, "cgroup", buf, sizeof(buf));
-  if (len < 0)
-    return (int)len;
+int jc_proc_parse_cgroup(const char *buf, char *ret_path, size_t size) {
   for (const char *line = buf; *line;) {
     size_t linelen = strcspn(line, "\n");
     if (strncmp(line, "0::", 3) == 0) {
       if (linelen - 3 >= size)
         return -ENAMETOOLONG;
+      if (linelen == 3 || line[3] != '/')
+        return -EINVAL; /* a path is absolute in its namespace */
       memcpy(ret_path, line + 3, linelen - 3);
       ret_path[linelen - 3] = '\0';
       return 0;
@@ -95,6 +113,23 @@ int jc_proc_cgroup(pid_t pid, char *ret_path, size_t size) {
     line += linelen + (line[linelen] == '\n');
   }
   return -ENOENT; /* no cgroup v2 line: not on the unified hierarchy */
+}
+
+int jc_proc_cgroup_at(const char *proc_root, pid_t pid, char *ret_path,
+                      size_t size) {
+  char buf[16384];
+  ssize_t len = read_proc_at(proc_root, pid, "cgroup", buf, sizeof(buf));
+  if (len < 0)
+    return (int)len;
+  return jc_proc_parse_cgroup(buf, ret_path, size);
+}
+
+int jc_proc_cgroup(pid_t pid, char *ret_path, size_t size) {
+  return jc_proc_cgroup_at(NULL, pid, ret_path, size);
+}
+
+int jc_proc_start_time_at(const char *proc_root, pid_t pid, uint64_t *ret) {
+  return stat_field_at(proc_root, pid, JC_PROC_STAT_START_TIME, ret);
 }
 
 int jc_proc_may_move(pid_t pid, const char *root_cgroup, char *why, size_t n) {
@@ -117,8 +152,6 @@ int jc_proc_may_move(pid_t pid, const char *root_cgroup, char *why, size_t n) {
 }
 
 /* ---- holding a process from its check to its move ---------------------- */
-
-#define STAT_START_TIME 22
 
 #if defined(SYS_pidfd_open) && defined(SYS_pidfd_send_signal)
 #define HAVE_PIDFD 1
@@ -151,7 +184,7 @@ int jc_proc_hold_take(pid_t pid, jc_proc_hold *ret) {
     h.no_pidfd = fd < 0 ? -fd : 0;
   }
   if (h.pidfd < 0) {
-    int r = stat_field(pid, STAT_START_TIME, &h.start_time);
+    int r = stat_field(pid, JC_PROC_STAT_START_TIME, &h.start_time);
     if (r < 0)
       return r;
   }
@@ -176,7 +209,7 @@ int jc_proc_hold_check(const jc_proc_hold *h) {
   if (h->pidfd >= 0)
     return pidfd_alive(h->pidfd);
   uint64_t now;
-  int r = stat_field(h->pid, STAT_START_TIME, &now);
+  int r = stat_field(h->pid, JC_PROC_STAT_START_TIME, &now);
   if (r < 0)
     return r;
   return now == h->start_time ? 0 : -ESRCH;

@@ -19,8 +19,25 @@
 /* 1 for a kernel thread (PF_KTHREAD in /proc/PID/stat), 0 if not. */
 int jc_proc_is_kernel_thread(pid_t pid);
 
-/* The cgroup v2 path of pid: its "0::" line of /proc/PID/cgroup. */
+/* The cgroup v2 path of pid: its "0::" line of /proc/PID/cgroup;
+ * jc_proc_cgroup_at: of proc_root/PID/cgroup (NULL: /proc).  -ESRCH when
+ * there is no such process. */
 int jc_proc_cgroup(pid_t pid, char *ret_path, size_t size);
+int jc_proc_cgroup_at(const char *proc_root, pid_t pid, char *ret_path,
+                      size_t size);
+
+/* The process's start time (clock ticks since boot: field 22 of
+ * proc_root/PID/stat, NULL: /proc), which a pid reused by another
+ * process does not share.  -ESRCH when there is no such process. */
+#define JC_PROC_STAT_START_TIME 22
+int jc_proc_start_time_at(const char *proc_root, pid_t pid, uint64_t *ret);
+
+/* The parsers of those files' text (NUL-terminated), for the fuzz
+ * targets: the "0::" line's path (-ENOENT: none; -EINVAL: not absolute;
+ * -ENAMETOOLONG), and field n (3: "state", ...) of a stat line as a
+ * number (-EINVAL: not one; -ERANGE). */
+int jc_proc_parse_cgroup(const char *buf, char *ret_path, size_t size);
+int jc_proc_parse_stat_field(const char *buf, int n, uint64_t *ret);
 
 /* The process's resident memory in bytes (/proc/PID/statm). */
 int jc_proc_resident(pid_t pid, uint64_t *ret_bytes);

@@ -24,10 +24,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT] = {
@@ -45,6 +47,7 @@ struct jc_runtime {
   char root[PATH_MAX];
   char dir[JC_RUNTIME_DIR_COUNT][PATH_MAX]; /* relative to rootfd */
   const jc_log *log;
+  jc_container_names names;
 };
 
 jc_runtime *jc_runtime_new(const char *root,
@@ -69,6 +72,10 @@ jc_runtime *jc_runtime_new(const char *root,
   return rt;
 }
 
+void jc_runtime_set_names(jc_runtime *rt, jc_container_names names) {
+  rt->names = names;
+}
+
 void jc_runtime_free(jc_runtime *rt) {
   if (!rt)
     return;
@@ -81,6 +88,7 @@ void jc_runtime_free(jc_runtime *rt) {
 typedef struct {
   char ns[FIELD_SIZE], pod[FIELD_SIZE], ctr[FIELD_SIZE]; /* Kubernetes */
   bool sandbox;                                          /* pause container */
+  bool pod_only; /* the kubelet's pods/: a pod's own cgroup */
   char name[FIELD_SIZE];                                 /* Docker, Podman */
   char project[FIELD_SIZE], service[FIELD_SIZE];         /* compose */
   const char *id; /* Podman: the entry wanted */
@@ -206,16 +214,41 @@ static void printable(const char *s, char *out, size_t size) {
   out[o] = '\0';
 }
 
-/* What f says the container is called, into want: 0, or -ENODATA. */
-static int compose(const found *f, char *want, size_t size) {
-  if (f->ns[0] && f->pod[0] && (f->sandbox || f->ctr[0]))
-    snprintf(want, size, "%s_%s_%s", f->ns, f->pod, f->sandbox ? "POD" : f->ctr);
-  else if (f->project[0] && f->service[0])
-    snprintf(want, size, "%s_%s", f->project, f->service);
-  else if (f->name[0])
-    snprintf(want, size, "%s", f->name);
-  else
+/* Part p of a name, written as names joins them: with LEVELS a '.' is
+ * written '_', the parts being joined by '.'. */
+static const char *part(jc_container_names names, const char *p, char *buf,
+                        size_t size) {
+  if (names != JC_NAMES_LEVELS)
+    return p;
+  snprintf(buf, size, "%s", p);
+  for (char *q = buf; *q; q++)
+    *q = *q == '.' ? '_' : *q;
+  return buf;
+}
+
+/* What f says the container is called, into want, its parts joined as
+ * names says (ContainerNames): 0, or -ENODATA. */
+static int compose(const found *f, jc_container_names names, char *want,
+                   size_t size) {
+  static const char *const k8s[] = {"", "k8s_", "k8s."};
+  static const char *const compose_[] = {"", "compose_", "compose."};
+  const char *sep = names == JC_NAMES_LEVELS ? "." : "_";
+  char a[FIELD_SIZE], b[FIELD_SIZE], c[FIELD_SIZE];
+  if (f->ns[0] && f->pod[0] && (f->sandbox || f->ctr[0] || f->pod_only)) {
+    snprintf(want, size, "%s%s%s%s", k8s[names], part(names, f->ns, a, sizeof(a)),
+             sep, part(names, f->pod, b, sizeof(b)));
+    if (!f->pod_only)
+      snprintf(want + strlen(want), size - strlen(want), "%s%s", sep,
+               f->sandbox ? "POD" : part(names, f->ctr, c, sizeof(c)));
+  } else if (f->project[0] && f->service[0]) {
+    snprintf(want, size, "%s%s%s%s", compose_[names],
+             part(names, f->project, a, sizeof(a)), sep,
+             part(names, f->service, b, sizeof(b)));
+  } else if (f->name[0]) {
+    snprintf(want, size, "%s", part(names, f->name, a, sizeof(a)));
+  } else {
     return -ENODATA;
+  }
   return 0;
 }
 
@@ -223,7 +256,7 @@ static int compose(const found *f, char *want, size_t size) {
 static int name_from(const jc_runtime *rt, const found *f, const char *rel,
                      const char *relpath, char ret_name[JC_INSTANCE_SIZE]) {
   char want[4 * FIELD_SIZE], why[2 * FIELD_SIZE + 200];
-  if (compose(f, want, sizeof(want)) < 0)
+  if (compose(f, rt->names, want, sizeof(want)) < 0)
     return report(rt, rel, relpath, "names no container", -ENODATA);
   if (f->too_long)
     return report(rt, rel, relpath,
@@ -510,7 +543,7 @@ static bool pod_uid(const char *level, size_t len, char uid[40]) {
 
 typedef struct {
   const char *tail; /* "_<uid>", or "-<id>.log" */
-  char want[4 * FIELD_SIZE];
+  found f;        /* its namespace, pod and container */
   bool container; /* /var/log/containers' <pod>_<ns>_<ctr>-<id>.log */
 } kubelet_search;
 
@@ -528,11 +561,16 @@ static int kubelet_entry(void *ctx, const char *name) {
   if (!b || (s->container ? !c || strchr(c + 1, '_') : c != NULL))
     return -ENOENT;
   *b = '\0';
+  found *f = &s->f;
   if (s->container) {
     *c = '\0';
-    snprintf(s->want, sizeof(s->want), "%s_%s_%s", b + 1, prefix, c + 1);
+    snprintf(f->ns, sizeof(f->ns), "%s", b + 1);
+    snprintf(f->pod, sizeof(f->pod), "%s", prefix);
+    snprintf(f->ctr, sizeof(f->ctr), "%s", c + 1);
   } else {
-    snprintf(s->want, sizeof(s->want), "%s_%s", prefix, b + 1);
+    snprintf(f->ns, sizeof(f->ns), "%s", prefix);
+    snprintf(f->pod, sizeof(f->pod), "%s", b + 1);
+    f->pod_only = true;
   }
   return 0;
 }
@@ -544,9 +582,7 @@ static int kubelet(const jc_runtime *rt, const char *sub, kubelet_search *s,
   int r = each_entry(rt, rel, relpath, kubelet_entry, s);
   if (r < 0)
     return r;
-  found f = {0};
-  snprintf(f.name, sizeof(f.name), "%s", s->want);
-  return name_from(rt, &f, rel, relpath, ret_name);
+  return name_from(rt, &s->f, rel, relpath, ret_name);
 }
 
 static int kubelet_pod(const jc_runtime *rt, const char *uid,
@@ -583,34 +619,143 @@ static const char *parent_level(const char *relpath, const char *last,
   return p;
 }
 
-int jc_runtime_name(jc_runtime *rt, const char *relpath,
-                    char ret_name[JC_INSTANCE_SIZE]) {
+/* Which runtime a cgroup's path says made it, and what to look for. */
+typedef struct {
+  runtime_fn first, second; /* NULL first: a pod's cgroup (the kubelet) */
+  bool in_pod;
+  char id[ID_LEN + 1], uid[40];
+} which;
+
+/* false: not a container's or pod's cgroup. */
+static bool classify(const char *relpath, which *w) {
   const char *slash = strrchr(relpath, '/');
   const char *last = slash ? slash + 1 : relpath;
   size_t plen;
   const char *parent = parent_level(relpath, last, &plen);
-  char id[ID_LEN + 1], uid[40];
-  bool in_pod = pod_uid(parent, plen, uid);
-  runtime_fn first = NULL, second = NULL;
+  char *id = w->id;
+  *w = (which){.in_pod = pod_uid(parent, plen, w->uid)};
   if (id_in(last, "cri-containerd-", ".scope", id))
-    first = containerd;
+    w->first = containerd;
   else if (id_in(last, "crio-", ".scope", id) || id_in(last, "crio-", "", id))
-    first = crio;
+    w->first = crio;
   else if (id_in(last, "docker-", ".scope", id) ||
            (id_in(last, "", "", id) && plen == 6 && !strncmp(parent, "docker", 6)))
-    first = docker;
+    w->first = docker;
   else if (id_in(last, "libpod-", ".scope", id) || id_in(last, "libpod-", "", id))
-    first = podman;
-  else if (in_pod && id_in(last, "", "", id))
-    first = containerd, second = docker;
-  else if (pod_uid(last, strlen(last), uid))
-    return kubelet_pod(rt, uid, relpath, ret_name);
+    w->first = podman;
+  else if (w->in_pod && id_in(last, "", "", id))
+    w->first = containerd, w->second = docker;
   else
+    return pod_uid(last, strlen(last), w->uid);
+  return true;
+}
+
+int jc_runtime_name(jc_runtime *rt, const char *relpath,
+                    char ret_name[JC_INSTANCE_SIZE]) {
+  which w;
+  if (!classify(relpath, &w))
     return -ENOENT;
-  int r = first(rt, id, relpath, ret_name);
-  if (r == -ENOENT && second)
-    r = second(rt, id, relpath, ret_name);
-  if (r == -ENOENT && in_pod)
-    r = kubelet_container(rt, id, relpath, ret_name);
+  if (!w.first)
+    return kubelet_pod(rt, w.uid, relpath, ret_name);
+  int r = w.first(rt, w.id, relpath, ret_name);
+  if (r == -ENOENT && w.second)
+    r = w.second(rt, w.id, relpath, ret_name);
+  if (r == -ENOENT && w.in_pod)
+    r = kubelet_container(rt, w.id, relpath, ret_name);
   return r == -ENOENT ? -EAGAIN : r;
+}
+
+/* ---- what was looked for --------------------------------------------------- */
+
+typedef struct {
+  char *text;
+  size_t size, len;
+} text_buf;
+
+static void put(text_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void put(text_buf *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  if (b->len < b->size)
+    b->len += (size_t)vsnprintf(b->text + b->len, b->size - b->len, fmt, ap);
+  va_end(ap);
+}
+
+/* One runtime's file for w, as an operator finds it. */
+static void put_file(text_buf *b, const jc_runtime *rt, runtime_fn fn,
+                     const which *w, const char *relpath) {
+  char root[PATH_MAX + 1];
+  shown(rt, "", root, sizeof(root));
+  if (fn == containerd)
+    put(b, "containerd's %s%s/io.containerd.runtime.v2.task/*/%s/config.json",
+        root, rt->dir[JC_RUNTIME_CONTAINERD], w->id);
+  else if (fn == crio)
+    put(b, "CRI-O's %s%s/overlay-containers/%s/userdata/config.json", root,
+        rt->dir[JC_RUNTIME_CRIO], w->id);
+  else if (fn == docker)
+    put(b, "Docker's %s%s/containers/%s/config.v2.json", root,
+        rt->dir[JC_RUNTIME_DOCKER], w->id);
+  else if (strstr(relpath, "user@"))
+    put(b, "rootless Podman's ~/.local/share/containers/storage/"
+           "overlay-containers/containers.json of the user of its slice (the "
+           "home from %setc/passwd)",
+        root);
+  else
+    put(b, "Podman's %s%s/overlay-containers/containers.json and "
+           "volatile-containers.json",
+        root, rt->dir[JC_RUNTIME_PODMAN]);
+}
+
+static jc_runtime_dir dir_of(runtime_fn fn) {
+  return fn == containerd ? JC_RUNTIME_CONTAINERD
+         : fn == crio     ? JC_RUNTIME_CRIO
+         : fn == docker   ? JC_RUNTIME_DOCKER
+         : fn == podman   ? JC_RUNTIME_PODMAN
+                          : JC_RUNTIME_KUBELET;
+}
+
+bool jc_runtime_dir_present(const jc_runtime *rt, jc_runtime_dir k) {
+  struct stat st;
+  return fstatat(rt->rootfd, rt->dir[k][0] ? rt->dir[k] : ".", &st, 0) == 0 &&
+         S_ISDIR(st.st_mode);
+}
+
+int jc_runtime_missing(const jc_runtime *rt, const char *relpath, char *text,
+                       size_t size) {
+  which w;
+  if (!classify(relpath, &w))
+    return -ENOENT;
+  text_buf b = {text, size, 0};
+  char root[PATH_MAX + 1];
+  shown(rt, "", root, sizeof(root));
+  jc_runtime_dir k = dir_of(w.first);
+  if (!w.first)
+    put(&b, "the kubelet's %s%s/pods/*_*_%s", root, rt->dir[JC_RUNTIME_KUBELET],
+        w.uid);
+  else
+    put_file(&b, rt, w.first, &w, relpath);
+  if (w.second) {
+    put(&b, ", ");
+    put_file(&b, rt, w.second, &w, relpath);
+  }
+  if (w.in_pod && w.first)
+    put(&b, ", the kubelet's %s%s/containers/*-%s.log", root,
+        rt->dir[JC_RUNTIME_KUBELET], w.id);
+  bool rootless = w.first == podman && strstr(relpath, "user@");
+  if (rootless)
+    put(&b, "; a collectd in a container mounts the host's /etc/passwd and "
+            "the user's home read-only below RuntimeRoot");
+  else if (!jc_runtime_dir_present(rt, k))
+    put(&b, "; %s%s is not there: a collectd in a container mounts the "
+            "host's /%s read-only at that path (RuntimeRoot \"%s\" is where "
+            "the host's / is seen; RuntimeDir %s where the runtime keeps it "
+            "instead)",
+        root, rt->dir[k], rt->dir[k], rt->root, jc_runtime_dir_kinds[k]);
+  else
+    put(&b, "; %s%s is there, without this container's file: its runtime "
+            "has not written it, or the directory is a copy or another "
+            "host's (mount the host's /%s itself, read-only)",
+        root, rt->dir[k], rt->dir[k]);
+  return (int)k;
 }

@@ -31,11 +31,16 @@
 #include "jc_log.h"
 #include "jc_name.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #define JC_RUNTIME_FILE_MAX (1024 * 1024)
 
-/* A lookup answered -EAGAIN is retried at this many later reads, then the
- * path name stays (jc_discover). */
+/* A lookup answered -EAGAIN is retried at this many later reads, then
+ * once every JC_RUNTIME_RETRY_S seconds for as long as the cgroup is
+ * there (jc_tracked): a name written later is taken. */
 #define JC_RUNTIME_TRIES 10
+#define JC_RUNTIME_RETRY_S 60
 
 /* The state directories, each an absolute path inside RuntimeRoot
  * (RuntimeDir KIND DIR, docs/configuration.md#runtimedir). */
@@ -60,6 +65,9 @@ jc_runtime *jc_runtime_new(const char *root,
                            const jc_log *log);
 void jc_runtime_free(jc_runtime *rt);
 
+/* How names join their parts (ContainerNames); JC_NAMES_PLAIN at first. */
+void jc_runtime_set_names(jc_runtime *rt, jc_container_names names);
+
 /*
  * The instance of the cgroup at relpath (relative to CgroupRoot):
  *   0        ret_name is the runtime's name
@@ -71,5 +79,20 @@ void jc_runtime_free(jc_runtime *rt);
  */
 int jc_runtime_name(jc_runtime *rt, const char *relpath,
                     char ret_name[JC_INSTANCE_SIZE]);
+
+/*
+ * For a cgroup whose lookup keeps answering -EAGAIN: what was looked for
+ * and what to do, into text (one clause for a log line: the runtime's
+ * files, as paths below RuntimeRoot, then whether its state directory is
+ * there, and the remedy: the directory a containerised collectd mounts
+ * read-only, RuntimeRoot, RuntimeDir).  Returns the cause: the runtime
+ * state directory (jc_runtime_dir) the files belong in; -ENOENT when
+ * relpath is not a container's or pod's cgroup.
+ */
+int jc_runtime_missing(const jc_runtime *rt, const char *relpath, char *text,
+                       size_t size);
+
+/* State directory k is there, below RuntimeRoot. */
+bool jc_runtime_dir_present(const jc_runtime *rt, jc_runtime_dir k);
 
 #endif

@@ -3,8 +3,6 @@
  */
 #include "jc_sample.h"
 
-#include "jc_step.h"
-
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -21,7 +19,6 @@
                     ((flags) & JC_ROW_NOT_AT_ROOT) != 0,                       \
                     NULL,                                                      \
                     ((flags) & JC_ROW_RESET) != 0,                             \
-                    ((flags) & JC_ROW_RESET) ? &jc_peak_step : NULL,           \
                     offsetof(jc_sample, field)},
 
 const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
@@ -58,18 +55,32 @@ const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
 #define CPU_KEYS(X)                                                            \
   X(usage_usec) X(user_usec) X(system_usec) X(nr_periods) X(nr_throttled)      \
   X(throttled_usec) X(nr_bursts) X(burst_usec)
-#define EVENTS_KEYS(X) X(low) X(high) X(max) X(oom) X(oom_kill) X(oom_group_kill)
-#define CGROUP_STAT_KEYS(X) X(nr_descendants) X(nr_dying_descendants)
 #define KEY_NAME(k) #k,
 #define KEY_LEN(k) sizeof(#k) - 1,
 
 const char *const jc_sample_cpu_keys[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_NAME)};
 static const uint8_t cpu_key_lens[JC_CPU_KEY_COUNT] = {CPU_KEYS(KEY_LEN)};
-const char *const jc_sample_events_keys[JC_EVENTS_KEY_COUNT] = {EVENTS_KEYS(KEY_NAME)};
-static const uint8_t events_key_lens[JC_EVENTS_KEY_COUNT] = {
-    EVENTS_KEYS(KEY_LEN)};
-static const char *const cgroup_stat_keys[] = {CGROUP_STAT_KEYS(KEY_NAME)};
-static const uint8_t cgroup_stat_key_lens[] = {CGROUP_STAT_KEYS(KEY_LEN)};
+
+/* JC_KEYED_FIGURES' rows, for the parse: each key's file, name and flags
+ * (the rows of a file are consecutive, as parse_keyed reads them). */
+static const jc_file_id keyed_file[JC_KEY_COUNT] = {
+#define KEYED_FILE(ID, file, ...) JC_FILE_##file,
+    JC_KEYED_FIGURES(KEYED_FILE)
+#undef KEYED_FILE
+};
+#define KEYED_KEY(ID, file, key, ...) KEY_NAME(key)
+#define KEYED_LEN(ID, file, key, ...) KEY_LEN(key)
+#define KEYED_FLAGS(ID, file, key, flags, ...) flags,
+static const char *const keyed_names[JC_KEY_COUNT] = {
+    JC_KEYED_FIGURES(KEYED_KEY)};
+static const uint8_t keyed_lens[JC_KEY_COUNT] = {JC_KEYED_FIGURES(KEYED_LEN)};
+static const uint8_t keyed_flags[JC_KEY_COUNT] = {
+    JC_KEYED_FIGURES(KEYED_FLAGS)};
+
+/* The files of those rows. */
+#define KEYED_FILE_BIT(ID, file, ...) | (1u << JC_FILE_##file)
+static const uint32_t keyed_files = 0u JC_KEYED_FIGURES(KEYED_FILE_BIT);
+#undef KEYED_FILE_BIT
 
 /* The Collect words, in the order of their bits. */
 static const struct {
@@ -80,7 +91,8 @@ static const struct {
     {"io", JC_COLLECT_IO},             {"pressure", JC_COLLECT_PRESSURE},
     {"events", JC_COLLECT_EVENTS},     {"pids", JC_COLLECT_PIDS},
     {"limits", JC_COLLECT_LIMITS},     {"energy", JC_COLLECT_ENERGY},
-    {"cgroups", JC_COLLECT_CGROUPS},   {"network", JC_COLLECT_NETWORK},
+    {"cgroups", JC_COLLECT_CGROUPS},   {"gpu", JC_COLLECT_GPU},
+    {"network", JC_COLLECT_NETWORK},
 };
 
 unsigned jc_sample_collect_bit(const char *word) {
@@ -223,9 +235,6 @@ static bool counter_beyond_derive(const jc_sample *s, jc_file_id f,
   switch (f) {
   case JC_FILE_CPU_STAT:
     return any_beyond_derive(s->cpu, s->cpu_have, UINT64_MAX, JC_CPU_KEY_COUNT);
-  case JC_FILE_MEMORY_EVENTS:
-    return any_beyond_derive(s->events, s->events_have, UINT64_MAX,
-                             JC_EVENTS_KEY_COUNT);
   case JC_FILE_MEMORY_STAT:
     return any_beyond_derive(s->memstat, s->memstat_have, memstat_events(keys),
                              keys ? keys->count : 0);
@@ -239,6 +248,41 @@ static bool counter_beyond_derive(const jc_sample *s, jc_file_id f,
   default:
     return false;
   }
+}
+
+/*
+ * File f's keys of JC_KEYED_FIGURES, rows [first, first + n).  A
+ * malformed line makes the result -EINVAL but the lines after it are
+ * still read, as a required key that is missing does; a counter beyond
+ * DERIVE is -EOVERFLOW with the file whole.  A file of optional keys
+ * yields the keys it has however it ends; one with a required key, only
+ * when it is whole.
+ */
+static int parse_keyed(jc_sample *s, jc_file_id f, const char *buf,
+                       size_t len) {
+  size_t first = 0, n = 0;
+  while (keyed_file[first] != f)
+    first++;
+  while (first + n < JC_KEY_COUNT && keyed_file[first + n] == f)
+    n++;
+  uint64_t have = 0, required = 0;
+  int result = parse_flat(buf, len, keyed_names + first, keyed_lens + first,
+                          n, s->keyed + first, &have);
+  for (size_t i = 0; i < n; i++)
+    required |= keyed_flags[first + i] & JC_KEY_REQUIRED ? 1ull << i : 0;
+  if (result == 0 && (have & required) != required)
+    result = -EINVAL; /* every kernel that has the file prints the key */
+  for (size_t i = 0; result == 0 && i < n; i++)
+    if ((have & (1ull << i)) && (keyed_flags[first + i] & JC_KEY_COUNTER) &&
+        beyond_derive(s->keyed[first + i]))
+      result = -EOVERFLOW;
+  uint32_t mine = (uint32_t)(((1ull << n) - 1) << first);
+  s->keyed_have &= ~mine;
+  if (result == 0 || result == -EOVERFLOW || !required) {
+    s->keyed_have |= (uint32_t)(have << first);
+    s->have |= 1u << f;
+  }
+  return result;
 }
 
 int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
@@ -269,24 +313,9 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = parse_flat(buf, len, (const char *const *)keys->key, keys->key_len,
                    keys->count, s->memstat, &s->memstat_have);
     break;
-  case JC_FILE_MEMORY_EVENTS:
-    r = parse_flat(buf, len, jc_sample_events_keys, events_key_lens,
-                   JC_EVENTS_KEY_COUNT, s->events, &have);
-    s->events_have = (uint8_t)have;
-    break;
   case JC_FILE_IO_STAT:
     r = parse_io(s, buf, len);
     break;
-  case JC_FILE_CGROUP_STAT: {
-    uint64_t v[2];
-    r = parse_flat(buf, len, cgroup_stat_keys, cgroup_stat_key_lens, 2, v,
-                   &have);
-    if (r == 0 && have != 3)
-      r = -EINVAL; /* every kernel since 4.14 prints both */
-    s->nr_descendants = v[0];
-    s->nr_dying_descendants = v[1];
-    break;
-  }
   case JC_FILE_CPU_PRESSURE:
   case JC_FILE_MEMORY_PRESSURE:
   case JC_FILE_IO_PRESSURE:
@@ -298,7 +327,9 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = jc_parse_cpu_list(buf, len, s->cpuset, s->cpuset_words,
                           &s->cpuset_beyond);
     break;
-  default: /* a row of JC_SINGLE_FILES, or no file of the table */
+  default: /* a row of JC_SINGLE_FILES or JC_KEYED_FIGURES, or no file */
+    if (f < JC_FILE_COUNT && (keyed_files & (1u << f)))
+      return parse_keyed(s, f, buf, len);
     if (f >= JC_FILE_COUNT || !jc_sample_files[f].single)
       return -EINVAL;
     r = jc_parse_single(buf, len,
@@ -313,8 +344,7 @@ int jc_sample_parse(jc_sample *s, jc_file_id f, const char *buf, size_t len,
     r = -EOVERFLOW;
   bool partial_ok = r == -EOVERFLOW || f == JC_FILE_IO_STAT ||
                     (f == JC_FILE_CPU_STAT ? s->cpu_have != 0
-                                           : f == JC_FILE_MEMORY_STAT ||
-                                                 f == JC_FILE_MEMORY_EVENTS);
+                                           : f == JC_FILE_MEMORY_STAT);
   if (r == 0 || partial_ok)
     s->have |= 1u << f;
   return r;

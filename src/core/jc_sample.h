@@ -39,7 +39,8 @@ enum {
   JC_COLLECT_LIMITS = 1u << 6,
   JC_COLLECT_ENERGY = 1u << 7,
   JC_COLLECT_CGROUPS = 1u << 8, /* cgroup.stat: descendants, dying ones */
-  JC_COLLECT_NETWORK = 1u << 9, /* per network namespace (jc_net) */
+  JC_COLLECT_GPU = 1u << 9,     /* NVIDIA GPUs through NVML (jc_gpu) */
+  JC_COLLECT_NETWORK = 1u << 10, /* per network namespace (jc_net) */
   JC_COLLECT_DEFAULT =
       JC_COLLECT_CPU | JC_COLLECT_MEMORY | JC_COLLECT_IO | JC_COLLECT_LIMITS,
 };
@@ -82,8 +83,14 @@ const char *jc_sample_collect_word(size_t i, unsigned *ret_bit);
   X(MEMORY_SWAP_CURRENT, memory_swap_current, "memory.swap.current", "memory", \
     JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "memory", "swap_current",            \
     JC_COLLECT_MEMORY, false, "4.5")                                           \
+  X(MEMORY_SWAP_PEAK, memory_swap_peak, "memory.swap.peak", "memory",          \
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "memory", "swap_peak",               \
+    JC_COLLECT_MEMORY, false, "6.5")                                           \
   X(PIDS_CURRENT, pids_current, "pids.current", "pids", JC_ROW_NOT_AT_ROOT,    \
-    "count", "pids", JC_COLLECT_PIDS, true, "4.5")
+    "count", "pids", JC_COLLECT_PIDS, true, "4.5")                             \
+  X(PIDS_PEAK, pids_peak, "pids.peak", "pids",                                 \
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "count", "pids_peak",                \
+    JC_COLLECT_PIDS, true, "6.1")
 
 #define JC_SINGLE_FILE_ID(ID, ...) JC_FILE_##ID,
 
@@ -112,8 +119,6 @@ typedef enum {
   ((1u << JC_FILE_CPU_MAX) | (1u << JC_FILE_MEMORY_MAX) |                      \
    (1u << JC_FILE_MEMORY_HIGH) | (1u << JC_FILE_PIDS_MAX))
 
-struct jc_step; /* jc_step.h */
-
 typedef struct {
   const char *name;       /* "memory.current" */
   const char *controller; /* controller that provides it, NULL: always there */
@@ -126,8 +131,6 @@ typedef struct {
                                explains it */
   bool reset_after_read;  /* written after each read: kept descriptors on
                              cgroupfs only */
-  const struct jc_step *step; /* the step told when it is read (jc_step.h's
-                                 file_read, file_refused); NULL: none */
   size_t single; /* a row of JC_SINGLE_FILES: its field's offset in the
                     sample; 0: another kind of file */
 } jc_file_info;
@@ -148,17 +151,47 @@ enum {
 };
 extern const char *const jc_sample_cpu_keys[JC_CPU_KEY_COUNT];
 
-/* memory.events keys (kernel 6.x set; older kernels print a subset). */
-enum {
-  JC_EVENTS_LOW,
-  JC_EVENTS_HIGH,
-  JC_EVENTS_MAX,
-  JC_EVENTS_OOM,
-  JC_EVENTS_OOM_KILL,
-  JC_EVENTS_OOM_GROUP_KILL,
-  JC_EVENTS_KEY_COUNT
-};
-extern const char *const jc_sample_events_keys[JC_EVENTS_KEY_COUNT];
+/*
+ * The keys of flat-keyed files that are each sent as the kernel writes
+ * them, one value list a key: one row per key, as JC_SINGLE_FILES has one
+ * per file, and everything about it follows from the row: the key's
+ * parse into the sample (s->keyed[JC_KEY_<ID>], its bit in keyed_have),
+ * its value list (JC_LIST_<ID>) and the list's dispatch.  The file itself
+ * (its name, controller, root) is a row of the file table.
+ *
+ *   X(ID, file, key, flags, type, type_instance, group, in_default, kernel)
+ *
+ * flags: JC_KEY_COUNTER (a DERIVE, checked against its range; else a
+ * gauge), JC_KEY_REQUIRED (every kernel that has the file prints it: a
+ * file without it is malformed; a file of optional keys gives the keys it
+ * has, as older kernels print a subset).  kernel: the first Linux release
+ * that has the key.
+ */
+#define JC_KEY_COUNTER 1u
+#define JC_KEY_REQUIRED 2u
+#define JC_KEYED_FIGURES(X)                                                    \
+  X(MEMORY_EVENTS_LOW, MEMORY_EVENTS, low, JC_KEY_COUNTER, "derive",           \
+    "memory_events_low", JC_COLLECT_EVENTS, true, "4.5")                       \
+  X(MEMORY_EVENTS_HIGH, MEMORY_EVENTS, high, JC_KEY_COUNTER, "derive",         \
+    "memory_events_high", JC_COLLECT_EVENTS, true, "4.5")                      \
+  X(MEMORY_EVENTS_MAX, MEMORY_EVENTS, max, JC_KEY_COUNTER, "derive",           \
+    "memory_events_max", JC_COLLECT_EVENTS, true, "4.5")                       \
+  X(MEMORY_EVENTS_OOM, MEMORY_EVENTS, oom, JC_KEY_COUNTER, "derive",           \
+    "memory_events_oom", JC_COLLECT_EVENTS, true, "4.5")                       \
+  X(MEMORY_EVENTS_OOM_KILL, MEMORY_EVENTS, oom_kill, JC_KEY_COUNTER, "derive", \
+    "memory_events_oom_kill", JC_COLLECT_EVENTS, true, "4.13")                 \
+  X(MEMORY_EVENTS_OOM_GROUP_KILL, MEMORY_EVENTS, oom_group_kill,               \
+    JC_KEY_COUNTER, "derive", "memory_events_oom_group_kill",                  \
+    JC_COLLECT_EVENTS, true, "5.17")                                           \
+  X(CGROUP_DESCENDANTS, CGROUP_STAT, nr_descendants, JC_KEY_REQUIRED, "count", \
+    "cgroup_descendants", JC_COLLECT_CGROUPS, true, "4.14")                    \
+  X(CGROUP_DYING_DESCENDANTS, CGROUP_STAT, nr_dying_descendants,               \
+    JC_KEY_REQUIRED, "count", "cgroup_dying_descendants", JC_COLLECT_CGROUPS,  \
+    true, "4.14")
+
+#define JC_KEYED_ID(ID, ...) JC_KEY_##ID,
+enum { JC_KEYED_FIGURES(JC_KEYED_ID) JC_KEY_COUNT };
+#undef JC_KEYED_ID
 
 /* The MemoryStat keys chosen in the configuration, in config order. */
 #define JC_MEMSTAT_MAX 64
@@ -207,10 +240,9 @@ typedef struct {
 
   jc_psi psi[3]; /* cpu, memory, io */
 
-  uint64_t events[JC_EVENTS_KEY_COUNT];
-  uint8_t events_have;
+  uint64_t keyed[JC_KEY_COUNT]; /* the rows of JC_KEYED_FIGURES */
+  uint32_t keyed_have;           /* bit (1u << JC_KEY_<ID>) per key parsed */
 
-  uint64_t nr_descendants, nr_dying_descendants; /* cgroup.stat */
 
   /* cpuset.cpus.effective: CPU n is bit n % 64 of word n / 64 of the
    * caller's storage (cleared by the parse, not by a reset); beyond: the

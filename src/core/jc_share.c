@@ -118,15 +118,14 @@ int jc_share_zone_split(jc_share_zone *z, const jc_share_host *h,
   if (h->rule != JC_SHARE_WAIT)
     jc_share_zone_start(z, now);
   if (!known || (h->rule != JC_SHARE_OWN && h->rule != JC_SHARE_PREVIOUS))
-    return -1;
+    return -ENODATA;
   const jc_cputimes *times =
       domain < 0 ? &h->last.host
                  : (uint32_t)domain < h->last.domains ? &h->last.domain[domain]
                                                       : NULL;
   if (!times)
-    return -1;
-  return jc_share_split_energy(energy_uj, times, covered_usec, ret) < 0 ? -1
-                                                                        : 0;
+    return -ENODATA;
+  return jc_share_split_energy(energy_uj, times, covered_usec, ret);
 }
 
 /* ---- parties ---------------------------------------------------------------- */

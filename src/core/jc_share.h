@@ -3,7 +3,13 @@
  * stretch of time is split between cgroups by CPU time, and the one rule
  * for a stretch too short to split.  The plugin (jc_energy: a stretch per
  * read pass, many cgroups) and the command (jcli_energy: a stretch
- * between two readings, one cgroup) both account through it.  No I/O:
+ * between two readings, one cgroup) both account through it.  So
+ * does Collect "gpu" (jc_gpu), whose board energy is split by SM
+ * utilisation instead: jc_share_split_energy, jc_share_charge and
+ * jc_share_covered take any measure of use in place of CPU time (the
+ * capacity as total_usec, the unused part as idle_usec, the parties'
+ * use as usec, all in the same unit: jc_gpu's is a thousandth of a per
+ * cent of the GPU's SMs).  No I/O:
  * the caller reads the zones (jc_rapl) and the host's CPU time (jc_cpus)
  * and keeps the state below.
  *
@@ -165,10 +171,11 @@ void jc_share_zone_start(jc_share_zone *z, const jc_rapl_energy *now);
 /*
  * Ends the zone's stretch at its reading now, under h->rule, and splits
  * the zone's energy over it by the CPU time of its domain (-1: the
- * host's) among cgroups that used covered_usec of it: 0 and *ret, or -1
- * when the stretch has no share (the zone not read at both ends, an
- * interval of it given up between: jc_rapl; the rule WAIT or NONE; the
- * domain's time not known or still; idle time above the total).
+ * host's) among cgroups that used covered_usec of it: 0 and *ret, or
+ * -ENODATA when the stretch has no share (the zone not read at both ends,
+ * an interval of it given up between: jc_rapl; the rule WAIT or NONE; the
+ * domain's time not known), -EDOM when the domain's time is still or its
+ * idle time above the total (jc_share_split_energy).
  */
 int jc_share_zone_split(jc_share_zone *z, const jc_share_host *h,
                         const jc_rapl_energy *now, int domain,

@@ -26,10 +26,13 @@
  *   ended(c, t, read)           the same, after a final read only
  *   end(c, emit, ctx)           after every cgroup, and after the cgroups
  *                               found gone were dropped
+ *   send(c, emit, ctx)          then: what is held for cgroups gone
  *
  * Between passes, a step with pending work (a cgroup that emptied) makes
  * the collector read the cgroups whose `final` says so, each with
- * read->in_pass false.  A step's final hook is asked nothing while no
+ * read->in_pass false; their value lists go to the hold hooks, not out
+ * (send says when: a cgroup that empties and stays sends only the points
+ * of the read passes).  A step's final hook is asked nothing while no
  * step has pending work (take_pending: the pass costs one call, not one
  * per cgroup).  A cgroup's life:
  *
@@ -56,6 +59,7 @@ typedef struct jc_tracked jc_tracked;
 typedef enum {
   JC_STEP_OOM,     /* jc_oom: OOM kills as notifications */
   JC_STEP_ENERGY,  /* jc_energy: Collect "energy" */
+  JC_STEP_GPU,     /* jc_gpu: Collect "gpu" */
   JC_STEP_NET,     /* jc_net: Collect "network" */
   JC_STEP_PROBLEM, /* jc_problem: file problems told once, the starved */
   JC_STEP_END,     /* jc_end: final figures, NotifyEnd, the lost */
@@ -85,7 +89,8 @@ typedef struct jc_step {
   size_t slot_size; /* per tracked cgroup; 0: none */
 
   /* At init (after <Cgroup> blocks are set up, before the first walk):
-   * its state, or NULL to stay off.  -1 after one ERROR line fails init. */
+   * its state, or NULL to stay off.  A negative errno after one ERROR line
+   * fails init. */
   int (*init)(jc_collector *c, void **ret_self);
   void (*free)(jc_collector *c, void *self);
 
@@ -97,6 +102,12 @@ typedef struct jc_step {
   void (*totals)(const jc_collector *c, const jc_tracked *t,
                  jc_totals *totals);
   void (*end)(jc_collector *c, jc_collect_fn emit, void *ctx);
+  /* A value list of t's final read between passes (read->in_pass false:
+   * the read's lists are not sent, they are held), m->time_ns its time. */
+  void (*hold)(jc_collector *c, jc_tracked *t, const jc_metric *m);
+  /* Sends what is held for the cgroups that went: after a read pass and
+   * after the reads between passes. */
+  void (*send)(jc_collector *c, jc_collect_fn emit, void *ctx);
 
   /* Cgroups whose final hook may say yes (and forgets that it had any):
    * at the start of a pass, and between passes (read them now). */
@@ -116,9 +127,12 @@ typedef struct jc_step {
                    jc_tracked *const *before, size_t n);
   void (*release)(jc_collector *c, jc_tracked *t);
 
-  /* A file of t whose row names this step (jc_sample_files[f].step) was
-   * read into s through fd; fresh: fd was opened for this read.  0, or a
-   * negative errno after which the file is read no more, anywhere. */
+  /* The files whose reads it is told of (bit 1u << jc_file_id), through
+   * the two hooks below; one step a file. */
+  uint32_t files;
+  /* File f of t, one of its files, was read into s through fd; fresh: fd
+   * was opened for this read.  0, or a negative errno after which the file
+   * is read no more, anywhere. */
   int (*file_read)(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
                    bool fresh, jc_sample *s);
   /* Opening such a file failed with err: 0 to let it be a problem of the
@@ -130,16 +144,19 @@ typedef struct jc_step {
 extern const jc_step *const jc_steps[JC_STEP_COUNT];
 
 /* Each step's jc_step, defined in its module. */
-extern const jc_step jc_oom_step, jc_energy_step, jc_net_step,
+extern const jc_step jc_oom_step, jc_energy_step, jc_gpu_step, jc_net_step,
     jc_problem_step, jc_end_step, jc_peak_step;
 
 /* The loops over the table that the collector and the walk make
  * (jc_steps.c).  init: each step's state, and where its slot is; 0, or
- * -1 after a step's ERROR line (jc_steps_free undoes a half init). */
+ * a negative errno after a step's ERROR line (jc_steps_free undoes a
+ * half init). */
 int jc_steps_init(jc_collector *c);
 void jc_steps_free(jc_collector *c);
 void jc_steps_begin(jc_collector *c);
 void jc_steps_end(jc_collector *c, jc_collect_fn emit, void *ctx);
+void jc_steps_hold(jc_collector *c, jc_tracked *t, const jc_metric *m);
+void jc_steps_send(jc_collector *c, jc_collect_fn emit, void *ctx);
 bool jc_steps_take_pending(jc_collector *c);
 void jc_steps_event(jc_collector *c, int wd);
 void jc_steps_walked(jc_collector *c);

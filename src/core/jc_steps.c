@@ -6,11 +6,13 @@
  */
 #include "jc_internal.h"
 
+#include <errno.h>
 #include <stdalign.h>
 
 const jc_step *const jc_steps[JC_STEP_COUNT] = {
     [JC_STEP_OOM] = &jc_oom_step,
     [JC_STEP_ENERGY] = &jc_energy_step,
+    [JC_STEP_GPU] = &jc_gpu_step,
     [JC_STEP_NET] = &jc_net_step,
     [JC_STEP_PROBLEM] = &jc_problem_step,
     [JC_STEP_END] = &jc_end_step,
@@ -19,7 +21,7 @@ const jc_step *const jc_steps[JC_STEP_COUNT] = {
 
 #define EACH_ON(c, i)                                                          \
   for (int i = 0; i < JC_STEP_COUNT; i++)                                      \
-    if ((c)->step_on[i])
+    if ((c)->steps.on[i])
 
 static size_t align_up(size_t n) {
   size_t a = alignof(max_align_t);
@@ -31,11 +33,14 @@ static size_t align_up(size_t n) {
 static void list_cgroup_hooks(jc_collector *c) {
   EACH_ON(c, i) {
     if (jc_steps[i]->final)
-      c->final_steps[c->final_step_count++] = jc_steps[i];
+      c->steps.final[c->steps.final_count++] = jc_steps[i];
     if (jc_steps[i]->cgroup)
-      c->cgroup_steps[c->cgroup_step_count++] = jc_steps[i];
+      c->steps.cgroup[c->steps.cgroup_count++] = jc_steps[i];
     if (jc_steps[i]->ended)
-      c->ended_steps[c->ended_step_count++] = jc_steps[i];
+      c->steps.ended[c->steps.ended_count++] = jc_steps[i];
+    for (uint32_t left = jc_steps[i]->files; left; left &= left - 1)
+      c->steps.of_file[__builtin_ctz(left)] = jc_steps[i];
+    c->steps.files |= jc_steps[i]->files;
   }
 }
 
@@ -43,23 +48,24 @@ int jc_steps_init(jc_collector *c) {
   size_t offset = 0;
   for (int i = 0; i < JC_STEP_COUNT; i++) {
     const jc_step *s = jc_steps[i];
-    c->slot_offset[i] = offset;
+    c->steps.slot_offset[i] = offset;
     offset += align_up(s->slot_size);
-    if (s->init && s->init(c, &c->step_self[i]) < 0)
-      return -1;
-    c->step_on[i] = !s->init || c->step_self[i];
+    int r = s->init ? s->init(c, &c->steps.self[i]) : 0;
+    if (r < 0)
+      return r;
+    c->steps.on[i] = !s->init || c->steps.self[i];
   }
-  c->slots_size = offset;
+  c->steps.slots_size = offset;
   list_cgroup_hooks(c);
   return 0;
 }
 
 void jc_steps_free(jc_collector *c) {
   for (int i = JC_STEP_COUNT; i-- > 0;) {
-    if (c->step_self[i] && jc_steps[i]->free)
-      jc_steps[i]->free(c, c->step_self[i]);
-    c->step_self[i] = NULL;
-    c->step_on[i] = false;
+    if (c->steps.self[i] && jc_steps[i]->free)
+      jc_steps[i]->free(c, c->steps.self[i]);
+    c->steps.self[i] = NULL;
+    c->steps.on[i] = false;
   }
 }
 
@@ -69,6 +75,14 @@ void jc_steps_begin(jc_collector *c) {
 
 void jc_steps_end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   EACH_ON(c, i) if (jc_steps[i]->end) jc_steps[i]->end(c, emit, ctx);
+}
+
+void jc_steps_hold(jc_collector *c, jc_tracked *t, const jc_metric *m) {
+  EACH_ON(c, i) if (jc_steps[i]->hold) jc_steps[i]->hold(c, t, m);
+}
+
+void jc_steps_send(jc_collector *c, jc_collect_fn emit, void *ctx) {
+  EACH_ON(c, i) if (jc_steps[i]->send) jc_steps[i]->send(c, emit, ctx);
 }
 
 bool jc_steps_take_pending(jc_collector *c) {

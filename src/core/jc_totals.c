@@ -46,9 +46,9 @@ void jc_totals_of(const jc_sample *s, const jc_io_totals *io, bool per_device,
   }
   io_of(s, io, per_device, ret);
   if (jc_sample_has(s, JC_FILE_MEMORY_EVENTS) &&
-      (s->events_have & (1u << JC_EVENTS_OOM_KILL)) &&
-      fits(s->events[JC_EVENTS_OOM_KILL])) {
+      (s->keyed_have & (1u << JC_KEY_MEMORY_EVENTS_OOM_KILL)) &&
+      fits(s->keyed[JC_KEY_MEMORY_EVENTS_OOM_KILL])) {
     ret->have_oom_kills = true;
-    ret->oom_kills = s->events[JC_EVENTS_OOM_KILL];
+    ret->oom_kills = s->keyed[JC_KEY_MEMORY_EVENTS_OOM_KILL];
   }
 }

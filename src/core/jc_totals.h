@@ -32,6 +32,10 @@ typedef struct {
   uint64_t oom_kills;
   bool have_energy; /* Collect "energy": its part of the zones' energy */
   double energy_joules;
+  bool have_gpu; /* Collect "gpu": its processes used a GPU */
+  uint64_t gpu_memory_peak; /* bytes: the most its processes held on the
+                               GPUs together at a read */
+  double gpu_energy_joules; /* its part of the GPUs' energy */
   bool have_net; /* Collect "network": the namespace it owns (jc_net) */
   uint64_t net_rx_bytes, net_tx_bytes, net_rx_packets, net_tx_packets;
 } jc_totals;

@@ -7,6 +7,7 @@
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_managed.h"
+#include "jc_clock.h"
 #include "jc_runtime.h"
 
 #include <errno.h>
@@ -216,10 +217,11 @@ void jc_tracked_fd_done(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
 /* Are all the files t is read for kept open? */
 static bool all_kept(const jc_collector *c, const jc_tracked *t) {
   uint32_t needed = c->files & ~t->absent;
-  for (int f = 0; f < JC_FILE_COUNT; f++)
-    if ((needed & (1u << f)) && t->fd[f] < 0 &&
-        !(!t->relpath[0] && jc_sample_files[f].absent_at_root))
+  for (uint32_t left = needed; left; left &= left - 1) {
+    int f = __builtin_ctz(left);
+    if (t->fd[f] < 0 && !(!t->relpath[0] && jc_sample_files[f].absent_at_root))
       return false;
+  }
   return true;
 }
 
@@ -302,12 +304,41 @@ static void place(jc_collector *c, jc_tracked *t, const jc_found *e) {
   t->on_cgroupfs = c->root_on_cgroupfs && e->dev == c->root_dev;
 }
 
+/* name_tries of a cgroup past JC_RUNTIME_TRIES: looked up every
+ * JC_RUNTIME_RETRY_S. */
+#define JC_NAME_SLOW (JC_RUNTIME_TRIES + 1)
+
+/* Why t has no name from its runtime: one line per cause (the runtime's
+ * state directory), whichever cgroup comes first; a WARNING when that
+ * directory is not there at all (a collectd in a container without the
+ * mount, a RuntimeRoot or RuntimeDir set wrong). */
+static void say_missing(jc_collector *c, const jc_tracked *t, int reads,
+                        bool loud) {
+  char text[3 * PATH_MAX];
+  int k = jc_runtime_missing(c->runtime, t->relpath, text, sizeof(text));
+  if (k < 0 || (c->names_told & (1u << k)))
+    return;
+  c->names_told |= 1u << k;
+  char after[48] = "";
+  if (reads > 0)
+    snprintf(after, sizeof(after), " after %d reads", reads);
+  jc_logf(&c->log,
+          !loud && jc_runtime_dir_present(c->runtime, (jc_runtime_dir)k)
+              ? JC_LOG_INFO
+              : JC_LOG_WARNING,
+          "InstanceFrom \"container\": no name for cgroup \"%s\"%s: looked "
+          "for %s; it keeps its path name, as every cgroup of this runtime "
+          "whose files are missing (said once), and is looked up again every "
+          "%d s (docs/containers.md)",
+          t->relpath, after, text, JC_RUNTIME_RETRY_S);
+}
+
 /*
  * InstanceFrom "container": the name the runtime gave t, when its files
  * say it.  While they are not written yet (a cgroup appears before its
  * bundle is complete), t keeps its path name and is asked again at the
- * next reads (jc_tracked_retry_names), JC_RUNTIME_TRIES times at most.
- * True when t->name is the runtime's.
+ * next reads (jc_tracked_retry_names), JC_RUNTIME_TRIES times, then
+ * every JC_RUNTIME_RETRY_S.  True when t->name is the runtime's.
  */
 static bool runtime_name(jc_collector *c, jc_tracked *t) {
   int r = jc_runtime_name(c->runtime, t->relpath, t->name);
@@ -316,40 +347,43 @@ static bool runtime_name(jc_collector *c, jc_tracked *t) {
     t->runtime_named = r == 0;
     return r == 0;
   }
+  if (t->name_tries == JC_NAME_SLOW) {
+    c->names_slow = true;
+    return false;
+  }
   if (++t->name_tries <= JC_RUNTIME_TRIES) {
     c->names_pending = true;
     return false;
   }
-  t->name_tries = 0;
-  jc_logf(&c->log, JC_LOG_INFO,
-          "cgroup \"%s\" keeps its path name: its container runtime had not "
-          "written its name after %d reads (docs/containers.md)",
-          t->relpath, JC_RUNTIME_TRIES + 1);
+  if (!c->names_slow)
+    c->names_slow_at = jc_now_ns() + JC_RUNTIME_RETRY_S * 1000000000ull;
+  c->names_slow = true;
+  say_missing(c, t, JC_RUNTIME_TRIES + 1, false);
   return false;
 }
 
 /* The steps' hooks of a cgroup's life, in the table's order. */
 static void steps_track(jc_collector *c, jc_tracked *t) {
   for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->step_on[i] && jc_steps[i]->track)
+    if (c->steps.on[i] && jc_steps[i]->track)
       jc_steps[i]->track(c, t);
 }
 
 static void steps_vanished(jc_collector *c, jc_tracked *t, bool recreated,
                            jc_tracked *const *before, size_t n) {
   for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->step_on[i] && jc_steps[i]->vanished)
+    if (c->steps.on[i] && jc_steps[i]->vanished)
       jc_steps[i]->vanished(c, t, recreated, before, n);
 }
 
 static void steps_release(jc_collector *c, jc_tracked *t) {
   for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->step_on[i] && jc_steps[i]->release)
+    if (c->steps.on[i] && jc_steps[i]->release)
       jc_steps[i]->release(c, t);
 }
 
 jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
-  jc_tracked *t = calloc(1, sizeof(*t) + c->slots_size);
+  jc_tracked *t = calloc(1, sizeof(*t) + c->steps.slots_size);
   if (!t)
     return NULL;
   t->relpath = e->relpath;
@@ -532,19 +566,55 @@ int jc_tracked_resolve_collisions(jc_collector *c) {
   return 0;
 }
 
+/* t got its runtime's name at a later lookup. */
+static void named_late(jc_collector *c, jc_tracked *t, bool slow) {
+  if (slow)
+    jc_logf(&c->log, JC_LOG_INFO,
+            "cgroup \"%s\" is named \"%s\" by its runtime now: its values "
+            "go on under that name, those under \"%s\" end "
+            "(docs/containers.md)",
+            t->relpath, t->name, t->instance);
+  memcpy(t->instance, t->name, sizeof(t->instance));
+  note_name_is_path(t);
+}
+
 void jc_tracked_retry_names(jc_collector *c) {
-  if (!c->names_pending)
+  bool slow = c->names_slow && jc_now_ns() >= c->names_slow_at;
+  if (!c->names_pending && !slow)
     return;
   c->names_pending = false;
+  if (slow) {
+    c->names_slow = false; /* set again by those still waiting */
+    c->names_slow_at = jc_now_ns() + JC_RUNTIME_RETRY_S * 1000000000ull;
+  }
   bool renamed = false;
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
-    if (!t->name_tries || !runtime_name(c, t))
+    bool was_slow = t->name_tries == JC_NAME_SLOW;
+    if (!t->name_tries || (was_slow && !slow))
       continue;
-    memcpy(t->instance, t->name, sizeof(t->instance));
-    note_name_is_path(t);
+    if (!runtime_name(c, t))
+      continue;
+    named_late(c, t, was_slow);
     renamed = true;
   }
   if (renamed)
     (void)jc_tracked_resolve_collisions(c); /* out of memory: at the next change */
+}
+
+size_t jc_tracked_names_missing(jc_collector *c, bool loud,
+                                bool *ret_no_state) {
+  size_t waiting = 0;
+  bool state = false;
+  for (int k = 0; c->runtime && k < JC_RUNTIME_DIR_COUNT; k++)
+    state |= jc_runtime_dir_present(c->runtime, (jc_runtime_dir)k);
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    const jc_tracked *t = c->tracked[i];
+    if (!t->name_tries)
+      continue;
+    waiting++;
+    say_missing(c, t, 0, loud);
+  }
+  *ret_no_state = !state;
+  return waiting;
 }

@@ -56,7 +56,8 @@ typedef struct jc_tracked {
   jc_prior prior;  /* rates and I/O totals (jc_metrics) */
   jc_limits ancestors; /* the smallest limits above it, as of the last walk */
   uint8_t name_tries; /* InstanceFrom "container": lookups that found the
-                         runtime's files not written yet; 0: none pending */
+                         runtime's files not written yet; 0: none pending;
+                         JC_NAME_SLOW: past the tries, looked up slowly */
   bool gone; /* vanished during this read pass */
   bool starved; /* this pass: a file could not be opened for want of a
                    descriptor (EMFILE, ENFILE) */
@@ -108,9 +109,19 @@ void jc_tracked_vanished(jc_collector *c, jc_tracked *t,
 int jc_tracked_resolve_collisions(jc_collector *c);
 
 /* InstanceFrom "container": asks the runtime again for the names it had
- * not written yet (jc_runtime), at most JC_RUNTIME_TRIES times a cgroup;
- * nothing to do (one flag test) when none is pending. */
+ * not written yet (jc_runtime): at each of a cgroup's next
+ * JC_RUNTIME_TRIES reads, then, after one line per cause (which
+ * runtime's files, where, the remedy), once every JC_RUNTIME_RETRY_S
+ * seconds while it is there.  Nothing to do (two flag tests) when none
+ * waits. */
 void jc_tracked_retry_names(jc_collector *c);
+
+/* The causes of the names still missing, said now (the command's list
+ * and check), as the plugin says them after the tries (loud: each as a
+ * WARNING); returns how many cgroups wait, and in *ret_no_state whether
+ * RuntimeRoot holds no runtime's state directory at all. */
+size_t jc_tracked_names_missing(jc_collector *c, bool loud,
+                                bool *ret_no_state);
 
 /* A descriptor of file f of t to read: the kept one, or one opened now
  * (a file written after each read, jc_file_info.reset_after_read, opened

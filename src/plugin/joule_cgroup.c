@@ -18,6 +18,7 @@
 
 #include "jc_collector.h"
 #include "jc_confblock.h"
+#include "jc_version.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -175,7 +176,7 @@ static void dispatch_metric(void *ctx, const jc_target *t,
   value_list_t *vl = &p->vl;
   *vl = (value_list_t)VALUE_LIST_INIT;
   vl->values_len = m->count;
-  vl->time = cdtime();
+  vl->time = m->time_ns ? NS_TO_CDTIME_T(m->time_ns) : cdtime();
   vl->meta = meta_for(t);
   sstrncpy(vl->plugin, PLUGIN_NAME, sizeof(vl->plugin));
   sstrncpy(vl->plugin_instance, t->instance, sizeof(vl->plugin_instance));

@@ -123,7 +123,7 @@ static void fuzz_check_sample(const jc_sample *s, int f, int r,
              (f < JC_FILE_COUNT && (s->have & ~have_before) == (1u << f)));
   FUZZ_CHECK(s->have < (1u << JC_FILE_COUNT));
   FUZZ_CHECK(s->cpu_have < (1u << JC_CPU_KEY_COUNT));
-  FUZZ_CHECK(s->events_have < (1u << JC_EVENTS_KEY_COUNT));
+  FUZZ_CHECK(s->keyed_have < (1u << JC_KEY_COUNT));
   FUZZ_CHECK(k->count == 64 || s->memstat_have < (1ull << k->count));
   FUZZ_CHECK(s->io_device_count <= s->io_device_capacity);
   for (int i = 0; i < 3; i++)

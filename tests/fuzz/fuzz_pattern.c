@@ -18,6 +18,8 @@
 #include "fuzz_util.h"
 #include "jc_pattern.h"
 
+#include <errno.h>
+
 #define MAX_PATHS 8
 #define ERR_SIZE 160
 
@@ -71,8 +73,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     abort();
   memset(err, 0x7f, ERR_SIZE);
 
-  jc_pattern *p = jc_pattern_compile(text, err, ERR_SIZE);
-  if (!p) {
+  jc_pattern *p = NULL;
+  int r = jc_pattern_compile(text, &p, err, ERR_SIZE);
+  if (r < 0) {
+    FUZZ_CHECK(p == NULL && (r == -EINVAL || r == -ENOMEM));
     FUZZ_CHECK(memchr(err, '\0', ERR_SIZE) != NULL && err[0] != '\0');
     goto out;
   }

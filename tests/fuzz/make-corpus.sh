@@ -123,6 +123,13 @@ mi container-cgroup2 '1285 1280 0:30 /system.slice/docker-6e928e8a9ee5.scope /sy
 mi escaped-space-tab '40 22 0:38 / /mnt/my\040cgroup\011v2\134x rw shared:1 master:2 - cgroup2 none rw'
 mi bad-escapes '40 22 0:38 / /mnt/a\04\400\999\\ rw - cgroup2 none rw'
 mi no-separator '41 31 0:38 / /sys/fs/cgroup/unified rw,relatime cgroup2 cgroup2 rw'
+
+# ---- proc: a GPU process's /proc/PID/cgroup ('C') and stat ('S', field byte)
+printf 'C0::/kubepods.slice/pod1/cri-containerd-abc.scope\n' | seed proc cgroup-v2
+printf 'C12:pids:/x\n1:name=systemd:/y\n0::/system.slice/job.service\n' | seed proc cgroup-hybrid
+printf 'C0::\n' | seed proc cgroup-empty
+printf 'S\023201 (python3 (x) y) S 1 201 201 0 -1 4194560 10 0 0 0 5 2 0 0 20 0 4 0 712345 9999 100 18446744073709551615\n' | seed proc stat-start
+printf 'S\006201 (a) S' | seed proc stat-short
 mi nothing-after-separator '41 31 0:38 / /sys/fs/cgroup/unified rw,relatime -'
 mi too-few-fields '41 31 0:38 /'
 mi empty ''

@@ -285,6 +285,8 @@ fleet_start_prometheus() {
 		    static_configs:
 		      - targets: [$targets]
 	EOF
+	# FLEET_PROM_JOB: more lines of the job (metric_relabel_configs...).
+	[[ -z ${FLEET_PROM_JOB:-} ]] || printf '%s\n' "$FLEET_PROM_JOB" >>"$dir/prometheus.yml"
 	# No --web.enable-lifecycle or admin API: the test only reads.
 	prometheus --config.file="$dir/prometheus.yml" \
 		--storage.tsdb.path="$dir/data" \

@@ -1,0 +1,37 @@
+/*
+ * jc_gpu — Collect "gpu": what each cgroup's processes hold and do on
+ * every NVIDIA GPU, and their part of its energy.  A step of the read
+ * pass (jc_step.h), off unless a GPU list is chosen and NVML (jc_nvml)
+ * finds a driver and a GPU; otherwise one INFO line, and nothing else
+ * changes.
+ *
+ * Per pass and GPU, whatever the number of cgroups: one process list of
+ * each kind (compute, graphics), one utilisation query (the samples
+ * since the last one seen), one read of the energy counter; the pids
+ * listed are placed in their cgroups from ProcRoot/PID/cgroup, kept
+ * while the pid's start time (ProcRoot/PID/stat) stays the same, and
+ * charged to its cgroup and each tracked one above it by a lookup per
+ * level of its path (the pass costs per GPU process, not per cgroup).  NVML
+ * is initialised at the start of the pass and shut down at its end: the
+ * driver is not held between reads, so that it can be upgraded under a
+ * running collectd (docs/gpu.md).
+ *
+ * The figures, per GPU (<gpu>: its UUID) and cgroup, a process counting
+ * for its cgroup and every tracked cgroup above it, the root for all:
+ *   memory-<gpu>              the GPU memory its processes hold (a pid in
+ *                             both lists counted once)
+ *   percent-<gpu>_sm          their SM utilisation over the interval
+ *   derive-energy_<gpu>_uj    the root: the board's counter; a cgroup:
+ *                             its part, split by jc_share as a RAPL zone
+ *                             is, by SM utilisation instead of CPU time
+ *   derive-energy_<gpu>_idle_uj   the root: the idle part
+ */
+#ifndef JC_GPU_H
+#define JC_GPU_H
+
+#include "jc_step.h"
+
+/* At most this many GPUs (by UUID) over the plugin's life. */
+#define JC_GPU_MAX 16
+
+#endif
