@@ -60,8 +60,8 @@ start_in pod/pause "$nsa"
 start_in pod/app "$nsa"
 start_in solo "$nsb"
 start_in hostsvc
-wait_until test -s "$parent/pod/app/cgroup.procs"
-wait_until test -s "$parent/hostsvc/cgroup.procs"
+wait_until grep -q . "$parent/pod/app/cgroup.procs"
+wait_until grep -q . "$parent/hostsvc/cgroup.procs"
 
 dir="$T/net"
 write_conf "$dir" "  CgroupRoot \"$mnt\"
