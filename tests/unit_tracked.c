@@ -442,15 +442,27 @@ static void test_peak(void) {
   jc_sample s;
   jc_sample_reset(&s);
   s.have |= 1u << f;
-  is_int(jc_peak_step.file_read(c, t, f, t->fd[f], true, &s), 0,
+  is_int(jc_peak_step.file_read(c, t, f, t->fd[f], true, true, &s), 0,
          "a fresh descriptor read");
   ok(!(s.have & (1u << f)) && peak->armed,
      "the first read through a descriptor is the lifetime peak: withheld");
   s.have |= 1u << f;
-  jc_peak_step.file_read(c, t, f, t->fd[f], false, &s);
+  jc_peak_step.file_read(c, t, f, t->fd[f], false, true, &s);
   ok(s.have & (1u << f), "after a reset, the read is the interval's: sent");
+  /* A final read between passes (held, dropped if the cgroup stays) does
+   * not reset: the next pass's read still has the spike. */
+  char text[16] = "";
+  ok(pwrite(t->fd[f], "8192\n", 5, 0) == 5 &&
+         jc_peak_step.file_read(c, t, f, t->fd[f], false, false, &s) == 0 &&
+         pread(t->fd[f], text, sizeof(text) - 1, 0) > 0 &&
+         strncmp(text, "8192", 4) == 0 && (s.have & (1u << f)),
+     "a final read between passes: sent, and no reset (%.5s)", text);
+  jc_peak_step.file_read(c, t, f, t->fd[f], false, true, &s);
+  ok(pread(t->fd[f], text, sizeof(text) - 1, 0) > 0 &&
+         strncmp(text, "reset", 5) == 0,
+     "the next pass's read resets it (%.5s)", text);
   s.have |= 1u << f;
-  jc_peak_step.file_read(c, t, f, t->fd[f], true, &s);
+  jc_peak_step.file_read(c, t, f, t->fd[f], true, true, &s);
   ok(!(s.have & (1u << f)),
      "a descriptor opened again: its first read is withheld again");
 
@@ -460,7 +472,7 @@ static void test_peak(void) {
   fd = open(fx_path("job/memory.peak"), O_RDONLY | O_CLOEXEC);
   jc_tracked_fd_done(c, t, f, fd, true);
   infos = 0;
-  ok(jc_peak_step.file_read(c, t, f, t->fd[f], false, &s) < 0 &&
+  ok(jc_peak_step.file_read(c, t, f, t->fd[f], false, true, &s) < 0 &&
          infos == 1 && strstr(last_log, "memory-peak_interval is not sent"),
      "a refused reset: the file is given up, one INFO (%s)", last_log);
   jc_tracked_drop_file(c, f);

@@ -326,14 +326,17 @@ static bool refused(jc_collector *c, jc_file_id f, int err) {
 /* File f of t was read into s: its step, if it has one, is told (through
  * the descriptor t keeps: a file read by a step is one to keep). */
 static void tell_step(jc_collector *c, jc_tracked *t, jc_file_id f,
-                      bool fresh, jc_sample *s) {
+                      bool fresh, bool in_pass, jc_sample *s) {
   const jc_step *step = c->steps.of_file[f];
-  if (t->fd[f] >= 0 && step->file_read(c, t, f, t->fd[f], fresh, s) < 0)
+  if (t->fd[f] >= 0 &&
+      step->file_read(c, t, f, t->fd[f], fresh, in_pass, s) < 0)
     stop_reading(c, f);
 }
 
-/* Fills s from t's files.  Returns false when t has vanished. */
-static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
+/* Fills s from t's files (in_pass: a read pass reads it, not a final
+ * read between passes).  Returns false when t has vanished. */
+static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s,
+                          bool in_pass) {
   jc_sample_reset(s);
   t->starved = false;
   uint32_t wanted = c->files & ~t->absent;
@@ -365,7 +368,7 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s) {
     else
       jc_problem_recovered(c, t, (jc_file_id)f);
     if (c->steps.files & (1u << f))
-      tell_step(c, t, (jc_file_id)f, fresh, s);
+      tell_step(c, t, (jc_file_id)f, fresh, in_pass, s);
   }
   return true;
 }
@@ -405,7 +408,7 @@ static bool final_read(jc_collector *c, jc_tracked *t) {
  * its final figures; in_pass: a read pass reads it. */
 static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool final,
                      bool in_pass, jc_collect_fn emit, void *ctx) {
-  if (!sample_cgroup(c, t, s)) {
+  if (!sample_cgroup(c, t, s, in_pass)) {
     t->gone = true;
     return false;
   }

@@ -35,12 +35,17 @@ static int refused(jc_collector *c, jc_file_id f, int err) {
 }
 
 static int after_read(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
-                      bool fresh, jc_sample *s) {
+                      bool fresh, bool in_pass, jc_sample *s) {
   jc_peak_state *p = peak_of(c, t);
   if (fresh)
     p->armed = false; /* a new descriptor: its first read is the lifetime's */
   if (!p->armed)
     s->have &= ~(1u << f);
+  /* A final read between passes is held, and dropped if the cgroup stays:
+   * no reset then, so that the next pass's read still has a spike that
+   * came since the last one (sent with the final figures if it goes). */
+  if (!in_pass)
+    return 0;
   if (pwrite(fd, "reset\n", 6, 0) == 6) {
     p->armed = true;
     return 0;

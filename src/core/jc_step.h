@@ -131,10 +131,13 @@ typedef struct jc_step {
    * the two hooks below; one step a file. */
   uint32_t files;
   /* File f of t, one of its files, was read into s through fd; fresh: fd
-   * was opened for this read.  0, or a negative errno after which the file
-   * is read no more, anywhere. */
+   * was opened for this read; in_pass: a read pass reads it (false: a
+   * final read between passes, whose values are held and dropped if the
+   * cgroup stays: what a read consumes, such as the interval peak's
+   * reset, is left to the next pass's read).  0, or a negative errno
+   * after which the file is read no more, anywhere. */
   int (*file_read)(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
-                   bool fresh, jc_sample *s);
+                   bool fresh, bool in_pass, jc_sample *s);
   /* Opening such a file failed with err: 0 to let it be a problem of the
    * file as any other, or a negative errno to read it no more. */
   int (*file_refused)(jc_collector *c, jc_file_id f, int err);
