@@ -51,6 +51,14 @@ fi
 
 passed=0
 failed=0
+# say_failed LOG: where a test failed and its failing lines with what it
+# said about them, bounded, so that a run's output alone (CI keeps only
+# that) shows what failed.
+say_failed() {
+  echo "FAILED in $1:" >&2
+  grep -E -A6 '^(not ok|Bail out!)' "$1" 2>/dev/null | grep -E '^(not ok|Bail out!|#)' | head -n 40 | sed 's/^/  /' >&2
+}
+
 # Adds up the TAP results automake's driver left in BUILDDIR/tests/*.trs.
 count_results() {
   local trs p f
@@ -60,11 +68,27 @@ count_results() {
     f=$(grep -cE '^:test-result: (FAIL|XPASS|ERROR)' "$trs")
     passed=$((passed + p))
     failed=$((failed + f))
-    [ "$f" -eq 0 ] || echo "FAILED in ${trs%.trs}.log" >&2
+    [ "$f" -eq 0 ] || say_failed "${trs%.trs}.log"
   done
 }
 
-# build DIR CFLAGS, then make check with the given extra arguments.
+# make print-LISTS: the tests of the automake lists named (cli.am and
+# tests/Makefile.inc).
+tests_of() {
+  (cd "$top" && make -s -f - print <<MK
+include cli.am
+include tests/Makefile.inc
+print: ; @echo $(printf '$(%s) ' "$@")
+MK
+  )
+}
+
+# run_suite DIR CFLAGS [MAKE-ARGS]: build DIR, make check there, count.
+# With BESIDE_VM=1, the VM suites (make check-vm) run after make check,
+# and the fuzzers (tests/fuzz_smoke.sh: every target for FUZZ_SECONDS, a
+# quarter of an hour in CI) at nice 10 beside them rather than after
+# everything: those suites hold beside load (./test.sh --busy), and the
+# fuzzers' proof is the same at any speed, a few executions fewer.
 run_suite() {
   local dir=$1 cflags=$2; shift 2
   if ! "$top/scripts/build.sh" "$dir" "$cflags"; then
@@ -76,22 +100,28 @@ run_suite() {
   # One test at a time: the kernel and CLI tests measure CPUs busy, and two
   # busy workloads side by side on a 2-CPU machine would read low.
   # -k: the ten slowest tests (check-local) are listed when some failed too
-  (cd "$dir" && make -s -k check "$@") || true
-  [ "$dir" != "$top/_build" ] || (cd "$dir" && make -s check-vm) || true
+  if [ "${BESIDE_VM:-}" != 1 ]; then
+    (cd "$dir" && make -s -k check "$@") || true
+  else
+    local fuzz all fuzzing
+    fuzz=$(tests_of fuzz_tests)
+    all=$(tests_of unit_tests shell_tests | tr ' ' '\n' | grep -vxF "$fuzz" | tr '\n' ' ')
+    (cd "$dir" && make -s -k check TESTS="$all") || true
+    (cd "$dir" && exec nice -n 10 make -s -k check TESTS="$fuzz" >tests/fuzz-beside-vm.out 2>&1) &
+    fuzzing=$!
+    (cd "$dir" && make -s check-vm) || true
+    wait "$fuzzing"
+    cat "$dir/tests/fuzz-beside-vm.out"
+  fi
   count_results "$dir"
 }
 
-run_suite "$top/_build" "-O2 -g -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror"
+BESIDE_VM=1 run_suite "$top/_build" "-O2 -g -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror"
 
 sanitize="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wextra -Werror"
 
 JC_SANITIZE=1 ASAN_OPTIONS=detect_leaks=1 run_suite "$top/_build-asan" "$sanitize" \
-  TESTS="$(cd "$top" && make -s -f - print <<'MK'
-include cli.am
-include tests/Makefile.inc
-print: ; @echo $(unit_tests) $(daemon_tests) $(cli_tests)
-MK
-)"
+  TESTS="$(tests_of unit_tests daemon_tests cli_tests)"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -88,6 +88,11 @@ run_target() {
   fi
   echo "$t: ${execs:-0} executions in $elapsed s, CRASH (exit $status) ${found:+input $art$found}, log $log"
   grep -m 3 -E 'ERROR: |runtime error:|invariant broken|SUMMARY' "$log" | sed 's/^/    /'
+  # The input itself when small, so that a log is enough to make it a
+  # regression input (base64 -d >tests/fuzz/regressions/<target>/NAME).
+  if [ -n "$found" ] && [ "$(stat -c %s "$art$found")" -le 2048 ]; then
+    echo "    input $found (base64): $(base64 -w 0 "$art$found")"
+  fi
   return 1
 }
 

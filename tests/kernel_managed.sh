@@ -70,8 +70,13 @@ ok $? "derive-cpu_usage_usec grew $(awk -v a="$u1" -v b="$u2" 'BEGIN { print b -
 awk -v c="${stopped_cores:-x}" 'BEGIN { exit !(c == 0) }'
 ok $? "gauge-cpu_cores of the stopped child: ${stopped_cores:-none}"
 cores=$(awk -F, 'FNR > 1 && $2 > m { m = $2 } END { print m + 0 }' "$dir"/csv/testhost/joule_cgroup-busy/gauge-cpu_cores-*)
-awk -v c="$cores" 'BEGIN { exit !(c > 0 && c <= 1.05) }'
-ok $? "gauge-cpu_cores of one busy thread: never above 1 core ($cores at its highest)"
+# The kernel charges a running thread's time to its cgroup at its CPU's
+# next tick: what one read misses the next one has.  On a loaded machine
+# (and in an emulated VM beside other work) ticks come late, so one 0.5 s
+# interval can carry up to a tenth of a second of the one before, not
+# more (the time itself is proven to the µs above): 1.25 cores at most.
+awk -v c="$cores" 'BEGIN { exit !(c > 0 && c <= 1.25) }'
+ok $? "gauge-cpu_cores of one busy thread: about 1 core, never 1.25 ($cores at its highest)"
 f=$(ls "$dir"/csv/testhost/joule_cgroup-busy/ps_cputime-* 2>/dev/null | head -n 1)
 first=$(grep -v '^epoch' "$f" 2>/dev/null | head -n 1 | awk -F, '{ print $2 + $3 }')
 # The kernel turns user and system nanoseconds into µs one by one: their
