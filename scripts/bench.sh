@@ -24,6 +24,12 @@
 #   vm       in the test VM (Debian's 6.12 kernel): the stock `cgroups`
 #            plugin on cgroup v1 cpuacct beside this plugin, Collect "cpu"
 #            (bench/vm-stock.sh);
+#   net      Collect "network" (bench/jc_net_bench): 1,000 containers in
+#            500 pods, each pod a network namespace of its own holding one
+#            veth: the pass with the group against the default pass, and
+#            the step's part per namespace against the kernel's floor for
+#            its files (/proc/PID/net/dev; with the health counters net/snmp
+#            and net/netstat too);
 #
 # then the targets, met or missed.  BENCH_PARTS chooses parts (default all
 # of them), BENCH_SIZES the core's sizes, BENCH_WARM and BENCH_READS the
@@ -38,7 +44,7 @@ top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 : "${COLLECTD_PLUGINDIR:=/usr/lib/collectd}"
 export top_srcdir top_builddir COLLECTD_BIN COLLECTD_PLUGINDIR
 sizes=${BENCH_SIZES:-"100 1000 10000"}
-parts=${BENCH_PARTS:-"core names collectd tmpfs netdata vm"}
+parts=${BENCH_PARTS:-"core names collectd tmpfs netdata vm net"}
 n=${BENCH_CGROUPS:-1000}
 vm_services=${BENCH_VM_SERVICES:-200}
 mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
@@ -182,6 +188,42 @@ names_part() {
    Interval 1 at 10 a second: the pass walks the tree again, reads the new cgroups and, with
    "container", names them; quiet: passes without a change. Each pass is read by both modes,
    one after the other, each first in turn; container/path: the median of two passes' ratios.
+EOF
+  echo
+}
+
+# ---- network namespaces ------------------------------------------------------------
+
+net_part() {
+  local pods=${BENCH_NET_PODS:-500} line
+  echo "1c. Collect \"network\": the core's read pass on $((2 * pods)) containers in $pods pods, each pod a"
+  echo "   network namespace of its own holding one veth (bench/jc_net_bench), µs per pass, fastest of 7"
+  if ! line=$("$top_builddir/bench/jc_net_bench" "$mnt" "$run" "$pods" 20 7); then
+    echo "   failed (see above)"
+    drop_tree "$parent"
+    return 0
+  fi
+  net_line=$line
+  printf '   %-44s %9s %7s %9s\n' "value set" "µs/pass" lists "×default"
+  printf '   %-44s %9s %7s %9s\n' "shipped default" "$(field "$line" default_us)" "$(field "$line" default_lists)" 1.000
+  printf '   %-44s %9s %7s %9s\n' 'default + Collect "network"' "$(field "$line" net_us)" \
+    "$(field "$line" net_lists)" "$(field "$line" net_over_default)"
+  printf '   %-44s %9s %7s %9s\n' '  and Values "protocol_counter-*"' "$(field "$line" health_us)" \
+    "$(field "$line" health_lists)" "$(field "$line" health_over_default)"
+  echo "   per namespace, µs: the step (its pass less the default's, / $pods)"
+  printf '   %-44s %9s %9s\n' "" "net/dev" "+ health"
+  printf '   %-44s %9s %9s\n' "the step" "$(field "$line" net_per_ns)" "$(field "$line" health_per_ns)"
+  printf '   %-44s %9s %9s\n' "floor: open, read, close of its files" "$(field "$line" floor_dev)" "$(field "$line" floor_health)"
+  printf '   %-44s %9s %9s\n' "the step / the floor" "$(field "$line" net_over_floor)" "$(field "$line" health_over_floor)"
+  printf '   %-44s %9s\n' "checks: the kernel's part of finding it again" "$(field "$line" checks)"
+  printf '   %-44s %9s\n' "  of which readlink ns/net of its 2 processes" "$(field "$line" ident)"
+  printf '   %-44s %9s %9s\n' "the step / (the floor + checks)" "$(field "$line" net_over_floor_checks)" \
+    "$(field "$line" health_over_floor_checks)"
+  cat <<'EOF'
+   pods: PARENT/pN (no process), pN/pause (made the namespace), pN/app (joined it); floor: the
+   pause process's /proc/PID/net/dev (health: and net/snmp, net/netstat) opened, read to the end
+   and closed, no parsing; checks: per namespace, readlink /proc/PID/ns/net and a read of
+   /proc/PID/cgroup for both processes, a read of the pod's empty cgroup.procs.
 EOF
   echo
 }
@@ -397,6 +439,7 @@ vm_part() {
 
 has core && core_part
 has names && names_part
+has net && net_part
 if has collectd || has tmpfs || has vm; then
   echo "   collectd: Interval 1, network to a sink on 127.0.0.1, no other write plugin; CPU ="
   echo "   utime + stime of the daemon over $BENCH_READS reads counted by the sink, after $BENCH_WARM;"
@@ -444,6 +487,14 @@ if has vm; then
   printf '  %-66s %5s  %s\n' "shipped default ≤ 0.5× the first releases', VM cgroupfs, every controller (2d)" "$r" "$(verdict "$r" 0.5)"
   r=$(ratio "${cd_us[vm_pressure]:-}" "${cd_us[vm_default]:-}")
   printf '  %-66s %5s  %s\n' "default + pressure ≤ 1.5× the default, VM cgroupfs, every controller (2d)" "$r" "$(verdict "$r" 1.5)"
+fi
+if has net; then
+  r=$(field "${net_line:-}" net_over_default)
+  printf '  %-66s %5s  %s\n' "default + Collect \"network\" ≤ 1.25× the default pass, 500 pods (1c)" "${r:--}" "$(verdict "${r:-}" 1.25)"
+  r=$(field "${net_line:-}" net_over_floor)
+  printf '  %-66s %5s  %s\n' "the step per namespace ≤ 1.2× the floor of net/dev (1c)" "${r:--}" "$(verdict "${r:-}" 1.2)"
+  r=$(field "${net_line:-}" health_over_floor)
+  printf '  %-66s %5s  %s\n' "  with the health counters, of net/dev, net/snmp, net/netstat (1c)" "${r:--}" "$(verdict "${r:-}" 1.2)"
 fi
 if has collectd && has netdata; then
   r=$(ratio "${cd_us[v2_cpu_pressure]:-}" "${nd_us:-}")

@@ -11,9 +11,11 @@ README.md and docs/*.md is a line that is not a comment.  CHECKS below says
 what each must answer on the fixture host (a copy of the Linux 6.12 tree
 whose system.slice has a memory limit db.service is at 95 % of, a CPU
 quota, and whose db.service then had an OOM kill, throttled periods,
-memory stalls and 10 MB read).  A query in the docs that CHECKS does not
-know fails (a doc example no test runs), and so does a check whose query
-is in no doc (a check of nothing).  Prints TAP lines without a plan.
+memory stalls and 10 MB read; for Prometheus it also owns a network
+namespace, through the test's ProcRoot).  A query in the docs that
+CHECKS does not know fails (a doc example no test runs), and so does a
+check whose query is in no doc (a check of nothing).  Prints TAP lines
+without a plan.
 """
 import glob
 import json
@@ -302,6 +304,12 @@ def promtool_test(top, prom_port, host, out):
                 need[(key, cg)] = s[0]
     want = [('mem', DB), ('mem', CRON), ('oom', DB), ('oom', CRON), ('periods', DB), ('throttled', DB),
             ('stall', DB), ('stall', CRON)]
+    # the drops rule's series: db.service owns a network namespace (the
+    # test's ProcRoot), cron.service none
+    drops = pick('collectd_joule_cgroup_if_dropped_rx_total', 'eth0', DB)
+    if drops:
+        need[('drops', DB)] = drops[0]
+    want.append(('drops', DB))
     missing = [w for w in want if w not in need]
     if not ok(not missing, 'the scrape has the series the alerts use, for %s and %s' % (DB, CRON), 'missing: %s' % missing):
         return
@@ -351,6 +359,14 @@ def promtool_test(top, prom_port, host, out):
     st = need[('stall', DB)]
     case('15s', [(st, '0+3000000x40'), (need[('stall', CRON)], '0+15000x40')], 'CgroupMemoryPressureFull', '10m',
          [alert(st, 'warning', '%s is stalled on memory 20 %% of the time' % who(st))])
+    # eth0 of db.service's namespace drops 2 received packets a second (30
+    # every 15 s) for 20 minutes: the alert, at 2.0/s; 0.4 a second does
+    # not alert, nor 2 a second for less than the rule's 10 minutes
+    dr = need[('drops', DB)]
+    case('15s', [(dr, '0+30x80')], 'CgroupNetworkDrops', '20m',
+         [alert(dr, 'warning', '%s drops 2.0 received packets/s on eth0' % who(dr))])
+    case('15s', [(dr, '0+6x80')], 'CgroupNetworkDrops', '20m', [])
+    case('15s', [(dr, '0+30x32')], 'CgroupNetworkDrops', '8m', [])
     with open(out, 'w') as f:
         f.write('\n'.join(lines) + '\n')
     ok(True, 'wrote %s from the series Prometheus scraped: %s' % (out, ', '.join(sorted(selector(s) for s in need.values()))[:400]))

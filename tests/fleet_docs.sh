@@ -13,7 +13,10 @@
 # ```graphite line of README.md and docs/ and checks each answer (a
 # query no check knows fails).  conf/prometheus-alerts.yml goes through
 # promtool check rules, and promtool test rules on series whose names
-# and labels Prometheus scraped here.
+# and labels Prometheus scraped here: for the drops rule conf/prometheus.conf's
+# collectd has two lines more, Collect "+network" and a ProcRoot in which
+# db.service's first process is in a network namespace of its own with an
+# eth0 that dropped packets.
 . "$(dirname "$0")/lib/common.sh"
 FLEET_PORT_OFFSET=300
 . "$top_srcdir/tests/lib/fleet.sh"
@@ -99,10 +102,25 @@ start() {
   start_collectd "$T/$1"
 }
 
+# A /proc for Collect "network": PID 1 in the host's network namespace,
+# db.service's first process (185, its cgroup.procs) in another, whose
+# net/dev has eth0 with received packets dropped.
+mkdir -p "$T/proc/1/ns" "$T/proc/185/ns" "$T/proc/185/net"
+ln -s 'net:[4026531840]' "$T/proc/1/ns/net"
+ln -s 'net:[4026532301]' "$T/proc/185/ns/net"
+echo "0::/system.slice/db.service" >"$T/proc/185/cgroup"
+cat >"$T/proc/185/net/dev" <<'DEV'
+Inter-|   Receive                                                |  Transmit
+ face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed
+    lo:       0       0    0    0    0     0          0         0        0       0    0    0    0     0       0          0
+  eth0: 9180000    9000    0   42    0     0          0         0  4060000    4000    0    0    0     0       0          0
+DEV
+net_lines="  Collect \"+network\"\n  ProcRoot \"$T/proc\""
+
 fleet_start_influxdb "$T/influx" && fleet_start_carbon "$T/carbon"
 ok $? "InfluxDB and carbon-cache listen on 127.0.0.1" || tap_done
-start influx influxdb.conf && start graphite graphite.conf && start prom prometheus.conf
-ok $? "collectd runs conf/influxdb.conf, conf/graphite.conf and conf/prometheus.conf with the plugin on the tree"
+start influx influxdb.conf && start graphite graphite.conf && start prom prometheus.conf "$net_lines"
+ok $? "collectd runs conf/influxdb.conf, conf/graphite.conf and conf/prometheus.conf (with Collect \"+network\" and a ProcRoot) with the plugin on the tree"
 grep -q "Port \"$port_prom\"" "$T/prom/collectd.conf" && grep -q '^  Host "127.0.0.1"' "$T/prom/collectd.conf" &&
   grep -q "\"127.0.0.1\" \"$FLEET_INFLUX_COLLECTD_PORT\"" "$T/influx/collectd.conf" &&
   grep -q "Port \"$FLEET_CARBON_PORT\"" "$T/graphite/collectd.conf"
@@ -197,7 +215,7 @@ ok $? "promtool check rules conf/prometheus-alerts.yml: $(grep -o 'SUCCESS.*' "$
 py promtool-test "$top_srcdir" "$FLEET_PROM_PORT" "$HOST" "$T/alerts-test.yml" >"$T/gen.tap"
 tap_relay "$T/gen.tap"
 promtool test rules "$T/alerts-test.yml" >"$T/test.out" 2>&1
-ok $? "promtool test rules: each of the four alerts fires on those series, and not below its threshold"
+ok $? "promtool test rules: each of the five alerts fires on those series, and not below its threshold"
 [ "$TAP_FAILED" -eq 0 ] || diag <"$T/test.out"
 
 # write_prometheus of collectd 5.12 always logs one [error] about

@@ -2,7 +2,9 @@
 # Builds the initramfs of the test VM for one installed Debian kernel:
 # busybox-static, the guest's /init (tests/vm/init) and the modules that
 # kernel needs to reach its disks and the host's 9p shares (virtio PCI,
-# virtio_blk, 9p over virtio), uncompressed, with their load order.
+# virtio_blk, 9p over virtio) and the veth driver (network namespaces
+# joined to the root one: tests/kernel_net.sh), uncompressed, with their
+# load order.
 #   tests/vm/initramfs.sh VERSION OUTPUT.cpio.gz
 # Modules come from /lib/modules/VERSION, resolved with its modules.dep;
 # a driver built into the kernel (modules.builtin) needs nothing.
@@ -11,7 +13,7 @@ ver=$1 out=$2
 here=$(cd "$(dirname "$0")" && pwd)
 moddir=/lib/modules/$ver
 busybox=${VM_BUSYBOX:-/bin/busybox}
-wanted="virtio_pci virtio_blk 9pnet_virtio 9p"
+wanted="virtio_pci virtio_blk 9pnet_virtio 9p veth"
 
 [ -d "$moddir" ] || { echo "initramfs.sh: no $moddir (kernel $ver not installed)" >&2; exit 1; }
 [ -x "$busybox" ] && ! ldd "$busybox" >/dev/null 2>&1 ||

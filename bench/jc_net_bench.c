@@ -1,0 +1,348 @@
+/*
+ * jc_net_bench — what Collect "network" adds to the core's read pass, on
+ * PODS pods of two containers each (a pause process and an app process),
+ * each pod with a network namespace of its own holding one veth whose
+ * other end is in this namespace, as a container runtime makes them:
+ *
+ *   PARENT/pN          the pod's cgroup, no process of its own
+ *   PARENT/pN/pause    a process that made the namespace (unshare)
+ *   PARENT/pN/app      a process that joined it (setns)
+ *
+ * It makes the cgroups, the processes (killed with this program: they
+ * die with it, PR_SET_PDEATHSIG) and the veths (`ip -batch`, as root;
+ * each goes with its namespace when the processes end), and times, per
+ * pass, REPEATS times interleaved, the fastest counting:
+ *
+ *   default   jc_collector_read, the shipped default (no Collect), with an
+ *             emit that counts;
+ *   net       the same with Collect "+network";
+ *   health    Collect "+network" and Values "protocol_counter-*": the
+ *             namespace's net/snmp and net/netstat too;
+ *   floor     the kernel's own work for those files, per namespace: open,
+ *             read to the end and close /proc/PID/net/dev of the pause
+ *             process (floor_health: and its net/snmp and net/netstat), no
+ *             parsing;
+ *   checks    the kernel's part of what the step does per namespace to
+ *             find it again at each pass: readlink of /proc/PID/ns/net and
+ *             a read of /proc/PID/cgroup for both containers' processes (is
+ *             the process still in its namespace and its cgroup?), a read
+ *             of the pod's own cgroup.procs (empty: the pod's namespace is
+ *             that of its containers); of which ident, the two readlinks.
+ *
+ *   jc_net_bench ROOT PARENT PODS PASSES [REPEATS]
+ *
+ * With JC_NET_BENCH_SHOW set, the lists of each set's counted read go to
+ * stderr, one a line: the cgroup, the type and its instance.
+ * Prints one line of "key=value" figures for scripts/bench.sh; removes
+ * the cgroups it made.  Exits 1 (and says why) when a pod cannot be made.
+ */
+#include "jc_collector.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static double now_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static volatile size_t sink;
+static double min2(double a, double b) { return a < b ? a : b; }
+
+/* ---- the pods ------------------------------------------------------------ */
+
+static char top[4096];
+static int pods;
+static pid_t *pause_pid, *app_pid;
+
+static void die(const char *what) {
+  fprintf(stderr, "jc_net_bench: %s: %s\n", what, strerror(errno));
+  exit(1);
+}
+
+static void join_cgroup(const char *dir) {
+  char p[4200];
+  snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
+  FILE *f = fopen(p, "w");
+  if (!f || fprintf(f, "%d\n", (int)getpid()) < 0 || fclose(f) != 0)
+    _exit(3);
+}
+
+/* A child in the cgroup dir: in a new network namespace (ns_of 0), or in
+ * that of process ns_of; tells the parent through a pipe, then sleeps. */
+static pid_t start_child(const char *dir, pid_t ns_of) {
+  int fds[2];
+  if (pipe(fds) < 0)
+    die("pipe");
+  pid_t pid = fork();
+  if (pid < 0)
+    die("fork");
+  if (pid == 0) {
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    close(fds[0]);
+    join_cgroup(dir);
+    if (!ns_of) {
+      if (unshare(CLONE_NEWNET) < 0)
+        _exit(4);
+    } else {
+      char p[64];
+      snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)ns_of);
+      int fd = open(p, O_RDONLY | O_CLOEXEC);
+      if (fd < 0 || setns(fd, CLONE_NEWNET) < 0)
+        _exit(5);
+      close(fd);
+    }
+    if (write(fds[1], "k", 1) != 1)
+      _exit(6);
+    for (;;)
+      pause();
+  }
+  close(fds[1]);
+  char k;
+  if (read(fds[0], &k, 1) != 1) {
+    errno = ECHILD;
+    die(dir);
+  }
+  close(fds[0]);
+  return pid;
+}
+
+static void make_pods(void) {
+  pause_pid = calloc((size_t)pods, sizeof(pid_t));
+  app_pid = calloc((size_t)pods, sizeof(pid_t));
+  if (mkdir(top, 0755) < 0)
+    die(top);
+  for (int i = 0; i < pods; i++) {
+    char pod[4200], c[4300];
+    snprintf(pod, sizeof(pod), "%s/p%d", top, i);
+    if (mkdir(pod, 0755) < 0)
+      die(pod);
+    snprintf(c, sizeof(c), "%s/pause", pod);
+    if (mkdir(c, 0755) < 0)
+      die(c);
+    pause_pid[i] = start_child(c, 0);
+    snprintf(c, sizeof(c), "%s/app", pod);
+    if (mkdir(c, 0755) < 0)
+      die(c);
+    app_pid[i] = start_child(c, pause_pid[i]);
+  }
+  /* One veth per pod: this end here, eth0 in the pod's namespace. */
+  char batch[] = "/tmp/jc-net-bench.XXXXXX";
+  int fd = mkstemp(batch);
+  if (fd < 0)
+    die("mkstemp");
+  FILE *f = fdopen(fd, "w");
+  for (int i = 0; i < pods; i++)
+    fprintf(f, "link add jn%d_%d type veth peer name eth0 netns %d\n", i,
+            (int)(getpid() % 10000), (int)pause_pid[i]);
+  fclose(f);
+  char cmd[256];
+  snprintf(cmd, sizeof(cmd), "ip -batch %s", batch);
+  int rc = system(cmd);
+  unlink(batch);
+  if (rc != 0) {
+    fprintf(stderr, "jc_net_bench: %s failed (%d)\n", cmd, rc);
+    exit(1);
+  }
+}
+
+/* The processes killed (their namespaces, and the veths in them, go with
+ * them), the cgroups removed. */
+static void drop_pods(void) {
+  for (int i = 0; i < pods; i++) {
+    kill(pause_pid[i], SIGKILL);
+    kill(app_pid[i], SIGKILL);
+  }
+  while (wait(NULL) > 0 || errno == EINTR)
+    ;
+  for (int i = 0; i < pods; i++) {
+    char p[4300];
+    snprintf(p, sizeof(p), "%s/p%d/pause", top, i);
+    rmdir(p);
+    snprintf(p, sizeof(p), "%s/p%d/app", top, i);
+    rmdir(p);
+    snprintf(p, sizeof(p), "%s/p%d", top, i);
+    rmdir(p);
+  }
+  rmdir(top);
+}
+
+/* ---- the floors ------------------------------------------------------------- */
+
+static int floor_files = 1; /* net/dev; 3: and net/snmp, net/netstat */
+
+static void read_whole(const char *path) {
+  char buf[16384];
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    die(path);
+  ssize_t got;
+  while ((got = read(fd, buf, sizeof(buf))) > 0)
+    sink += (size_t)got;
+  close(fd);
+}
+
+static void floor_pass(void) {
+  static const char *const files[] = {"dev", "snmp", "netstat"};
+  for (int i = 0; i < pods; i++)
+    for (int f = 0; f < floor_files; f++) {
+      char p[64];
+      snprintf(p, sizeof(p), "/proc/%d/net/%s", (int)pause_pid[i], files[f]);
+      read_whole(p);
+    }
+}
+
+static bool ident_only;
+
+static void checks_pass(void) {
+  for (int i = 0; i < pods; i++) {
+    char p[4300], link[64];
+    pid_t both[2] = {pause_pid[i], app_pid[i]};
+    for (int k = 0; k < 2; k++) {
+      snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)both[k]);
+      sink += (size_t)readlink(p, link, sizeof(link));
+      if (ident_only)
+        continue;
+      snprintf(p, sizeof(p), "/proc/%d/cgroup", (int)both[k]);
+      read_whole(p);
+    }
+    if (ident_only)
+      continue;
+    snprintf(p, sizeof(p), "%s/p%d/cgroup.procs", top, i);
+    read_whole(p);
+  }
+}
+
+/* µs per pass, over `passes` passes. */
+static double timed(void (*pass)(void), int passes) {
+  pass();
+  double t0 = now_us();
+  for (int i = 0; i < passes; i++)
+    pass();
+  return (now_us() - t0) / passes;
+}
+
+/* ---- the core ------------------------------------------------------------------ */
+
+static jc_collector *core;
+static size_t lists;
+
+static bool show; /* JC_NET_BENCH_SHOW: the counted read's lists on stderr */
+
+static void count_metric(void *ctx, const jc_target *t, const jc_metric *m) {
+  (void)ctx;
+  if (show)
+    fprintf(stderr, "%s %s-%s\n", t->relpath, m->type,
+            m->type_instance ? m->type_instance : "");
+  lists++;
+}
+
+typedef struct {
+  const char *name;
+  const char *collect, *values; /* NULL: none */
+  double us;                    /* per pass, the fastest */
+  size_t lists, tracked;        /* per pass */
+} value_set;
+
+static void core_open(const char *root, const char *parent, value_set *set) {
+  char err[256], pattern[4200];
+  jc_config *cfg = jc_config_new();
+  jc_config_set_root(cfg, root, err, sizeof(err));
+  snprintf(pattern, sizeof(pattern), "%s/*", parent);
+  jc_config_add_pattern(cfg, false, pattern, err, sizeof(err));
+  snprintf(pattern, sizeof(pattern), "%s/*/**", parent);
+  jc_config_add_pattern(cfg, false, pattern, err, sizeof(err));
+  if (set->collect)
+    jc_config_add_collect(cfg, set->collect, err, sizeof(err));
+  if (set->values)
+    jc_config_add_values(cfg, set->values, err, sizeof(err));
+  cfg->report_root = false;
+  if (jc_config_finish(cfg, err, sizeof(err)) < 0) {
+    fprintf(stderr, "jc_net_bench: %s\n", err);
+    exit(1);
+  }
+  core = jc_collector_new(cfg, NULL, NULL);
+  if (jc_collector_init(core) < 0) {
+    fprintf(stderr, "jc_net_bench: collector init failed\n");
+    exit(1);
+  }
+  jc_collector_read(core, count_metric, NULL); /* the namespaces found */
+  jc_collector_read(core, count_metric, NULL);
+  lists = 0;
+  show = getenv("JC_NET_BENCH_SHOW") != NULL;
+  jc_collector_read(core, count_metric, NULL);
+  show = false;
+  set->lists = lists;
+  jc_collector_stats st;
+  jc_collector_get_stats(core, &st);
+  set->tracked = st.tracked;
+}
+
+static void core_pass(void) { jc_collector_read(core, count_metric, NULL); }
+
+static void measure(const char *root, const char *parent, value_set *s,
+                    int passes) {
+  core_open(root, parent, s);
+  s->us = min2(s->us, timed(core_pass, passes));
+  jc_collector_free(core);
+  core = NULL;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 5) {
+    fprintf(stderr, "usage: jc_net_bench ROOT PARENT PODS PASSES [REPEATS]\n");
+    return 2;
+  }
+  const char *root = argv[1], *parent = argv[2];
+  pods = atoi(argv[3]);
+  int passes = atoi(argv[4]), repeats = argc > 5 ? atoi(argv[5]) : 5;
+  snprintf(top, sizeof(top), "%s/%s", root, parent);
+  make_pods();
+
+  value_set sets[] = {
+      {"default", NULL, NULL, 1e99, 0, 0},
+      {"net", "+network", NULL, 1e99, 0, 0},
+      {"health", "+network", "protocol_counter-*", 1e99, 0, 0},
+  };
+  double floor_dev = 1e99, floor_health = 1e99, checks = 1e99, ident = 1e99;
+  for (int r = 0; r < repeats; r++) {
+    for (size_t i = 0; i < 3; i++)
+      measure(root, parent, &sets[i], passes);
+    floor_files = 1;
+    floor_dev = min2(floor_dev, timed(floor_pass, passes));
+    floor_files = 3;
+    floor_health = min2(floor_health, timed(floor_pass, passes));
+    ident_only = false;
+    checks = min2(checks, timed(checks_pass, passes));
+    ident_only = true;
+    ident = min2(ident, timed(checks_pass, passes));
+  }
+  drop_pods();
+
+  double d = sets[0].us, n = sets[1].us, h = sets[2].us;
+  printf("pods=%d namespaces=%d tracked=%zu", pods, pods, sets[0].tracked);
+  for (size_t i = 0; i < 3; i++)
+    printf(" %s_us=%.1f %s_lists=%zu", sets[i].name, sets[i].us, sets[i].name,
+           sets[i].lists);
+  printf(" net_over_default=%.3f health_over_default=%.3f", n / d, h / d);
+  printf(" net_per_ns=%.3f health_per_ns=%.3f", (n - d) / pods, (h - d) / pods);
+  printf(" floor_dev=%.3f floor_health=%.3f checks=%.3f ident=%.3f",
+         floor_dev / pods, floor_health / pods, checks / pods, ident / pods);
+  printf(" net_over_floor=%.3f health_over_floor=%.3f", (n - d) / floor_dev,
+         (h - d) / floor_health);
+  printf(" net_over_floor_checks=%.3f health_over_floor_checks=%.3f\n",
+         (n - d) / (floor_dev + checks), (h - d) / (floor_health + checks));
+  return 0;
+}
