@@ -20,6 +20,9 @@ test_pkgs="$test_pkgs gdb"
 # bpftool for the device program Podman 4.3 leaves on a pod's cgroup.
 # Its services (API socket, auto-update, restart) are disabled below.
 test_pkgs="$test_pkgs podman catatonit bpftool"
+# kernel_net.sh and make bench's net part: network namespaces and veth
+# pairs (ip).
+test_pkgs="$test_pkgs iproute2"
 # cli_plot.sh: a real renderer draws joule-cgroup's SVG (rsvg-convert).
 test_pkgs="$test_pkgs librsvg2-bin"
 # make check-vm and demo.sh --vm: qemu, a static busybox and the tools that
@@ -29,7 +32,7 @@ vm_pkgs="qemu-system-x86 busybox-static cpio xz-utils linux-image-amd64 linux-im
 # make bench: the VM (the stock cgroups plugin on cgroup v1 there) and
 # Netdata, whose cgroups collector is measured beside the plugin (its
 # service is not started: policy-rc.d below; the bench runs its own).
-bench_pkgs="qemu-system-x86 busybox-static cpio xz-utils linux-image-6.12-amd64 netdata curl"
+bench_pkgs="qemu-system-x86 busybox-static cpio xz-utils linux-image-6.12-amd64 netdata curl iproute2"
 
 want="$build_pkgs"
 [ "${1:-}" = "--tests" ] && want="$build_pkgs $test_pkgs $vm_pkgs"
