@@ -64,6 +64,7 @@ fi
 
 status=0
 start=$SECONDS
+rm -f tests/vm-*-boot*.out tests/vm-*-boot*.err
 for kernel in "${kernels[@]}"; do
   todo=("$@")
   boot=0
