@@ -5,6 +5,7 @@
 #include "fixture_util.h"
 #include "jc_collector.h"
 #include "jc_internal.h"
+#include "jc_rtname.h"
 #include "jc_runtime.h"
 #include "tap.h"
 
@@ -636,7 +637,8 @@ static void collector(void) {
   is_str(instance_of(c, "system.slice/docker-" UNKNOWN ".scope"),
          "system.slice_docker-" UNKNOWN ".scope",
          "its file written after the tries: not read at every read");
-  c->names_slow_at = 0; /* JC_RUNTIME_RETRY_S later */
+  jc_rtname_self *names = jc_step_self(c, JC_STEP_RTNAME);
+  names->slow_at = 0; /* JC_RUNTIME_RETRY_S later */
   jc_collector_read(c, NULL, NULL);
   is_str(instance_of(c, "system.slice/docker-" UNKNOWN ".scope"), "late",
          "  a minute later: Docker's name");

@@ -145,7 +145,8 @@ void jc_collector_free(jc_collector *c);
  * their names, said now through the log, one line per cause (which
  * runtime's files, where, the remedy), as the plugin says them after
  * JC_RUNTIME_TRIES reads; loud: each as a WARNING.  Returns how many
- * wait; *ret_no_state: no runtime's state directory below RuntimeRoot. */
+ * wait; *ret_no_state: no runtime's state directory below RuntimeRoot.
+ * (The names' step answers it: jc_rtname.c.) */
 size_t jc_collector_names_missing(jc_collector *c, bool loud,
                                   bool *ret_no_state);
 

@@ -4,11 +4,11 @@
  * the tree, merging what it finds), which uses jc_tracked.c (a tracked
  * cgroup's life, its name, the descriptor budget); jc_managed.c
  * (<Cgroup> blocks, which moves their processes with jc_attach.c).  The
- * steps of the pass (jc_step.h: jc_oom, jc_energy, jc_problem, jc_end,
- * jc_peak) keep their state behind jc_step_self and jc_step_slot, never
- * in fields of their own here.  The log and the clock they share live
- * below them (jc_log, jc_clock).  Nothing outside the core includes this
- * header.
+ * steps of the pass (jc_step.h: jc_rtname, jc_oom, jc_energy, jc_gpu,
+ * jc_net, jc_problem, jc_end, jc_peak) keep their state behind
+ * jc_step_self and jc_step_slot, never in fields of their own here.  The
+ * log and the clock they share live below them (jc_log, jc_clock).
+ * Nothing outside the core includes this header.
  */
 #ifndef JC_INTERNAL_H
 #define JC_INTERNAL_H
@@ -89,12 +89,6 @@ struct jc_collector {
   void *totals_ctx;
 
   jc_step_table steps; /* the steps' state and slots (jc_steps.c) */
-
-  struct jc_runtime *runtime; /* InstanceFrom "container": NULL when off */
-  bool names_pending; /* a tracked cgroup's lookup is retried at each read */
-  bool names_slow;    /* one's is retried every JC_RUNTIME_RETRY_S */
-  uint64_t names_slow_at; /* when next (CLOCK_MONOTONIC) */
-  unsigned names_told; /* the causes said (bits of jc_runtime_dir) */
 };
 
 /* A step's state (jc_step.h); NULL while it is off. */

@@ -38,7 +38,7 @@
 
 /* A lookup answered -EAGAIN is retried at this many later reads, then
  * once every JC_RUNTIME_RETRY_S seconds for as long as the cgroup is
- * there (jc_tracked): a name written later is taken. */
+ * there (jc_rtname): a name written later is taken. */
 #define JC_RUNTIME_TRIES 10
 #define JC_RUNTIME_RETRY_S 60
 

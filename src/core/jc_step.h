@@ -3,18 +3,21 @@
  *
  * The read pass (jc_collector.c) reads each tracked cgroup's files into
  * one sample and sends its value lists; everything that keeps state from
- * read to read besides that (OOM kills, the interval peak, a cgroup's end,
- * energy, the file problems told) is a step: a module that owns its state
- * and is reached only through the hooks below, from the table of steps in
- * jc_steps.c.  The collector, the walk and a cgroup's life (jc_tracked)
- * loop over that table; none of them names a step.  A new stateful
- * feature is one module with its jc_step and one row of the table.
+ * read to read besides that (container names, OOM kills, the interval
+ * peak, a cgroup's end, energy, the file problems told) is a step: a
+ * module that owns its state and is reached only through the hooks below,
+ * from the table of steps in jc_steps.c.  The collector, the walk and a
+ * cgroup's life (jc_tracked) loop over that table; none of them names a
+ * step.  A new stateful feature is one module with its jc_step and one
+ * row of the table.
  *
- * State: a step's own, made by its init hook and kept by the collector
- * (jc_step_self), and a slot of slot_size bytes in every tracked cgroup
- * (jc_step_slot), zeroed when the cgroup is first tracked.  Every hook may
- * be NULL.  A step whose init leaves its state NULL is off: none of its
- * hooks is called (a NotifyOOM false costs the pass nothing).
+ * State: a step's own, made by its init hook (at init, after <Cgroup>
+ * blocks are set up; init_first: before the collector looks at anything)
+ * and kept by the collector (jc_step_self), and a slot of slot_size bytes
+ * in every tracked cgroup (jc_step_slot), zeroed when the cgroup is first
+ * tracked.  Every hook may be NULL.  A step whose init leaves its state
+ * NULL is off: none of its hooks is called (a NotifyOOM false costs the
+ * pass nothing).
  *
  * Order: hooks run in the table's order.  For each read pass:
  *
@@ -42,6 +45,12 @@
  *                               cgroups before it in walk order)
  *   release(c, t)               its slot's resources go: re-created (track
  *                               follows) or freed
+ *
+ * A step that names cgroups (jc_tracked_set_name: jc_rtname, first in the
+ * table, so that the steps after it see the name) does so in its track
+ * hook, or later in a pass's begin.  Cgroups that come to share a name
+ * are given their suffixes by jc_tracked, which asks the collision hooks
+ * whether one of them tells it (else its WARNING does).
  */
 #ifndef JC_STEP_H
 #define JC_STEP_H
@@ -57,6 +66,7 @@ typedef struct jc_tracked jc_tracked;
 
 /* The steps, in the order their hooks run (jc_steps.c). */
 typedef enum {
+  JC_STEP_RTNAME,  /* jc_rtname: InstanceFrom "container": runtimes' names */
   JC_STEP_OOM,     /* jc_oom: OOM kills as notifications */
   JC_STEP_ENERGY,  /* jc_energy: Collect "energy" */
   JC_STEP_GPU,     /* jc_gpu: Collect "gpu" */
@@ -92,6 +102,12 @@ typedef struct jc_step {
    * its state, or NULL to stay off.  A negative errno after one ERROR line
    * fails init. */
   int (*init)(jc_collector *c, void **ret_self);
+  /* Its init runs first of all the collector's init (after the root is
+   * opened, before the controllers are looked at, the descriptor budget
+   * is chosen and <Cgroup> blocks move processes): for what only the
+   * configuration decides and may fail init, so that it fails before
+   * anything is changed (jc_rtname's RuntimeRoot). */
+  bool init_first;
   void (*free)(jc_collector *c, void *self);
 
   void (*begin)(jc_collector *c);
@@ -126,6 +142,12 @@ typedef struct jc_step {
   void (*vanished)(jc_collector *c, const jc_tracked *t, bool recreated,
                    jc_tracked *const *before, size_t n);
   void (*release)(jc_collector *c, jc_tracked *t);
+  /* Cgroups group[0..count) (count >= 2) share a name, and each is
+   * reported as that name, "~" and its path's hash from now on: true when
+   * the step told it (a name it gave them all, whose sharing is no fault:
+   * jc_rtname's INFO), else jc_tracked's WARNING does.  Not a read pass's:
+   * when a walk or a late name changes the instances. */
+  bool (*collision)(jc_collector *c, jc_tracked *const *group, size_t count);
 
   /* The files whose reads it is told of (bit 1u << jc_file_id), through
    * the two hooks below; one step a file. */
@@ -147,13 +169,15 @@ typedef struct jc_step {
 extern const jc_step *const jc_steps[JC_STEP_COUNT];
 
 /* Each step's jc_step, defined in its module. */
-extern const jc_step jc_oom_step, jc_energy_step, jc_gpu_step, jc_net_step,
-    jc_problem_step, jc_end_step, jc_peak_step;
+extern const jc_step jc_rtname_step, jc_oom_step, jc_energy_step,
+    jc_gpu_step, jc_net_step, jc_problem_step, jc_end_step, jc_peak_step;
 
 /* The loops over the table that the collector and the walk make
- * (jc_steps.c).  init: each step's state, and where its slot is; 0, or
- * a negative errno after a step's ERROR line (jc_steps_free undoes a
- * half init). */
+ * (jc_steps.c).  init_first: the state of the steps whose init runs
+ * first; init: the others', and where each one's slot is; 0, or a
+ * negative errno after a step's ERROR line (jc_steps_free undoes a half
+ * init). */
+int jc_steps_init_first(jc_collector *c);
 int jc_steps_init(jc_collector *c);
 void jc_steps_free(jc_collector *c);
 void jc_steps_begin(jc_collector *c);

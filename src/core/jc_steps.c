@@ -1,8 +1,9 @@
 /*
  * jc_steps — the table of the read pass's steps (jc_step.h), and the
  * loops over it.  The order of the table is the order of every hook:
- * OOM kills are counted before energy is charged, and a cgroup's end is
- * told after both (its NotifyEnd record has the kills and the energy).
+ * a cgroup is named before the other steps see it, OOM kills are counted
+ * before energy is charged, and a cgroup's end is told after both (its
+ * NotifyEnd record has the kills and the energy).
  */
 #include "jc_internal.h"
 
@@ -10,6 +11,7 @@
 #include <stdalign.h>
 
 const jc_step *const jc_steps[JC_STEP_COUNT] = {
+    [JC_STEP_RTNAME] = &jc_rtname_step,
     [JC_STEP_OOM] = &jc_oom_step,
     [JC_STEP_ENERGY] = &jc_energy_step,
     [JC_STEP_GPU] = &jc_gpu_step,
@@ -44,16 +46,32 @@ static void list_cgroup_hooks(jc_collector *c) {
   }
 }
 
+static int init_one(jc_collector *c, int i) {
+  const jc_step *s = jc_steps[i];
+  int r = s->init ? s->init(c, &c->steps.self[i]) : 0;
+  if (r < 0)
+    return r;
+  c->steps.on[i] = !s->init || c->steps.self[i];
+  return 0;
+}
+
+int jc_steps_init_first(jc_collector *c) {
+  for (int i = 0; i < JC_STEP_COUNT; i++) {
+    int r = jc_steps[i]->init_first ? init_one(c, i) : 0;
+    if (r < 0)
+      return r;
+  }
+  return 0;
+}
+
 int jc_steps_init(jc_collector *c) {
   size_t offset = 0;
   for (int i = 0; i < JC_STEP_COUNT; i++) {
-    const jc_step *s = jc_steps[i];
     c->steps.slot_offset[i] = offset;
-    offset += align_up(s->slot_size);
-    int r = s->init ? s->init(c, &c->steps.self[i]) : 0;
+    offset += align_up(jc_steps[i]->slot_size);
+    int r = jc_steps[i]->init_first ? 0 : init_one(c, i);
     if (r < 0)
       return r;
-    c->steps.on[i] = !s->init || c->steps.self[i];
   }
   c->steps.slots_size = offset;
   list_cgroup_hooks(c);

@@ -7,8 +7,6 @@
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_managed.h"
-#include "jc_clock.h"
-#include "jc_runtime.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -304,64 +302,6 @@ static void place(jc_collector *c, jc_tracked *t, const jc_found *e) {
   t->on_cgroupfs = c->root_on_cgroupfs && e->dev == c->root_dev;
 }
 
-/* name_tries of a cgroup past JC_RUNTIME_TRIES: looked up every
- * JC_RUNTIME_RETRY_S. */
-#define JC_NAME_SLOW (JC_RUNTIME_TRIES + 1)
-
-/* Why t has no name from its runtime: one line per cause (the runtime's
- * state directory), whichever cgroup comes first; a WARNING when that
- * directory is not there at all (a collectd in a container without the
- * mount, a RuntimeRoot or RuntimeDir set wrong). */
-static void say_missing(jc_collector *c, const jc_tracked *t, int reads,
-                        bool loud) {
-  char text[3 * PATH_MAX];
-  int k = jc_runtime_missing(c->runtime, t->relpath, text, sizeof(text));
-  if (k < 0 || (c->names_told & (1u << k)))
-    return;
-  c->names_told |= 1u << k;
-  char after[48] = "";
-  if (reads > 0)
-    snprintf(after, sizeof(after), " after %d reads", reads);
-  jc_logf(&c->log,
-          !loud && jc_runtime_dir_present(c->runtime, (jc_runtime_dir)k)
-              ? JC_LOG_INFO
-              : JC_LOG_WARNING,
-          "InstanceFrom \"container\": no name for cgroup \"%s\"%s: looked "
-          "for %s; it keeps its path name, as every cgroup of this runtime "
-          "whose files are missing (said once), and is looked up again every "
-          "%d s (docs/containers.md)",
-          t->relpath, after, text, JC_RUNTIME_RETRY_S);
-}
-
-/*
- * InstanceFrom "container": the name the runtime gave t, when its files
- * say it.  While they are not written yet (a cgroup appears before its
- * bundle is complete), t keeps its path name and is asked again at the
- * next reads (jc_tracked_retry_names), JC_RUNTIME_TRIES times, then
- * every JC_RUNTIME_RETRY_S.  True when t->name is the runtime's.
- */
-static bool runtime_name(jc_collector *c, jc_tracked *t) {
-  int r = jc_runtime_name(c->runtime, t->relpath, t->name);
-  if (r != -EAGAIN) {
-    t->name_tries = 0;
-    t->runtime_named = r == 0;
-    return r == 0;
-  }
-  if (t->name_tries == JC_NAME_SLOW) {
-    c->names_slow = true;
-    return false;
-  }
-  if (++t->name_tries <= JC_RUNTIME_TRIES) {
-    c->names_pending = true;
-    return false;
-  }
-  if (!c->names_slow)
-    c->names_slow_at = jc_now_ns() + JC_RUNTIME_RETRY_S * 1000000000ull;
-  c->names_slow = true;
-  say_missing(c, t, JC_RUNTIME_TRIES + 1, false);
-  return false;
-}
-
 /* The steps' hooks of a cgroup's life, in the table's order. */
 static void steps_track(jc_collector *c, jc_tracked *t) {
   for (int i = 0; i < JC_STEP_COUNT; i++)
@@ -400,11 +340,9 @@ jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
     snprintf(t->name, sizeof(t->name), "%s", instance);
   else
     jc_name_instance(t->relpath, c->cfg->instance_from, t->name);
-  if (c->runtime && !t->explicit_name)
-    (void)runtime_name(c, t);
   memcpy(t->instance, t->name, sizeof(t->instance));
   note_name_is_path(t);
-  steps_track(c, t);
+  steps_track(c, t); /* a step may name it (jc_tracked_set_name) */
   return t;
 }
 
@@ -467,6 +405,12 @@ jc_target jc_tracked_notify_target(const jc_tracked *t) {
 
 /* ---- names ---------------------------------------------------------------- */
 
+void jc_tracked_set_name(jc_tracked *t, const char *name) {
+  snprintf(t->name, sizeof(t->name), "%s", name);
+  memcpy(t->instance, t->name, sizeof(t->instance));
+  note_name_is_path(t);
+}
+
 static int cmp_name(const void *a, const void *b) {
   const jc_tracked *x = *(jc_tracked *const *)a, *y = *(jc_tracked *const *)b;
   int r = strcmp(x->name, y->name);
@@ -488,37 +432,18 @@ static bool choose_instance(jc_tracked *t, bool collides) {
 }
 
 /*
- * One line for a group of cgroups sharing a name, when it changed.  Where
- * every name is a container runtime's, the sharing is what runtimes do
- * and lasts while it lasts: a container restarted by Kubernetes (a new
- * cgroup, the same name) while its old cgroup is still there, a pod
- * re-created under its name, replicas of one compose service.  Nothing
- * is wrong, so INFO (docs/containers.md); any other shared name comes
- * from the configuration, which can be changed: WARNING.
+ * One line for a group of cgroups sharing a name, when it changed: a
+ * step's, when one tells it (a name it gave them all), else a WARNING:
+ * the shared name comes from the configuration, which can be changed.
  */
 static void report_collision(jc_collector *c, jc_tracked *const *group,
                              size_t count) {
+  for (int i = 0; i < JC_STEP_COUNT; i++)
+    if (c->steps.on[i] && jc_steps[i]->collision &&
+        jc_steps[i]->collision(c, group, count))
+      return;
   const jc_tracked *a = group[0], *b = group[1];
-  bool runtime = true;
-  for (size_t i = 0; i < count; i++)
-    runtime &= group[i]->runtime_named;
-  if (runtime && count == 2)
-    jc_logf(&c->log, JC_LOG_INFO,
-            "cgroups \"%s\" and \"%s\" both hold a container its runtime "
-            "names \"%s\" (a restarted container whose old cgroup is still "
-            "there, or replicas); while both are there they are reported as "
-            "\"%s\" and \"%s\"",
-            a->relpath, b->relpath, a->name, a->instance, b->instance);
-  else if (runtime)
-    jc_logf(&c->log, JC_LOG_INFO,
-            "cgroups \"%s\", \"%s\" and %zu more hold containers their "
-            "runtime names \"%s\" (restarted containers whose old cgroups "
-            "are still there, or replicas); while they are there each is "
-            "reported as that name, \"~\" and the hash of its path (\"%s\" "
-            "for \"%s\")",
-            a->relpath, b->relpath, count - 2, a->name, b->instance,
-            b->relpath);
-  else if (count == 2)
+  if (count == 2)
     jc_logf(&c->log, JC_LOG_WARNING,
             "cgroups \"%s\" and \"%s\" would both be reported as \"%s\"; "
             "they are reported as \"%s\" and \"%s\"",
@@ -564,57 +489,4 @@ int jc_tracked_resolve_collisions(jc_collector *c) {
   }
   free(by_name);
   return 0;
-}
-
-/* t got its runtime's name at a later lookup. */
-static void named_late(jc_collector *c, jc_tracked *t, bool slow) {
-  if (slow)
-    jc_logf(&c->log, JC_LOG_INFO,
-            "cgroup \"%s\" is named \"%s\" by its runtime now: its values "
-            "go on under that name, those under \"%s\" end "
-            "(docs/containers.md)",
-            t->relpath, t->name, t->instance);
-  memcpy(t->instance, t->name, sizeof(t->instance));
-  note_name_is_path(t);
-}
-
-void jc_tracked_retry_names(jc_collector *c) {
-  bool slow = c->names_slow && jc_now_ns() >= c->names_slow_at;
-  if (!c->names_pending && !slow)
-    return;
-  c->names_pending = false;
-  if (slow) {
-    c->names_slow = false; /* set again by those still waiting */
-    c->names_slow_at = jc_now_ns() + JC_RUNTIME_RETRY_S * 1000000000ull;
-  }
-  bool renamed = false;
-  for (size_t i = 0; i < c->tracked_count; i++) {
-    jc_tracked *t = c->tracked[i];
-    bool was_slow = t->name_tries == JC_NAME_SLOW;
-    if (!t->name_tries || (was_slow && !slow))
-      continue;
-    if (!runtime_name(c, t))
-      continue;
-    named_late(c, t, was_slow);
-    renamed = true;
-  }
-  if (renamed)
-    (void)jc_tracked_resolve_collisions(c); /* out of memory: at the next change */
-}
-
-size_t jc_tracked_names_missing(jc_collector *c, bool loud,
-                                bool *ret_no_state) {
-  size_t waiting = 0;
-  bool state = false;
-  for (int k = 0; c->runtime && k < JC_RUNTIME_DIR_COUNT; k++)
-    state |= jc_runtime_dir_present(c->runtime, (jc_runtime_dir)k);
-  for (size_t i = 0; i < c->tracked_count; i++) {
-    const jc_tracked *t = c->tracked[i];
-    if (!t->name_tries)
-      continue;
-    waiting++;
-    say_missing(c, t, 0, loud);
-  }
-  *ret_no_state = !state;
-  return waiting;
 }

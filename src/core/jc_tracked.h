@@ -8,7 +8,8 @@
  * Per-cgroup state of the steps of the pass (jc_step.h) lives in the
  * cgroup's slots, which this module allocates with it and hands to the
  * steps' track, vanished and release hooks, looping over the table of
- * steps: it names none of them.
+ * steps: it names none of them.  A step may give a cgroup another name
+ * (jc_tracked_set_name), and tell a collision of such names itself.
  *
  * The budget (docs/configuration.md, MaxOpenFiles): descriptors kept from
  * read to read, at most `limit`.  One file needs its descriptor kept: the
@@ -46,7 +47,6 @@ typedef struct jc_tracked {
   char instance[JC_INSTANCE_SIZE]; /* the one it is reported with */
   bool explicit_name; /* the root's or an Instance: never given a suffix */
   bool name_is_path;  /* the instance is the path ('/' as '_') or "root" */
-  bool runtime_named; /* InstanceFrom "container": the runtime's name */
   ino_t ino;      /* a new inode under the same path is a new cgroup */
   dev_t dev;
   bool on_cgroupfs; /* the kernel's files: regular, no type check needed */
@@ -55,9 +55,6 @@ typedef struct jc_tracked {
   uint32_t absent;   /* files found missing, skipped until the next walk */
   jc_prior prior;  /* rates and I/O totals (jc_metrics) */
   jc_limits ancestors; /* the smallest limits above it, as of the last walk */
-  uint8_t name_tries; /* InstanceFrom "container": lookups that found the
-                         runtime's files not written yet; 0: none pending;
-                         JC_NAME_SLOW: past the tries, looked up slowly */
   bool gone; /* vanished during this read pass */
   bool starved; /* this pass: a file could not be opened for want of a
                    descriptor (EMFILE, ENFILE) */
@@ -105,23 +102,15 @@ void jc_tracked_vanished(jc_collector *c, jc_tracked *t,
                          jc_tracked *const *before, size_t n);
 
 /* Gives every cgroup whose name another one has "~" and the hash of its
- * path (docs/configuration.md, instance names); logs what changed. */
+ * path (docs/configuration.md, instance names); logs what changed (a
+ * step's collision hook, or a WARNING). */
 int jc_tracked_resolve_collisions(jc_collector *c);
 
-/* InstanceFrom "container": asks the runtime again for the names it had
- * not written yet (jc_runtime): at each of a cgroup's next
- * JC_RUNTIME_TRIES reads, then, after one line per cause (which
- * runtime's files, where, the remedy), once every JC_RUNTIME_RETRY_S
- * seconds while it is there.  Nothing to do (two flag tests) when none
- * waits. */
-void jc_tracked_retry_names(jc_collector *c);
-
-/* The causes of the names still missing, said now (the command's list
- * and check), as the plugin says them after the tries (loud: each as a
- * WARNING); returns how many cgroups wait, and in *ret_no_state whether
- * RuntimeRoot holds no runtime's state directory at all. */
-size_t jc_tracked_names_missing(jc_collector *c, bool loud,
-                                bool *ret_no_state);
+/* t's name is `name` now, and the instance it is reported with too: a
+ * step that names cgroups, in its track hook (jc_tracked_new has given
+ * t its path's or its Instance's name) or later, followed there by
+ * jc_tracked_resolve_collisions (a walk that tracked t calls it). */
+void jc_tracked_set_name(jc_tracked *t, const char *name);
 
 /* A descriptor of file f of t to read: the kept one, or one opened now
  * (a file written after each read, jc_file_info.reset_after_read, opened
