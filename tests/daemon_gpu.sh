@@ -23,21 +23,7 @@ fake="$top_builddir/tests/fake-nvml/libnvidia-ml.so.1"
 need "the fake NVML (make check builds it)" -- test -r "$fake"
 
 uuid=GPU-0b5e3a42-7c1d-4f2e-9a8b-1c2d3e4f5a6b
-root="$T/cg"
-mkdir -p "$root/a" "$root/b"
-for d in "$root" "$root/a" "$root/b"; do
-  echo "cpu memory" >"$d/cgroup.controllers"
-  echo "cpu memory" >"$d/cgroup.subtree_control"
-  : >"$d/cgroup.procs"
-  echo 4096 >"$d/memory.current"
-done
-proc() { # PID CGROUP
-  mkdir -p "$T/proc/$1"
-  echo "$1 (job) S 1 $1 $1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 $((7000 + $1)) 1000 10" >"$T/proc/$1/stat"
-  echo "0::$2" >"$T/proc/$1/cgroup"
-}
-proc 201 /a
-proc 202 /b
+gpu_fixture # $root: a and b; $T/proc: 201 in /a, 202 in /b
 
 export FAKE_NVML_SCRIPT="$T/nvml" FAKE_NVML_LOG="$T/nvml.log"
 energy=1000000 # mJ

@@ -482,7 +482,7 @@ static void test_documents(void) {
   res[1].exit_status = 3;
   char *argv[] = {"prog", "a,b", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 2, NULL, NULL};
+                        &rd.names, 2, NULL, NULL, NULL};
   jcli_json *j = jcli_json_new(false);
   jcli_report_iterations_json(&info, res, 2, j);
   FILE *f = tmpfile();
@@ -682,7 +682,7 @@ static void test_energy(void) {
 
   char *argv[] = {"prog", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 0, &m->zones, NULL};
+                        &rd.names, 0, &m->zones, NULL, NULL};
   jcli_json *j = jcli_json_new(false);
   jcli_report_json(&info, &res, j);
   FILE *f = tmpfile();
@@ -779,9 +779,10 @@ static void test_energy(void) {
   jcli_json_write(j, fileno(f));
   text = slurp(f);
   ok(strstr(text, "\"limits\":{\"cpu_cores\":0.5,\"memory_max\":67108864,"
-                  "\"memory_high\":null,\"pids_max\":null},\"energy\":null,\"global\"") &&
-         strstr(text, "\"io\":null,\"energy\":null}"),
-     "JSON: energy null for the command and the host");
+                  "\"memory_high\":null,\"pids_max\":null},\"energy\":null,"
+                  "\"gpu\":null,\"global\"") &&
+         strstr(text, "\"io\":null,\"energy\":null,\"gpu\":null}"),
+     "JSON: energy and gpu null for the command and the host");
   fclose(f);
   jcli_json_free(j);
   jcli_result_release(&res);
@@ -891,7 +892,7 @@ static void test_null_notes(void) {
   jcli_reader rd = {.meminfo_fd = -1};
   char *argv[] = {"prog", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", NULL, &rd.names, 0,
-                        NULL, NULL};
+                        NULL, NULL, NULL};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     jcli_result res;
     jcli_result_init(&res, false, 0);
