@@ -7,7 +7,7 @@
  * configuration keys of the plugin where there is one: --root is
  * CgroupRoot, --select Select, --ignore Ignore, --collect Collect,
  * --values Values, --instance-from InstanceFrom, --runtime-root
- * RuntimeRoot; --config FILE names a collectd configuration whose
+ * RuntimeRoot, --gpu-library GpuLibrary, --proc-root ProcRoot; --config FILE names a collectd configuration whose
  * <Plugin joule_cgroup> block gives them all (the caller reads it).
  *
  *   jcli_opts o;
