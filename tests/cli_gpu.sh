@@ -7,7 +7,9 @@
 #     absent; and the example of docs/profiler.md as written (its
 #     /host/proc the fixture's);
 #   - sample --config: the block's GpuLibrary and ProcRoot;
-#     --gpu-library beside --config refused (a usage error);
+#     --gpu-library beside --config refused (a usage error); check of
+#     that configuration: the GPU lists per cgroup, NVML's INFO line, and
+#     the one of no driver;
 #   - run on the real kernel: the command's pid put on the fake GPU by
 #     the script (1 GiB, 50 % SM while the board uses 100 J; then no
 #     process while it uses 20 J): gpu: memory_max 1 GiB, energy_j 50
@@ -87,6 +89,21 @@ assert c["a"]["memory-" + args[0]] == 1073741824, c' "$uuid"
 "$JC" sample --config "$T/gpu.conf" --gpu-library "$fake" --count 1 >/dev/null 2>"$T/both.err"
 [ $? -eq 2 ] && grep -q 'GpuLibrary and ProcRoot from the file' "$T/both.err"
 ok $? "--gpu-library beside --config: a usage error (2)"
+
+# check: the block's GPU lists per cgroup, and what NVML said
+"$JC" check "$T/gpu.conf" >"$T/check.json" 2>"$T/check.err"
+ok $? "check of a block with Collect \"gpu\", GpuLibrary and ProcRoot: exit status 0"
+check_json "check: root's and a's GPU lists" "$T/check.json" '
+c = {x["cgroup"]: x["values"] for x in r["cgroups"]}
+u = args[0]
+assert "memory-" + u in c["a"] and "memory-" + u + "_total" in c["/"], c' "$uuid"
+grep -q "^joule-cgroup: info: 1 GPU through $fake (process lists: version 3; utilisation: yes; energy: yes)" "$T/check.err"
+ok $? "check says which GPUs NVML gave and what the driver has"
+sed "s|GpuLibrary .*|GpuLibrary \"$T/none/libnvidia-ml.so.1\"|" "$T/gpu.conf" >"$T/nodriver.conf"
+"$JC" check "$T/nodriver.conf" >/dev/null 2>"$T/nodriver.err"
+[ $? -eq 0 ] && grep -q '^joule-cgroup: info: no NVIDIA driver: ' "$T/nodriver.err"
+ok $? "check where the library does not load: exit status 0, the INFO line that says so"
+diag <"$T/nodriver.err"
 
 # ---- run on the real kernel ----------------------------------------------------
 need_kernel
