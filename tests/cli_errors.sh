@@ -57,7 +57,7 @@ fails 2 '--instance-from "name": must be "path", "basename" or "container"' "a b
   list --instance-from name
 fails 2 'check: unexpected argument "b.conf"' "check with two files" -- check a.conf b.conf
 fails 2 'check: option not available here: "--select"' "check --select" -- check --select '*'
-fails 2 'sample: --config takes Select, Ignore, InstanceFrom, Collect and Values from the file' \
+fails 2 'sample: --config takes Select, Ignore, InstanceFrom, Collect, Values, GpuLibrary and ProcRoot from the file' \
   "sample --config with --select" -- sample --config /dev/null --select '*'
 fails 2 '--values "!": is empty' "an empty --values" -- sample --values '!'
 fails 2 'Values "memory-curent": matches no value list' "an unknown --values name" -- \

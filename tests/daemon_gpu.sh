@@ -15,29 +15,16 @@
 #   - NVML initialised and shut down once per read (not held between);
 #   - no driver (GpuLibrary names no library): one INFO line, the other
 #     lists go out;
-#   - conf/prometheus-alerts.yml's CgroupNearGPUMemory on such series
-#     (promtool test rules, where promtool is).
+#   - conf/prometheus-alerts.yml's CgroupNearGPUMemory on such series,
+#     and on MIG's per instance series (promtool test rules, where
+#     promtool is).
 . "$(dirname "$0")/lib/common.sh"
 need_collectd
 fake="$top_builddir/tests/fake-nvml/libnvidia-ml.so.1"
 need "the fake NVML (make check builds it)" -- test -r "$fake"
 
 uuid=GPU-0b5e3a42-7c1d-4f2e-9a8b-1c2d3e4f5a6b
-root="$T/cg"
-mkdir -p "$root/a" "$root/b"
-for d in "$root" "$root/a" "$root/b"; do
-  echo "cpu memory" >"$d/cgroup.controllers"
-  echo "cpu memory" >"$d/cgroup.subtree_control"
-  : >"$d/cgroup.procs"
-  echo 4096 >"$d/memory.current"
-done
-proc() { # PID CGROUP
-  mkdir -p "$T/proc/$1"
-  echo "$1 (job) S 1 $1 $1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 $((7000 + $1)) 1000 10" >"$T/proc/$1/stat"
-  echo "0::$2" >"$T/proc/$1/cgroup"
-}
-proc 201 /a
-proc 202 /b
+gpu_fixture # $root: a and b; $T/proc: 201 in /a, 202 in /b
 
 export FAKE_NVML_SCRIPT="$T/nvml" FAKE_NVML_LOG="$T/nvml.log"
 energy=1000000 # mJ
@@ -135,7 +122,8 @@ ok $? "no driver: no GPU list; memory-current still goes out"
   [ "$(loud_lines "$dir")" -eq 0 ]
 ok $? "and exactly one INFO line: $(grep -i 'nvidia' "$dir/collectd.log")"
 # The alert rule of conf/prometheus-alerts.yml on such series: a at 94 %
-# of the GPU's memory alerts, b at 1 % does not.
+# of the GPU's memory alerts, b at 1 % does not; on GPU instances (MIG)
+# c at 95 % of instance 1's alerts, b at 5 % of instance 2's does not.
 if command -v promtool >/dev/null; then
   cat >"$T/alerts-test.yml" <<YML
 rule_files:
@@ -152,6 +140,14 @@ tests:
         values: '136000000000x20'
       - series: 'collectd_joule_cgroup_memory{instance="gpu1",joule_cgroup="root",type="GPU-0b5e_total"}'
         values: '150000000000x20'
+      - series: 'collectd_joule_cgroup_memory{instance="gpu1",joule_cgroup="c",type="GPU-0b5e_gi1"}'
+        values: '20000000000x20'
+      - series: 'collectd_joule_cgroup_memory{instance="gpu1",joule_cgroup="b",type="GPU-0b5e_gi2"}'
+        values: '1000000000x20'
+      - series: 'collectd_joule_cgroup_memory{instance="gpu1",joule_cgroup="root",type="GPU-0b5e_gi1_total"}'
+        values: '21000000000x20'
+      - series: 'collectd_joule_cgroup_memory{instance="gpu1",joule_cgroup="root",type="GPU-0b5e_gi2_total"}'
+        values: '21000000000x20'
     alert_rule_test:
       - eval_time: 10m
         alertname: CgroupNearGPUMemory
@@ -163,9 +159,16 @@ tests:
               severity: warning
             exp_annotations:
               summary: "a on gpu1 holds 94% of GPU GPU-0b5e's memory"
+          - exp_labels:
+              instance: gpu1
+              joule_cgroup: c
+              type: GPU-0b5e_gi1
+              severity: warning
+            exp_annotations:
+              summary: "c on gpu1 holds 95.24% of GPU GPU-0b5e_gi1's memory"
 YML
   promtool test rules "$T/alerts-test.yml" >"$T/promtool.out" 2>&1
-  ok $? "CgroupNearGPUMemory: a cgroup at 94 % of a GPU's memory alerts, one at 1 % does not"
+  ok $? "CgroupNearGPUMemory: a cgroup at 94 % of a GPU's memory alerts, one at 1 % does not; with MIG, one at 95 % of its GPU instance's memory alerts, one at 5 % does not"
 else
   echo "# promtool absent: the alert rule is checked by tests/fleet_docs.sh's promtool check rules"
 fi

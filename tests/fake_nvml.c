@@ -12,16 +12,21 @@
  *
  *   gpu UUID MINOR ENERGY_MJ [TOTAL]  a GPU, index by order; its counter,
  *                                    its memory (default 80 GiB)
- *   proc GPU compute|graphics PID BYTES   a process with a context ("na":
- *                                    NVML_VALUE_NOT_AVAILABLE)
+ *   proc GPU compute|graphics PID BYTES [GI]   a process with a context
+ *                                    ("na": NVML_VALUE_NOT_AVAILABLE), on
+ *                                    GPU instance GI (MIG; _v2 and later)
+ *   mig GPU GI TOTAL [CIS]           GPU's MIG mode on, with GPU instance GI
+ *                                    of TOTAL bytes and CIS compute instances
+ *                                    (default 1), each a MIG device
  *   util GPU PID TIMESTAMP SM        a utilisation sample (µs, per cent)
  *   fail FUNC GPU CODE               FUNC (init count handle uuid compute
- *                                    graphics util energy) answers CODE on
+ *                                    graphics util energy mig) answers CODE on
  *                                    GPU (-1: every GPU)
  *   grow GPU N                       the compute list grows by one process
  *                                    between the size and the read, N times
  *
- * $FAKE_NVML_LOG, when set, gets a line per nvmlInit and nvmlShutdown.
+ * $FAKE_NVML_LOG, when set, gets a line per nvmlInit, nvmlShutdown and
+ * nvmlDeviceGetMigMode ("init", "shutdown", "mig").
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +36,7 @@
 #define MAX_PROCS 64
 #define MAX_SAMPLES 256
 #define MAX_FAILS 16
+#define MAX_MIG 16 /* MIG devices (compute instances), all GPUs */
 
 typedef struct {
   char uuid[96];
@@ -42,7 +48,13 @@ typedef struct {
   int gpu, graphics;
   unsigned pid;
   unsigned long long bytes;
+  unsigned gi; /* 0xFFFFFFFF: none */
 } proc;
+typedef struct { /* a MIG device: one compute instance of GPU instance gi */
+  int gpu;
+  unsigned gi;
+  unsigned long long total;
+} mig;
 typedef struct {
   int gpu;
   unsigned pid;
@@ -62,6 +74,8 @@ static sample samples[MAX_SAMPLES];
 static int nsamples;
 static fault faults[MAX_FAILS];
 static int nfaults;
+static mig migs[MAX_MIG];
+static int nmigs;
 static int initialised;
 
 static void note(const char *what) {
@@ -74,7 +88,7 @@ static void note(const char *what) {
 }
 
 static void load(void) {
-  ngpus = nprocs = nsamples = nfaults = 0;
+  ngpus = nprocs = nsamples = nfaults = nmigs = 0;
   const char *path = getenv("FAKE_NVML_SCRIPT");
   FILE *f = path ? fopen(path, "r") : NULL;
   if (!f)
@@ -85,13 +99,18 @@ static void load(void) {
     proc p = {0};
     sample s = {0};
     fault x = {0};
+    mig m = {0};
+    int cis = 1, fields;
     g.total = 85899345920ULL; /* 80 GiB, unless the line says */
     if (sscanf(line, "gpu %95s %u %llu %llu", g.uuid, &g.minor, &g.energy,
                &g.total) >= 3 &&
         ngpus < MAX_GPUS)
       gpus[ngpus++] = g;
-    else if (sscanf(line, "proc %d %127s %u %127s", &p.gpu, a, &p.pid, b) == 4 &&
+    else if ((fields = sscanf(line, "proc %d %127s %u %127s %u", &p.gpu, a,
+                              &p.pid, b, &p.gi)) >= 4 &&
              nprocs < MAX_PROCS) {
+      if (fields == 4)
+        p.gi = 0xFFFFFFFFu; /* no GPU instance: MIG off */
       p.graphics = strcmp(a, "graphics") == 0;
       p.bytes = strcmp(b, "na") == 0 ? ~0ULL : strtoull(b, NULL, 10);
       procs[nprocs++] = p;
@@ -102,6 +121,10 @@ static void load(void) {
     else if (sscanf(line, "fail %15s %d %d", x.func, &x.gpu, &x.code) == 3 &&
              nfaults < MAX_FAILS)
       faults[nfaults++] = x;
+    else if (sscanf(line, "mig %d %u %llu %d", &m.gpu, &m.gi, &m.total,
+                    &cis) >= 3)
+      for (int k = 0; k < cis && nmigs < MAX_MIG; k++)
+        migs[nmigs++] = m;
     else if (sscanf(line, "grow %d %d", &g.minor, &g.grow) == 2 &&
              g.minor < (unsigned)ngpus)
       gpus[g.minor].grow = g.grow;
@@ -195,8 +218,19 @@ int nvmlDeviceGetUUID(void *dev, char *uuid, unsigned size) {
 }
 
 int nvmlDeviceGetMemoryInfo(void *dev, unsigned long long *memory);
+/* A MIG device's handle is 0x10000 + its index among migs. */
+static int mig_of(void *dev) {
+  long i = (long)dev - 0x10000;
+  return i >= 0 && i < nmigs ? (int)i : -1;
+}
+
 int nvmlDeviceGetMemoryInfo(void *dev, unsigned long long *memory) {
-  int g = index_of(dev);
+  int g = index_of(dev), m = mig_of(dev);
+  if (initialised && m >= 0) {
+    memory[0] = memory[1] = migs[m].total;
+    memory[2] = 0;
+    return 0;
+  }
   if (!initialised || g < 0)
     return 2;
   memory[0] = gpus[g].total; /* total, free, used */
@@ -243,9 +277,9 @@ static int processes(void *dev, unsigned *count, void *info, int graphics,
     memcpy(e, &procs[i].pid, sizeof(unsigned));
     memcpy(e + 8, &procs[i].bytes, sizeof(unsigned long long));
     if (elem > 16) {
-      unsigned none = 0xFFFFFFFFu;
-      memcpy(e + 16, &none, sizeof(none));
-      memcpy(e + 20, &none, sizeof(none));
+      unsigned none = 0xFFFFFFFFu, ci = procs[i].gi == none ? none : 0;
+      memcpy(e + 16, &procs[i].gi, sizeof(unsigned));
+      memcpy(e + 20, &ci, sizeof(ci));
     }
   }
   *count = n;
@@ -316,6 +350,55 @@ int nvmlDeviceGetProcessUtilization(void *dev, void *util, unsigned *count,
     if (samples[i].gpu == g && samples[i].ts > since)
       out[k++] = (util_sample){samples[i].pid, samples[i].ts, samples[i].sm, 0, 0, 0};
   *count = n;
+  return 0;
+}
+
+/* MIG: the mode is on where the script gives the GPU a GPU instance. */
+int nvmlDeviceGetMigMode(void *dev, unsigned *current, unsigned *pending);
+int nvmlDeviceGetMaxMigDeviceCount(void *dev, unsigned *count);
+int nvmlDeviceGetMigDeviceHandleByIndex(void *dev, unsigned i, void **mig);
+int nvmlDeviceGetGpuInstanceId(void *dev, unsigned *id);
+
+int nvmlDeviceGetMigMode(void *dev, unsigned *current, unsigned *pending) {
+  int g = index_of(dev);
+  if (!initialised || g < 0)
+    return 2;
+  note("mig"); /* the tests count these: one per GPU and read */
+  int r = fault_of("mig", g);
+  if (r)
+    return r;
+  unsigned on = 0;
+  for (int i = 0; i < nmigs; i++)
+    on |= migs[i].gpu == g;
+  *current = *pending = on;
+  return 0;
+}
+
+int nvmlDeviceGetMaxMigDeviceCount(void *dev, unsigned *count) {
+  if (!initialised || index_of(dev) < 0)
+    return 2;
+  *count = 7; /* an H100's: the slots past the MIG devices made are empty */
+  return 0;
+}
+
+int nvmlDeviceGetMigDeviceHandleByIndex(void *dev, unsigned i, void **out) {
+  int g = index_of(dev);
+  if (!initialised || g < 0 || i >= 7)
+    return 2;
+  unsigned k = 0;
+  for (int m = 0; m < nmigs; m++)
+    if (migs[m].gpu == g && k++ == i) {
+      *out = (void *)(long)(0x10000 + m);
+      return 0;
+    }
+  return 6; /* NVML_ERROR_NOT_FOUND: no MIG device there */
+}
+
+int nvmlDeviceGetGpuInstanceId(void *dev, unsigned *id) {
+  int m = mig_of(dev);
+  if (!initialised || m < 0)
+    return 2;
+  *id = migs[m].gi;
   return 0;
 }
 

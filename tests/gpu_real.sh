@@ -22,7 +22,21 @@
 #      read through libnvidia-ml directly (python3 ctypes) before and
 #      after, and of nvidia-smi's power.draw;
 #   4. the split: a's part + b's part + the idle part <= the board's, and
-#      a (busy) has more SM utilisation and energy than b (idle).
+#      a (busy) has more SM utilisation and energy than b (idle);
+#   5. MIG: with the GPU's MIG mode off (nvidia-smi mig.mode.current), no
+#      per instance list (memory-<gpu>_gi<id>); with it on, each cgroup's
+#      instance lists add up to its memory-<gpu>, and root's instances'
+#      memory (memory-<gpu>_gi<id>_total) to no more than the GPU's;
+#   6. `joule-cgroup sample --collect gpu --gpu-library libnvidia-ml.so.1
+#      --proc-root /proc` (the options, not a configuration): a's
+#      memory-<gpu> = nvidia-smi's for its pid, as in 1;
+#   7. `joule-cgroup run` of a third gpu_alloc ($R_MIB MiB, busy, $R_SECONDS
+#      s) in a cgroup of its own (--output, --interval 1): the report's
+#      gpu.<uuid>.memory_max = nvidia-smi's used_memory for its pid, read
+#      while it ran; sm_percent > 0; its energy_j > 0 and, with
+#      global.gpu's idle_j, no more than the board's energy_j;
+#      global.gpu's watts within 20 % of the counter read directly before
+#      and after the run; memory_total = nvidia-smi's memory.total.
 # Every figure is printed; the exit status is 1 if a check failed, 2 if
 # the host cannot run it (no GPU, no driver, not root, no cgroup v2).
 #
@@ -33,7 +47,7 @@
 # elsewhere and set JOULE_CGROUP (with LD_LIBRARY_PATH for libyajl.so.2).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-A_MIB=${A_MIB:-1024} B_MIB=${B_MIB:-2048}
+A_MIB=${A_MIB:-1024} B_MIB=${B_MIB:-2048} R_MIB=${R_MIB:-512} R_SECONDS=${R_SECONDS:-8}
 INTERVAL=${INTERVAL:-5} SAMPLES=${SAMPLES:-4}
 work=$(mktemp -d /tmp/jc-gpu-real.XXXXXX)
 cg=/sys/fs/cgroup/jc-gpu-real
@@ -116,10 +130,11 @@ total_mib=$(nvidia-smi --query-gpu=memory.total --format=csv,noheader,nounits -i
 echo "nvidia-smi --query-compute-apps:"; sed 's/^/  /' "$work/apps.csv"
 [ -s "$work/sample.err" ] && { echo "joule-cgroup said:"; sed 's/^/  /' "$work/sample.err"; }
 
+mig_mode=$(nvidia-smi --query-gpu=mig.mode.current --format=csv,noheader -i 0 2>/dev/null)
 python3 - "$work/samples.jsonl" "$uuid" "$pid_a" "$pid_b" "$work/apps.csv" "$total_mib" \
-  "$e0" "$e1" "$t0" "$t1" "$watts_smi" <<'PY' >"$work/verdict"
+  "$e0" "$e1" "$t0" "$t1" "$watts_smi" "$mig_mode" <<'PY' >"$work/verdict"
 import json, sys
-path, uuid, pa, pb, apps, total_mib, e0, e1, t0, t1, wsmi = sys.argv[1:]
+path, uuid, pa, pb, apps, total_mib, e0, e1, t0, t1, wsmi = sys.argv[1:12]
 lines = [json.loads(l) for l in open(path) if l.strip()]
 def v(sample, inst, name):
     for c in sample["cgroups"]:
@@ -164,8 +179,89 @@ sa = [v(s, A, "percent-%s_sm" % uuid) for s in lines[1:]]
 sb = [v(s, B, "percent-%s_sm" % uuid) for s in lines[1:]]
 check("SM: a (busy) %s %%, b (idle) %s %%; energy a %.1f J > b %.1f J" % (sa, sb, pa_e / 1e6, pb_e / 1e6),
       sum(x or 0 for x in sa) > sum(x or 0 for x in sb) and pa_e > pb_e)
+mig = [k for s in lines for c in s["cgroups"] for k in c["values"] if "_gi" in k]
+mig_on = sys.argv[12] if len(sys.argv) > 12 else ""
+if not mig_on.startswith("Enabled"):
+    check("MIG %s: no per instance list (%d)" % (mig_on or "unknown", len(mig)), not mig)
+else:
+    for inst in (A, B):
+        gi = sum(x for k, x in next(c["values"] for c in last["cgroups"] if c["instance"] == inst).items()
+                 if k.startswith(mem + "_gi") and not k.endswith("_total"))
+        check("MIG on: %s's instance lists add up to its memory-<gpu> (%s = %s)" % (inst, gi, v(last, inst, mem)),
+              gi == v(last, inst, mem))
+    tot = sum(x for k, x in next(c["values"] for c in last["cgroups"] if c["instance"] == "root").items()
+              if k.startswith(mem + "_gi") and k.endswith("_total"))
+    check("MIG on: the instances' memory %s B <= the GPU's %s B" % (tot, mt), mt is not None and 0 < tot <= mt)
 print("\n".join(out))
 PY
 cat "$work/verdict"
 grep -q '^FAILED' "$work/verdict" && failed=1
+
+# ---- 6. sample with --gpu-library and --proc-root ---------------------------
+"$jc" sample --select 'jc-gpu-real/*' --collect gpu --gpu-library libnvidia-ml.so.1 \
+  --proc-root /proc --count 1 --interval 1 >"$work/options.jsonl" 2>"$work/options.err"
+nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits >"$work/apps2.csv"
+python3 - "$work/options.jsonl" "$uuid" "$pid_a" "$work/apps2.csv" <<'PY' >"$work/verdict2"
+import json, sys
+path, uuid, pa, apps = sys.argv[1:]
+line = json.loads(open(path).read())
+used = {p.strip(): int(m) for p, m in (r.split(",") for r in open(apps) if r.strip())}
+ma = next((c["values"].get("memory-" + uuid) for c in line["cgroups"] if c["instance"] == "jc-gpu-real_a"), None)
+good = ma is not None and pa in used and abs(ma - used[pa] * 1048576) < 1048576
+print(("ok     " if good else "FAILED ") + "sample --gpu-library --proc-root: a %s B, nvidia-smi %s MiB" % (ma, used.get(pa)))
+PY
+cat "$work/verdict2"
+[ -s "$work/options.err" ] && sed 's/^/  joule-cgroup said: /' "$work/options.err"
+grep -q '^FAILED' "$work/verdict2" && failed=1
+
+# ---- 7. joule-cgroup run of a GPU process ------------------------------------
+# its output (the "ready PID" line) to a file, the report to another; the
+# pid's used_memory read from nvidia-smi while it runs
+e0=$(energy_mj) t0=$(date +%s.%N)
+"$jc" run --interval 1 --output "$work/run.json" -- \
+  sh -c "exec '$work/gpu_alloc' $R_MIB $R_SECONDS busy >'$work/r.out' 2>'$work/r.err'" 2>"$work/run.err" &
+run_pid=$!
+for _ in $(seq 300); do grep -q '^ready' "$work/r.out" 2>/dev/null && break; sleep 0.1; done
+pid_r=$(awk '/^ready/ { print $2 }' "$work/r.out" 2>/dev/null)
+sleep 1
+used_r=$(nvidia-smi --query-compute-apps=pid,used_memory --format=csv,noheader,nounits |
+  awk -F', *' -v p="$pid_r" '$1 == p { print $2 }')
+wait "$run_pid"
+run_status=$?
+e1=$(energy_mj) t1=$(date +%s.%N)
+echo "run: status $run_status, pid ${pid_r:-none} (${used_r:-?} MiB in nvidia-smi), the board's counter $(( (e1 - e0) )) mJ over $(python3 -c "print(round($t1 - $t0, 1))") s"
+[ -s "$work/run.err" ] && sed 's/^/  joule-cgroup said: /' "$work/run.err"
+python3 - "$work/run.json" "$uuid" "${used_r:-}" "$total_mib" "$e0" "$e1" "$t0" "$t1" "$run_status" <<'PY' >"$work/verdict3"
+import json, sys
+path, uuid, used, total_mib, e0, e1, t0, t1, status = sys.argv[1:]
+out = []
+def check(desc, good):
+    out.append(("ok     " if good else "FAILED ") + desc)
+try:
+    r = json.load(open(path))
+except Exception as e:
+    r = None
+check("run: exit status %s, a report" % status, status == "0" and r is not None)
+if r is not None:
+    g = (r.get("gpu") or {}).get(uuid)
+    h = (r.get("global", {}).get("gpu") or {}).get(uuid)
+    check("run: gpu and global.gpu have the GPU (%s, %s)" % (g, h), bool(g) and bool(h))
+    if g and h:
+        check("run: memory_max %s B, nvidia-smi %s MiB for its pid" % (g["memory_max"], used),
+              used != "" and abs(g["memory_max"] - int(used) * 1048576) < 1048576)
+        check("run: sm_percent %s > 0 (busy)" % g["sm_percent"], (g["sm_percent"] or 0) > 0)
+        check("run: the command's %s J > 0; with the idle part %s J, no more than the board's %s J"
+              % (g["energy_j"], h["idle_j"], h["energy_j"]),
+              g["energy_j"] is not None and h["energy_j"] is not None and g["energy_j"] > 0
+              and g["energy_j"] + (h["idle_j"] or 0) <= h["energy_j"] + 0.001)
+        w_indep = (int(e1) - int(e0)) / 1e3 / (float(t1) - float(t0))
+        check("run: the board %s W over %s s; the counter read directly %.1f W"
+              % (h["watts"], r["wall_seconds"], w_indep),
+              h["watts"] is not None and abs(h["watts"] - w_indep) <= 0.2 * w_indep)
+        check("run: memory_total %s B, nvidia-smi memory.total %s MiB" % (h["memory_total"], total_mib),
+              h["memory_total"] is not None and abs(h["memory_total"] - int(total_mib) * 1048576) <= 1048576)
+print("\n".join(out))
+PY
+cat "$work/verdict3"
+grep -q '^FAILED' "$work/verdict3" && failed=1
 [ "$failed" -eq 0 ]

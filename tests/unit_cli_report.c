@@ -482,7 +482,7 @@ static void test_documents(void) {
   res[1].exit_status = 3;
   char *argv[] = {"prog", "a,b", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 2, NULL, NULL};
+                        &rd.names, 2, NULL, NULL, NULL};
   jcli_json *j = jcli_json_new(false);
   jcli_report_iterations_json(&info, res, 2, j);
   FILE *f = tmpfile();
@@ -682,7 +682,7 @@ static void test_energy(void) {
 
   char *argv[] = {"prog", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 0, &m->zones, NULL};
+                        &rd.names, 0, &m->zones, NULL, NULL};
   jcli_json *j = jcli_json_new(false);
   jcli_report_json(&info, &res, j);
   FILE *f = tmpfile();
@@ -779,9 +779,10 @@ static void test_energy(void) {
   jcli_json_write(j, fileno(f));
   text = slurp(f);
   ok(strstr(text, "\"limits\":{\"cpu_cores\":0.5,\"memory_max\":67108864,"
-                  "\"memory_high\":null,\"pids_max\":null},\"energy\":null,\"global\"") &&
-         strstr(text, "\"io\":null,\"energy\":null}"),
-     "JSON: energy null for the command and the host");
+                  "\"memory_high\":null,\"pids_max\":null},\"energy\":null,"
+                  "\"gpu\":null,\"global\"") &&
+         strstr(text, "\"io\":null,\"energy\":null,\"gpu\":null}"),
+     "JSON: energy and gpu null for the command and the host");
   fclose(f);
   jcli_json_free(j);
   jcli_result_release(&res);
@@ -891,7 +892,7 @@ static void test_null_notes(void) {
   jcli_reader rd = {.meminfo_fd = -1};
   char *argv[] = {"prog", NULL};
   jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", NULL, &rd.names, 0,
-                        NULL, NULL};
+                        NULL, NULL, NULL};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     jcli_result res;
     jcli_result_init(&res, false, 0);
@@ -960,6 +961,102 @@ static void test_numbers(void) {
   }
 }
 
+/* ---- GPUs (Collect "gpu"): the lists by UUID, the span's figures ---------- */
+
+#define UUID "GPU-0b5e3a42-7c1d-4f2e-9a8b-1c2d3e4f5a6b"
+
+/* A GPU reading: root's lists when board_uj >= 0 (the GPU read), the
+ * command's when proc_bytes >= 0 (its processes used it). */
+static void gpu_reading(jcli_reader *rd, jcli_read_kind kind, uint64_t t_ms,
+                        double proc_bytes, double proc_sm, double proc_uj,
+                        double board_uj, double idle_uj, double all_bytes,
+                        double all_sm, jcli_reading *ret) {
+  memset(ret, 0, sizeof(*ret));
+  ret->kind = kind;
+  ret->time_ns = t_ms * 1000000ull;
+  rd->filling = ret;
+  if (board_uj >= 0) {
+    put(rd, &root_target, JC_LIST_GPU_MEMORY, UUID, all_bytes, -1);
+    put(rd, &root_target, JC_LIST_GPU_MEMORY_TOTAL, UUID "_total", 8e10, -1);
+    put(rd, &root_target, JC_LIST_GPU_SM, UUID "_sm", all_sm, -1);
+    put(rd, &root_target, JC_LIST_GPU_ENERGY, "energy_" UUID "_uj", board_uj,
+        -1);
+    put(rd, &root_target, JC_LIST_GPU_ENERGY_IDLE, "energy_" UUID "_idle_uj",
+        idle_uj, -1);
+    /* MIG's per instance lists are not the command's figures */
+    put(rd, &root_target, JC_LIST_GPU_INSTANCE_MEMORY, UUID "_gi1", 1, -1);
+  }
+  if (proc_bytes >= 0) {
+    put(rd, &proc_target, JC_LIST_GPU_MEMORY, UUID, proc_bytes, -1);
+    put(rd, &proc_target, JC_LIST_GPU_SM, UUID "_sm", proc_sm, -1);
+    put(rd, &proc_target, JC_LIST_GPU_ENERGY, "energy_" UUID "_uj", proc_uj,
+        -1);
+  }
+  rd->filling = NULL;
+}
+
+static void test_gpu(void) {
+  jcli_reader rd = {.meminfo_fd = -1};
+  jcli_reading r;
+  jcli_span s;
+  jcli_gpu_energy e;
+  /* START (the GPU read, the command not on it yet), two ticks 1 s apart
+   * (50 % then 0 %), END 1 s later: the command's part 50 J of 130 J,
+   * 80 J idle. */
+  gpu_reading(&rd, JCLI_READ_START, 0, -1, 0, 0, 0, 0, 0, 0, &r);
+  is_int((int)rd.gpus.count, 1, "one GPU, by the UUID of its lists");
+  ok(strcmp(rd.gpus.uuid[0], UUID) == 0 && r.global.gpu[0].have_total &&
+         r.global.gpu[0].total == 8e10 && !r.proc.gpu[0].have_memory,
+     "each list's UUID out of its type instance; the command has none yet");
+  jcli_span_open(&s, &r, 0);
+  gpu_reading(&rd, JCLI_READ_TICK, 1000, 1073741824, 50, 50e6, 100e6, 50e6,
+              1073741824, 50, &r);
+  jcli_span_add(&s, &r);
+  gpu_reading(&rd, JCLI_READ_TICK, 2000, 1073741824, 0, 50e6, 120e6, 70e6,
+              1073741824, 0, &r);
+  jcli_span_add(&s, &r);
+  gpu_reading(&rd, JCLI_READ_END, 3000, 0, 0, 50e6, 130e6, 80e6, 0, 0, &r);
+  jcli_span_close(&s, &r);
+  is_int((int)rd.gpus.count, 1, "the instance list (MIG) is no GPU of its own");
+  ok(jcli_span_gpu(&s, 0, &e) && e.proc_uj == 50e6 && e.board_uj == 130e6 &&
+         e.have_idle && e.idle_uj == 80e6,
+     "the span: the command's 50 J, the board's 130 J, 80 J idle");
+  ok(e.have_sm && fabs(e.proc_sm - 50.0 / 3) < 1e-9 &&
+         fabs(e.global_sm - 50.0 / 3) < 1e-9,
+     "SM: each reading's figure weighted by its stretch: %g %%", e.proc_sm);
+  ok(s.gpu[0].proc_memory_max == 1073741824 &&
+         s.gpu[0].global_memory_max == 1073741824 && s.gpu[0].have_total,
+     "memory: the most held at a reading");
+
+  /* The board's counter goes back (a reset, a new epoch): no energy. */
+  gpu_reading(&rd, JCLI_READ_START, 0, -1, 0, 0, 500e6, 0, 0, 0, &r);
+  jcli_span_open(&s, &r, 0);
+  gpu_reading(&rd, JCLI_READ_TICK, 1000, 4096, 10, 1e6, 3e6, 1e6, 4096, 10, &r);
+  jcli_span_add(&s, &r);
+  gpu_reading(&rd, JCLI_READ_END, 2000, 0, 0, 1e6, 4e6, 2e6, 0, 0, &r);
+  jcli_span_close(&s, &r);
+  ok(!jcli_span_gpu(&s, 0, &e) && e.have_sm,
+     "a counter that went back: the energy unknown, SM still known");
+
+  /* The GPU not read at one reading (lost): no energy either. */
+  gpu_reading(&rd, JCLI_READ_START, 0, -1, 0, 0, 0, 0, 0, 0, &r);
+  jcli_span_open(&s, &r, 0);
+  gpu_reading(&rd, JCLI_READ_TICK, 1000, -1, 0, 0, -1, 0, 0, 0, &r);
+  jcli_span_add(&s, &r);
+  gpu_reading(&rd, JCLI_READ_END, 2000, -1, 0, 0, 5e6, 5e6, 0, 0, &r);
+  jcli_span_close(&s, &r);
+  ok(!jcli_span_gpu(&s, 0, &e) && s.gpu[0].broken,
+     "a GPU absent at a reading: its energy over the span unknown");
+
+  /* Not read at the span's first reading (met later): unknown. */
+  gpu_reading(&rd, JCLI_READ_START, 0, -1, 0, 0, -1, 0, 0, 0, &r);
+  jcli_span_open(&s, &r, 0);
+  gpu_reading(&rd, JCLI_READ_END, 1000, -1, 0, 0, 5e6, 5e6, 0, 0, &r);
+  jcli_span_close(&s, &r);
+  ok(!jcli_span_gpu(&s, 0, &e) && s.gpu[0].seen,
+     "a GPU first read inside the span: no edge to count from");
+}
+
 int main(void) {
   test_markers();
   test_meminfo();
@@ -972,6 +1069,7 @@ int main(void) {
   test_energy_packages();
   test_numbers();
   test_null_notes();
+  test_gpu();
   printf("1..%d\n", tap_count);
   return tap_failed != 0;
 }

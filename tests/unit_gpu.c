@@ -4,9 +4,10 @@
  * (jc_gpu) through a collector on a fixture tree with a fixture /proc
  * (ProcRoot): memory per cgroup and GPU, SM utilisation, the board's
  * energy split exactly (the parts, the unattributed use and the idle part
- * add up to the counter's increase), and the faults: a list that grows,
- * a GPU lost and back, a pid /proc lacks, a pid reused, an older driver,
- * no driver, no GPU. */
+ * add up to the counter's increase), MIG (each cgroup's memory per GPU
+ * instance, the instances' memory, one MIG query per GPU and read), and
+ * the faults: a list that grows, a GPU lost and back, a pid /proc lacks,
+ * a pid reused, an older driver, no driver, no GPU, MIG unreadable. */
 #include "collect_util.h"
 #include "fixture_util.h"
 #include "jc_collector.h"
@@ -170,6 +171,34 @@ static void test_nvml(void) {
          strcmp(jc_nvml_last_error(n), "GPU is lost") == 0,
      "NVML_ERROR_GPU_IS_LOST: -ENODEV, NVML's words");
   jc_nvml_stop(n);
+  /* MIG: GPU instance 1 of two compute instances (two MIG devices), 2 of
+   * one; the other GPU's mode off. */
+  write_script("gpu GPU-1111 0 5000\ngpu GPU-2222 1 5000\n"
+               "mig 0 1 4000 2\nmig 0 2 2000\n"
+               "proc 0 compute 200 1000 2\n");
+  jc_nvml_instance inst[JC_NVML_INSTANCES_MAX];
+  size_t ni = 0;
+  bool mig = false;
+  ok(jc_nvml_has(n, JC_NVML_FN_MIG) && jc_nvml_start(n) == 0 &&
+         jc_nvml_device_at(n, 0, &d) == 0 &&
+         jc_nvml_instances(n, &d, &mig, inst, JC_NVML_INSTANCES_MAX, &ni) ==
+             0 &&
+         mig && ni == 2 && inst[0].id == 1 && inst[0].total_known &&
+         inst[0].total_bytes == 4000 && inst[1].id == 2 &&
+         inst[1].total_bytes == 2000,
+     "MIG: two GPU instances (one of two MIG devices), each with its "
+     "memory");
+  ok(jc_nvml_processes(n, &d, false, &p, &np) == 0 && np == 1 &&
+         p[0].gpu_instance == 2 && p[0].compute_instance == 0,
+     "a process's GPU instance id from the _v3 list");
+  ok(jc_nvml_instances(n, &d, &mig, inst, 1, &ni) == 0 && ni == 1,
+     "no more instances than asked for");
+  ok(jc_nvml_device_at(n, 1, &d) == 0 &&
+         jc_nvml_instances(n, &d, &mig, inst, JC_NVML_INSTANCES_MAX, &ni) ==
+             0 &&
+         !mig && ni == 0,
+     "MIG off: no instance");
+  jc_nvml_stop(n);
   write_script("fail init -1 18\n");
   ok(jc_nvml_start(n) == -EPROTO,
      "NVML_ERROR_LIB_RM_VERSION_MISMATCH (a driver upgraded): -EPROTO");
@@ -178,9 +207,10 @@ static void test_nvml(void) {
   ok(jc_nvml_open(fake_old, &n, err, sizeof(err)) == 0 &&
          jc_nvml_version(n, JC_NVML_FN_COMPUTE) == 1 &&
          !jc_nvml_has(n, JC_NVML_FN_UTILIZATION) &&
-         !jc_nvml_has(n, JC_NVML_FN_ENERGY),
+         !jc_nvml_has(n, JC_NVML_FN_ENERGY) &&
+         !jc_nvml_has(n, JC_NVML_FN_MIG),
      "an older driver: the plain process function, no utilisation, no "
-     "energy");
+     "energy, no MIG");
   write_script("gpu GPU-1111 0 5000\nproc 0 compute 200 1000\n"
                "proc 0 compute 201 2000\n");
   ok(jc_nvml_start(n) == 0 && jc_nvml_device_at(n, 0, &d) == 0 &&
@@ -328,8 +358,10 @@ static void test_step(void) {
   FILE *f = fopen(nvml_log, "r");
   int inits = 0, shutdowns = 0;
   char line[64];
-  while (f && fgets(line, sizeof(line), f))
-    line[0] == 'i' ? inits++ : shutdowns++;
+  while (f && fgets(line, sizeof(line), f)) {
+    inits += line[0] == 'i';
+    shutdowns += line[0] == 's';
+  }
   if (f)
     fclose(f);
   ok(inits == 4 && shutdowns == 4,
@@ -404,6 +436,87 @@ static void test_step(void) {
   fx_cleanup();
 }
 
+/* MIG: GPU-aaaa's mode on, GPU instance 1 (40 GiB, two compute
+ * instances) and 2 (20 GiB); 101 (a) and 103 (b) on 1, 102 (a/x) and 104
+ * (not in /proc) on 2; GPU-bbbb's mode off. */
+static const char *mig_text =
+    "gpu GPU-aaaa 0 1000\ngpu GPU-bbbb 1 500\n"
+    "mig 0 1 42949672960 2\nmig 0 2 21474836480\n"
+    "proc 0 compute 101 1073741824 1\nproc 0 compute 102 536870912 2\n"
+    "proc 0 compute 103 268435456 1\nproc 0 compute 104 67108864 2\n"
+    "proc 1 compute 103 104857600\n";
+
+static int log_lines(char first) {
+  FILE *f = fopen(nvml_log, "r");
+  int n = 0;
+  char line[64];
+  while (f && fgets(line, sizeof(line), f))
+    n += line[0] == first;
+  if (f)
+    fclose(f);
+  return n;
+}
+
+static void test_mig(void) {
+  scene();
+  unlink(nvml_log);
+  setenv("FAKE_NVML_LOG", nvml_log, 1);
+  write_script(mig_text);
+  jc_collector *c = start(fake, "*");
+  ok(c != NULL, "MIG: the collector starts");
+  if (!c)
+    return;
+  read_once(c);
+  read_once(c);
+  is_u64(value("root/memory-GPU-aaaa_gi1"), GIB + 256 * MIB,
+         "root, GPU instance 1: 101's and 103's");
+  is_u64(value("root/memory-GPU-aaaa_gi2"), 512 * MIB + 64 * MIB,
+         "root, GPU instance 2: 102's and 104's (which /proc lacks)");
+  is_u64(value("root/memory-GPU-aaaa_gi1_total"), 40 * GIB,
+         "GPU instance 1's memory, once for its two compute instances");
+  is_u64(value("root/memory-GPU-aaaa_gi2_total"), 20 * GIB,
+         "GPU instance 2's memory");
+  is_u64(value("root/memory-GPU-aaaa"), GIB + 512 * MIB + 256 * MIB + 64 * MIB,
+         "the GPU's whole as without MIG");
+  is_u64(value("a/memory-GPU-aaaa_gi1"), GIB, "a on instance 1: 101's");
+  is_u64(value("a/memory-GPU-aaaa_gi2"), 512 * MIB,
+         "a on instance 2: a/x's 102 (the rule of memory-<gpu>)");
+  is_u64(value("a_x/memory-GPU-aaaa_gi2"), 512 * MIB, "a/x on instance 2");
+  ok(value("a_x/memory-GPU-aaaa_gi1") < 0 && value("b/memory-GPU-aaaa_gi2") < 0,
+     "no list of an instance a cgroup's processes never used");
+  is_u64(value("b/memory-GPU-aaaa_gi1"), 256 * MIB, "b on instance 1");
+  ok(value("a/memory-GPU-aaaa_gi1_total") < 0 && lists_with("GPU-bbbb_gi") == 0,
+     "the instances' memory on root only; GPU-bbbb (MIG off) has no "
+     "instance list");
+  int reads = log_lines('i') - 1; /* init's own start reads no GPU */
+  ok(reads == 3 && log_lines('m') == 2 * reads,
+     "one MIG query per GPU and read, whatever the cgroups: %d for %d reads",
+     log_lines('m'), reads);
+  /* Instance 2 destroyed, 102 gone with it. */
+  write_script("gpu GPU-aaaa 0 1000\ngpu GPU-bbbb 1 500\n"
+               "mig 0 1 42949672960 2\n"
+               "proc 0 compute 101 1073741824 1\n");
+  read_once(c);
+  ok(value("root/memory-GPU-aaaa_gi2") < 0 && value("a/memory-GPU-aaaa_gi2") < 0 &&
+         value("a/memory-GPU-aaaa_gi1") == GIB &&
+         value("b/memory-GPU-aaaa_gi1") == 0,
+     "an instance destroyed: its lists stop; instance 1's go on, b's at 0");
+  /* Its MIG mode unreadable: read as a whole, said once. */
+  write_script("gpu GPU-aaaa 0 1000\ngpu GPU-bbbb 1 500\n"
+               "mig 0 1 42949672960\n"
+               "proc 0 compute 101 1073741824 1\nfail mig 0 4\n");
+  log_count = 0;
+  read_once(c);
+  read_once(c);
+  ok(said(JC_LOG_INFO, "its MIG instances cannot be read (Unknown Error)") == 1 &&
+         lists_with("_gi") == 0 && value("a/memory-GPU-aaaa") == GIB,
+     "MIG unreadable: one INFO, no instance list, the GPU's lists go on");
+  ok(said(JC_LOG_WARNING, "") == 0, "nothing louder than INFO");
+  jc_collector_free(c);
+  unsetenv("FAKE_NVML_LOG");
+  fx_cleanup();
+}
+
 static void test_without(void) {
   scene();
   write_script("gpu GPU-aaaa 0 1000\nproc 0 compute 101 4096\n"
@@ -463,6 +576,7 @@ int main(void) {
   test_nvml();
   test_parse();
   test_step();
+  test_mig();
   test_without();
   unlink(script);
   unlink(nvml_log);

@@ -40,6 +40,7 @@ void jcli_usage(FILE *out) {
       "                           [--instance-from path|basename|container]\n"
       "                           [--runtime-root DIR] [--collect GROUP]...\n"
       "                           [--values GLOB]... [--interval SEC] [--count N]\n"
+      "                           [--gpu-library LIB] [--proc-root DIR]\n"
       "       joule-cgroup sample --config FILE [--root DIR] [--interval SEC]\n"
       "                           [--count N]\n"
       "       joule-cgroup check  [FILE]\n"
@@ -47,8 +48,8 @@ void jcli_usage(FILE *out) {
       "                           [--phases [--token-pattern RE]]\n"
       "                           [--iterations N] [--format json|csv]\n"
       "                           [--powercap-root DIR] [--proc-stat FILE]\n"
-      "                           [--cpu-root DIR]\n"
-      "                           [--max FIG=LIMIT,...] [--plot FILE.svg]\n"
+      "                           [--cpu-root DIR] [--gpu-library LIB]\n"
+      "                           [--proc-root DIR] [--max FIG=LIMIT,...] [--plot FILE.svg]\n"
       "                           [--samples] [--output FILE] -- CMD [ARG...]\n"
       "       joule-cgroup compare [--iterations N] [--warmup K] [--root DIR]\n"
       "                            [--interval SEC] [--phases [--token-pattern RE]]\n"
@@ -75,7 +76,8 @@ void jcli_usage(FILE *out) {
       "        whole machine spent; --phases splits it at the marker lines\n"
       "        CMD prints (default RE: " JCLI_MARKERS_DEFAULT "); the host's\n"
       "        RAPL energy (--powercap-root, default /sys/class/powercap)\n"
-      "        and CMD's part of it by CPU time; exits with CMD's status,\n"
+      "        and CMD's part of it by CPU time; its NVIDIA GPUs' memory,\n"
+      "        SM use and energy (NVML, --gpu-library); exits with CMD's status,\n"
       "        or 122 when CMD succeeded and --max was exceeded\n"
       "compare run the commands --iterations times (default 10) in turn,\n"
       "        each as run does, and print per figure each one's mean, median,\n"
@@ -138,6 +140,8 @@ enum {
   KEY_PLOT,
   KEY_SAMPLES,
   KEY_WARMUP,
+  KEY_GPU_LIBRARY,
+  KEY_PROC_ROOT,
   KEY_MAX_RATIO,
 };
 
@@ -166,6 +170,8 @@ static const struct option long_options[] = {
     {"samples", no_argument, NULL, KEY_SAMPLES},
     {"warmup", required_argument, NULL, KEY_WARMUP},
     {"max-ratio", required_argument, NULL, KEY_MAX_RATIO},
+    {"gpu-library", required_argument, NULL, KEY_GPU_LIBRARY},
+    {"proc-root", required_argument, NULL, KEY_PROC_ROOT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -197,6 +203,8 @@ static unsigned bit_of(int key) {
   case KEY_SAMPLES: return JCLI_OPT_PLOT;
   case KEY_WARMUP:
   case KEY_MAX_RATIO: return JCLI_OPT_COMPARE;
+  case KEY_GPU_LIBRARY:
+  case KEY_PROC_ROOT: return JCLI_OPT_GPU;
   default: return 0;
   }
 }
@@ -283,6 +291,15 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
   case KEY_POWERCAP_ROOT: o->powercap_root = v; break;
   case KEY_PROC_STAT: o->proc_stat = v; break;
   case KEY_CPU_ROOT: o->cpu_root = v; break;
+  case KEY_GPU_LIBRARY:
+    /* checked as GpuLibrary is; the option is kept for run's own cgroup */
+    r = jc_config_set_gpu_library(o->cfg, v, err, sizeof(err));
+    o->gpu_library = v;
+    break;
+  case KEY_PROC_ROOT:
+    r = jc_config_set_proc_root(o->cfg, v, err, sizeof(err));
+    o->proc_root = v;
+    break;
   default: return apply_compare(o, key, option, v);
   }
   return r < 0 ? value_error(option, v, err) : 0;
@@ -298,9 +315,9 @@ static int take_rest(jcli_opts *o, unsigned allowed, int argc, char **argv) {
     return 0;
   }
   if (o->config && (o->given & JCLI_OPT_BY_CONFIG)) {
-    jcli_error("%s: --config takes Select, Ignore, InstanceFrom, Collect and "
-               "Values from the file's <Plugin joule_cgroup> block; give them "
-               "there, not as options",
+    jcli_error("%s: --config takes Select, Ignore, InstanceFrom, Collect, "
+               "Values, GpuLibrary and ProcRoot from the file's <Plugin "
+               "joule_cgroup> block; give them there, not as options",
                argv[0]);
     return -1;
   }

@@ -7,7 +7,7 @@
  * configuration keys of the plugin where there is one: --root is
  * CgroupRoot, --select Select, --ignore Ignore, --collect Collect,
  * --values Values, --instance-from InstanceFrom, --runtime-root
- * RuntimeRoot; --config FILE names a collectd configuration whose
+ * RuntimeRoot, --gpu-library GpuLibrary, --proc-root ProcRoot; --config FILE names a collectd configuration whose
  * <Plugin joule_cgroup> block gives them all (the caller reads it).
  *
  *   jcli_opts o;
@@ -51,12 +51,13 @@ enum {
   JCLI_OPT_PLOT = 1u << 17,      /* --plot FILE, --samples */
   JCLI_OPT_COMPARE = 1u << 18,   /* --warmup K, --max-ratio SPEC */
   JCLI_OPT_OPERANDS = 1u << 19,  /* every argument after the options */
+  JCLI_OPT_GPU = 1u << 20,       /* --gpu-library LIB, --proc-root DIR */
 };
 
 /* The options a --config FILE gives instead. */
 #define JCLI_OPT_BY_CONFIG                                             \
   (JCLI_OPT_SELECT | JCLI_OPT_INSTANCE_FROM | JCLI_OPT_COLLECT |       \
-   JCLI_OPT_VALUES)
+   JCLI_OPT_VALUES | JCLI_OPT_GPU)
 
 typedef enum { JCLI_FORMAT_JSON, JCLI_FORMAT_CSV } jcli_format;
 
@@ -75,6 +76,8 @@ typedef struct {
   const char *powercap_root; /* NULL: /sys/class/powercap */
   const char *proc_stat;     /* NULL: /proc/stat */
   const char *cpu_root;      /* NULL: /sys/devices/system/cpu */
+  const char *gpu_library;   /* GpuLibrary; NULL: libnvidia-ml.so.1 */
+  const char *proc_root;     /* ProcRoot; NULL: /proc */
   const char *config;        /* --config FILE; NULL when not given */
   const char *file;          /* [FILE]; NULL when not given */
   unsigned given;            /* the JCLI_OPT_* bits of the options given */

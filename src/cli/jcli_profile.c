@@ -87,6 +87,21 @@ static jc_config *configure(profile *p) {
   /* The report is made of every list (CPU usage, the memory.stat keys),
    * not of the plugin's lean default. */
   jc_config_add_values(cfg, "*", err, sizeof(err));
+  /* The GPUs, as Collect "gpu" reads them: off, with no line, where no
+   * driver or GPU is found (the core says so at INFO, which run does
+   * not print). */
+  const jcli_profile_env *env = p->env;
+  if (env->gpu &&
+      (jc_config_add_collect(cfg, "+gpu", err, sizeof(err)) < 0 ||
+       (env->gpu_library &&
+        jc_config_set_gpu_library(cfg, env->gpu_library, err, sizeof(err)) <
+            0) ||
+       (env->proc_root &&
+        jc_config_set_proc_root(cfg, env->proc_root, err, sizeof(err)) < 0))) {
+    jcli_error("%s", err);
+    jc_config_free(cfg);
+    return NULL;
+  }
   return cfg;
 }
 

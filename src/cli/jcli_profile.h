@@ -41,6 +41,9 @@ typedef struct {
   int pass_fd;               /* where CMD's output goes on (--phases) */
   jcli_reader *reader;
   bool series; /* keep every reading (--samples, --plot) */
+  bool gpu;    /* read the NVIDIA GPUs (Collect "gpu"): run, not compare */
+  const char *gpu_library, *proc_root; /* GpuLibrary, ProcRoot; NULL:
+                                          the defaults */
 } jcli_profile_env;
 
 /* Exit statuses of `run` when the command could not be run. */

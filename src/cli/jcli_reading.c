@@ -45,6 +45,16 @@ int jcli_memory_index(jcli_memory_names *names, const char *name) {
   return (int)names->count++;
 }
 
+int jcli_gpu_index(jcli_gpu_names *gpus, const char *uuid) {
+  for (size_t i = 0; i < gpus->count; i++)
+    if (strcmp(gpus->uuid[i], uuid) == 0)
+      return (int)i;
+  if (gpus->count == JCLI_GPU_MAX || strlen(uuid) >= sizeof(gpus->uuid[0]))
+    return -1;
+  snprintf(gpus->uuid[gpus->count], sizeof(gpus->uuid[0]), "%s", uuid);
+  return (int)gpus->count++;
+}
+
 static void set_memory(jcli_reader *rd, jcli_figures *f, const char *name,
                        double v) {
   int i = jcli_memory_index(&rd->names, name);
@@ -58,6 +68,49 @@ static void set_memory(jcli_reader *rd, jcli_figures *f, const char *name,
 static void set_figure(bool *have, double *figure, double v) {
   *have = true;
   *figure = v;
+}
+
+/* A GPU list's figure: its UUID from the type instance (jc_gpu's forms:
+ * "<gpu>", "<gpu>_total", "<gpu>_sm", "energy_<gpu>_uj",
+ * "energy_<gpu>_idle_uj"), into that GPU's figures. */
+static void add_gpu(jcli_reader *rd, jcli_figures *f, const jc_metric *m) {
+  static const struct {
+    jc_list_id list;
+    const char *prefix, *suffix;
+  } forms[] = {
+      {JC_LIST_GPU_MEMORY, "", ""},
+      {JC_LIST_GPU_MEMORY_TOTAL, "", "_total"},
+      {JC_LIST_GPU_SM, "", "_sm"},
+      {JC_LIST_GPU_ENERGY, "energy_", "_uj"},
+      {JC_LIST_GPU_ENERGY_IDLE, "energy_", "_idle_uj"},
+  };
+  for (size_t k = 0; k < sizeof(forms) / sizeof(forms[0]); k++) {
+    if (forms[k].list != m->list)
+      continue;
+    const char *ti = m->type_instance;
+    size_t pre = strlen(forms[k].prefix), suf = strlen(forms[k].suffix);
+    size_t len = strlen(ti);
+    char uuid[96];
+    if (len <= pre + suf || len - pre - suf >= sizeof(uuid) ||
+        strncmp(ti, forms[k].prefix, pre) != 0 ||
+        strcmp(ti + len - suf, forms[k].suffix) != 0)
+      return;
+    memcpy(uuid, ti + pre, len - pre - suf);
+    uuid[len - pre - suf] = '\0';
+    int i = jcli_gpu_index(&rd->gpus, uuid);
+    if (i < 0)
+      return;
+    jcli_gpu_figures *g = &f->gpu[i];
+    double v = m->kind == JC_DERIVE ? (double)m->derive[0] : m->gauge[0];
+    switch (m->list) {
+    case JC_LIST_GPU_MEMORY: set_figure(&g->have_memory, &g->memory, v); break;
+    case JC_LIST_GPU_MEMORY_TOTAL: set_figure(&g->have_total, &g->total, v); break;
+    case JC_LIST_GPU_SM: set_figure(&g->have_sm, &g->sm, v); break;
+    case JC_LIST_GPU_ENERGY: set_figure(&g->have_energy, &g->energy_uj, v); break;
+    default: set_figure(&g->have_idle, &g->idle_uj, v); break;
+    }
+    return;
+  }
 }
 
 /* The figures a metric makes, by the core's identifier of its list
@@ -94,6 +147,13 @@ static void add_figure(jcli_reader *rd, jcli_figures *f, const jc_metric *m) {
     break;
   case JC_LIST_PIDS_MAX:
     set_figure(&l->have_pids_max, &l->pids_max, v);
+    break;
+  case JC_LIST_GPU_MEMORY:
+  case JC_LIST_GPU_MEMORY_TOTAL:
+  case JC_LIST_GPU_SM:
+  case JC_LIST_GPU_ENERGY:
+  case JC_LIST_GPU_ENERGY_IDLE:
+    add_gpu(rd, f, m);
     break;
   default:
     break;

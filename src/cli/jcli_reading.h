@@ -50,6 +50,22 @@ typedef struct {
   double cpu_cores, memory_max, memory_high, pids_max;
 } jcli_limits;
 
+/* JC_GPU_MAX: the GPUs a collector reads at most. */
+#define JCLI_GPU_MAX 16
+
+/* One GPU's lists of one cgroup at a reading (Collect "gpu", jc_gpu):
+ * absent until its processes used the GPU (the command's cgroup), so a
+ * GPU read (the root's lists) with none of the cgroup's counts as 0. */
+typedef struct {
+  bool have_memory, have_total, have_sm, have_energy, have_idle;
+  double memory;    /* memory-<gpu>: bytes */
+  double total;     /* memory-<gpu>_total (root): bytes */
+  double sm;        /* percent-<gpu>_sm: mean since the read before */
+  double energy_uj; /* derive-energy_<gpu>_uj: the board's (root), or the
+                       cgroup's part, since the GPU's epoch began */
+  double idle_uj;   /* derive-energy_<gpu>_idle_uj (root) */
+} jcli_gpu_figures;
+
 typedef struct {
   jcli_counters counters;
   jcli_limits limits;
@@ -58,6 +74,7 @@ typedef struct {
   double peak_interval; /* the highest since the previous read (≥ 6.12) */
   bool have_memory[JCLI_MEMORY_MAX];
   double memory[JCLI_MEMORY_MAX]; /* bytes, by index into the names */
+  jcli_gpu_figures gpu[JCLI_GPU_MAX]; /* by index into the GPUs' names */
 } jcli_figures;
 
 typedef struct {
@@ -72,8 +89,15 @@ typedef struct {
   char name[JCLI_MEMORY_MAX][64];
 } jcli_memory_names;
 
+/* The GPUs met in a run, by UUID (the lists' "<gpu>"), in order met. */
+typedef struct {
+  size_t count;
+  char uuid[JCLI_GPU_MAX][96];
+} jcli_gpu_names;
+
 typedef struct {
   jcli_memory_names names;
+  jcli_gpu_names gpus;
   int meminfo_fd; /* /proc/meminfo, kept open; -1 when it cannot be read */
   jcli_energy_meter energy; /* opened by the caller (jcli_energy_open) */
   jcli_reading *filling; /* during jcli_reader_take() */
@@ -98,6 +122,9 @@ void jcli_reader_totals(void *ctx, const jc_target *t,
 int jcli_memory_index(jcli_memory_names *names, const char *name);
 /* Index of a name already in the table; -1 when it is not. */
 int jcli_memory_find(const jcli_memory_names *names, const char *name);
+
+/* Index of GPU uuid, added when new; -1 when the table is full. */
+int jcli_gpu_index(jcli_gpu_names *gpus, const char *uuid);
 
 /* MemTotal - MemAvailable from the text of /proc/meminfo.  -1 when
  * either line is missing. */

@@ -183,6 +183,49 @@ static void json_energy(const jcli_run_info *info, const jcli_span *s,
   jcli_json_map_close(j);
 }
 
+/* ---- GPUs ------------------------------------------------------------------ */
+
+static size_t gpu_count(const jcli_run_info *info) {
+  return info->gpus ? info->gpus->count : 0;
+}
+
+/* Each NVIDIA GPU read in the run, by UUID: what the command's processes
+ * held at most, their mean SM use and their part of the board's energy
+ * (Collect "gpu"'s figures of its cgroup); for the host the GPU's
+ * memory, every process's, the board's energy and its idle part.  null
+ * where no GPU was read. */
+static void json_gpu(const jcli_run_info *info, const jcli_span *s, bool host,
+                     jcli_json *j) {
+  jcli_json_key(j, "gpu");
+  if (gpu_count(info) == 0) {
+    jcli_json_null(j);
+    return;
+  }
+  jcli_json_map_open(j);
+  for (size_t i = 0; i < gpu_count(info); i++) {
+    const jcli_gpu_span *g = &s->gpu[i];
+    jcli_gpu_energy e;
+    bool have = jcli_span_gpu(s, i, &e);
+    jcli_json_key(j, info->gpus->uuid[i]);
+    if (!g->seen) {
+      jcli_json_null(j);
+      continue;
+    }
+    jcli_json_map_open(j);
+    if (host)
+      key_maybe(j, "memory_total", g->have_total, g->total);
+    key_int(j, "memory_max",
+            (long long)(host ? g->global_memory_max : g->proc_memory_max));
+    key_maybe(j, "sm_percent", e.have_sm,
+              rounded(host ? e.global_sm : e.proc_sm));
+    json_joules_watts(j, s, have, host ? e.board_uj : e.proc_uj);
+    if (host)
+      key_maybe(j, "idle_j", have && e.have_idle, rounded(e.idle_uj / 1e6));
+    jcli_json_map_close(j);
+  }
+  jcli_json_map_close(j);
+}
+
 /* The body every span has, the run's and each phase's. */
 static void json_span(const jcli_run_info *info, const jcli_span *s,
                       bool lifetime, jcli_json *j) {
@@ -193,12 +236,14 @@ static void json_span(const jcli_run_info *info, const jcli_span *s,
   json_io(&s->proc, j);
   json_limits(&s->proc, j);
   json_energy(info, s, false, j);
+  json_gpu(info, s, false, j);
   jcli_json_key(j, "global");
   jcli_json_map_open(j);
   json_cpu(s, &s->global, false, j);
   json_memory(info, s, &s->global, false, false, j);
   json_io(&s->global, j);
   json_energy(info, s, true, j);
+  json_gpu(info, s, true, j);
   jcli_json_map_close(j);
 }
 

@@ -22,6 +22,7 @@ typedef struct {
   const jcli_memory_names *names;
   long iterations;              /* 0 without --iterations */
   const jcli_energy_zones *energy; /* the host's RAPL zones; NULL: none */
+  const jcli_gpu_names *gpus;      /* the GPUs read (run); NULL: none */
   const jcli_budget_check *budget; /* --max: the checks; NULL without */
 } jcli_run_info;
 

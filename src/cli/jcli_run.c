@@ -55,6 +55,7 @@ static jcli_run_info run_info(const run_state *s) {
       .names = &s->session.reader.names,
       .iterations = s->opts.iterations,
       .energy = &s->session.reader.energy.zones,
+      .gpus = &s->session.reader.gpus,
       .budget = s->opts.max ? &s->check : NULL,
   };
 }
@@ -193,7 +194,7 @@ int jcli_run(int argc, char **argv) {
                               JCLI_OPT_OUTPUT | JCLI_OPT_COMMAND |
                               JCLI_OPT_PHASES | JCLI_OPT_ITERATIONS |
                               JCLI_OPT_FORMAT | JCLI_OPT_ENERGY |
-                              JCLI_OPT_MAX | JCLI_OPT_PLOT,
+                              JCLI_OPT_MAX | JCLI_OPT_PLOT | JCLI_OPT_GPU,
                           argc, argv);
   char err[256];
   if (r == 0 && s.opts.max &&
@@ -206,9 +207,11 @@ int jcli_run(int argc, char **argv) {
     return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
   }
   s.runs = s.opts.iterations ? (size_t)s.opts.iterations : 1;
-  int status = jcli_session_open(&s.session, &s.opts) < 0
-                   ? JCLI_EXIT_RUN_FAILED
-                   : run_all(&s);
+  int status = JCLI_EXIT_RUN_FAILED;
+  if (jcli_session_open(&s.session, &s.opts) == 0) {
+    s.session.env.gpu = true; /* run reports the GPUs; compare does not */
+    status = run_all(&s);
+  }
   release(&s);
   return status;
 }

@@ -143,7 +143,8 @@ int jcli_sample(int argc, char **argv) {
                           JCLI_OPT_ROOT | JCLI_OPT_SELECT |
                               JCLI_OPT_INSTANCE_FROM | JCLI_OPT_COLLECT |
                               JCLI_OPT_VALUES | JCLI_OPT_CONFIG |
-                              JCLI_OPT_INTERVAL | JCLI_OPT_COUNT,
+                              JCLI_OPT_INTERVAL | JCLI_OPT_COUNT |
+                              JCLI_OPT_GPU,
                           argc, argv);
   if (r != 0) {
     jcli_opts_release(&o);

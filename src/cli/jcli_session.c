@@ -95,6 +95,8 @@ int jcli_session_open(jcli_session *s, const jcli_opts *opts) {
       .pass_fd = STDOUT_FILENO,
       .reader = &s->reader,
       .series = opts->samples || opts->plot,
+      .gpu_library = opts->gpu_library,
+      .proc_root = opts->proc_root,
   };
   return 0;
 }

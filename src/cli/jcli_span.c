@@ -77,6 +77,83 @@ static void cores_window(jcli_span *s, const jcli_reading *r) {
   s->anchor_usage = c->usage_usec;
 }
 
+/* ---- the GPUs ---------------------------------------------------------- */
+
+/* A GPU read at r: its root lists are there. */
+static bool gpu_read(const jcli_reading *r, size_t i) {
+  return r->global.gpu[i].have_memory || r->global.gpu[i].have_energy;
+}
+
+/* r's figures of each GPU; dt: seconds since the reading before (0 for
+ * the span's first). */
+static void gpu_add(jcli_span *s, const jcli_reading *r, double dt,
+                    bool first) {
+  for (size_t i = 0; i < JCLI_GPU_MAX; i++) {
+    jcli_gpu_span *g = &s->gpu[i];
+    const jcli_gpu_figures *p = &r->proc.gpu[i], *h = &r->global.gpu[i];
+    if (!gpu_read(r, i)) {
+      if (g->seen)
+        g->broken = true;
+      continue;
+    }
+    if (first)
+      g->first_read = true;
+    else if (!g->seen)
+      g->broken = true; /* not read at the first: no edge to count from */
+    g->seen = true;
+    if (h->have_total) {
+      g->have_total = true;
+      g->total = h->total;
+    }
+    double pm = p->have_memory ? p->memory : 0;
+    g->proc_memory_max = fmax(g->proc_memory_max, pm);
+    g->global_memory_max = fmax(g->global_memory_max, h->memory);
+    if (!first && h->have_sm && dt > 0) {
+      g->proc_sm_s += (p->have_sm ? p->sm : 0) * dt;
+      g->global_sm_s += h->sm * dt;
+      g->sm_seconds += dt;
+    }
+    double pe = p->have_energy ? p->energy_uj : 0;
+    if (h->have_energy) {
+      if (g->have_energy && (h->energy_uj < g->board_last_uj ||
+                             pe < g->proc_last_uj))
+        g->broken = true; /* a new epoch: the counters went back */
+      if (!g->have_energy) {
+        g->proc_first_uj = pe;
+        g->board_first_uj = h->energy_uj;
+        if (!first)
+          g->broken = true;
+      }
+      g->have_energy = true;
+      g->proc_last_uj = pe;
+      g->board_last_uj = h->energy_uj;
+    }
+    if (h->have_idle) {
+      if (!g->have_idle)
+        g->idle_first_uj = h->idle_uj;
+      g->have_idle = true;
+      g->idle_last_uj = h->idle_uj;
+    }
+  }
+}
+
+bool jcli_span_gpu(const jcli_span *s, size_t i, jcli_gpu_energy *ret) {
+  const jcli_gpu_span *g = &s->gpu[i];
+  *ret = (jcli_gpu_energy){0};
+  ret->have_sm = g->sm_seconds > 0;
+  if (ret->have_sm) {
+    ret->proc_sm = g->proc_sm_s / g->sm_seconds;
+    ret->global_sm = g->global_sm_s / g->sm_seconds;
+  }
+  if (!g->have_energy || g->broken || !g->first_read)
+    return false;
+  ret->proc_uj = g->proc_last_uj - g->proc_first_uj;
+  ret->board_uj = g->board_last_uj - g->board_first_uj;
+  ret->have_idle = g->have_idle;
+  ret->idle_uj = g->idle_last_uj - g->idle_first_uj;
+  return true;
+}
+
 void jcli_span_open(jcli_span *s, const jcli_reading *first,
                     uint64_t min_window_ns) {
   memset(s, 0, sizeof(*s));
@@ -92,9 +169,13 @@ void jcli_span_open(jcli_span *s, const jcli_reading *first,
   }
   memory_in_run(s, first);
   cores_window(s, first);
+  gpu_add(s, first, 0, true);
 }
 
 void jcli_span_add(jcli_span *s, const jcli_reading *r) {
+  gpu_add(s, r,
+          r->time_ns > s->end_ns ? (double)(r->time_ns - s->end_ns) / 1e9 : 0,
+          false);
   s->end_ns = r->time_ns;
   if (r->kind == JCLI_READ_TICK)
     s->ticks++;

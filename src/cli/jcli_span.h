@@ -42,6 +42,26 @@ typedef struct {
   jcli_limits limits; /* at the last reading */
 } jcli_side;
 
+/* One GPU over a span (Collect "gpu"): read at a reading when the root
+ * has its lists there. */
+typedef struct {
+  bool seen;       /* read at some reading of the span */
+  bool first_read; /* read at the span's first reading */
+  bool broken;     /* absent at a reading after it was read, or its
+                      board's counter went back (a new epoch): its
+                      energy over the span is not known */
+  bool have_total;
+  double total;    /* the GPU's memory */
+  double proc_memory_max, global_memory_max;
+  /* Σ sm × seconds over the stretches between readings, and the seconds
+   * with a figure: the mean over the span */
+  double proc_sm_s, global_sm_s, sm_seconds;
+  /* the energy counters (µJ) at the first reading and the latest */
+  double proc_first_uj, proc_last_uj, board_first_uj, board_last_uj,
+      idle_first_uj, idle_last_uj;
+  bool have_energy, have_idle;
+} jcli_gpu_span;
+
 typedef struct {
   uint64_t start_ns, end_ns;
   size_t ticks;        /* ticks strictly inside */
@@ -53,6 +73,7 @@ typedef struct {
   int64_t anchor_usage;
   bool have_anchor, have_cores_max;
   double cores_max;
+  jcli_gpu_span gpu[JCLI_GPU_MAX]; /* by index into the reader's GPUs */
 } jcli_span;
 
 void jcli_span_open(jcli_span *s, const jcli_reading *first,
@@ -85,6 +106,17 @@ bool jcli_span_cores_max(const jcli_span *s, double *ret);
 /* share of the machine's CPU time used by the command: in [0, 1]; false
  * when the machine's is unknown or 0. */
 bool jcli_span_share(const jcli_span *s, double *ret);
+
+/* GPU i over the span: the command's part of its energy and the
+ * board's (µJ), the idle part; false when not known (not read at both
+ * edges, or in another epoch). */
+typedef struct {
+  double proc_uj, board_uj, idle_uj;
+  bool have_idle;
+  double proc_sm, global_sm; /* mean SM %, time-weighted */
+  bool have_sm;
+} jcli_gpu_energy;
+bool jcli_span_gpu(const jcli_span *s, size_t i, jcli_gpu_energy *ret);
 
 /* Zone i's energy over the span (jcli_energy_between of its edges). */
 void jcli_span_energy(const jcli_span *s, size_t i, jcli_zone_energy *ret);

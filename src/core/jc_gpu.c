@@ -48,6 +48,8 @@ typedef struct {
   uint64_t sm;         /* their mean, in thousandths of a per cent */
   const char *relpath; /* its cgroup below CgroupRoot (the pid cache's);
                           NULL: unattributed (the root's alone) */
+  int instance;        /* MIG: its GPU instance's slot in the GPU's; -1:
+                          none (MIG off, or an instance not listed) */
 } gpu_entry;
 
 /* A pid's cgroup, kept while the process lives. */
@@ -57,6 +59,17 @@ typedef struct {
   char *relpath;  /* NULL: outside CgroupRoot */
   bool seen;      /* listed this pass */
 } pid_cgroup;
+
+/* A GPU instance of a GPU in MIG mode, kept by its id while the GPU is
+ * read; its slot stays the same. */
+typedef struct {
+  unsigned id;
+  bool present; /* listed this pass */
+  bool total_known;
+  uint64_t total_bytes;
+  char memory[JC_NVML_UUID_MAX + 16]; /* type instances: <gpu>_gi<id> */
+  char total[JC_NVML_UUID_MAX + 24];
+} gpu_instance;
 
 typedef struct {
   char uuid[JC_NVML_UUID_MAX];
@@ -77,6 +90,9 @@ typedef struct {
   uint64_t total_bytes; /* the GPU's memory */
   bool delta_known;
   uint64_t delta_uj;   /* the counter's increase since the pass before */
+  bool mig;            /* its MIG mode is on this pass */
+  gpu_instance inst[JC_NVML_INSTANCES_MAX];
+  size_t instances;    /* slots used (ever) */
   /* across passes */
   uint64_t last_ts_us; /* the newest sample seen */
   bool have_energy;
@@ -91,7 +107,7 @@ struct jc_gpu {
   size_t gpus;
   bool started; /* NVML answered at the last pass */
   bool full_said, missing_said, start_said;
-  bool util_said, energy_said;
+  bool util_said, energy_said, mig_said;
   gpu_entry *entries;
   size_t entry_count, entry_cap;
   pid_cgroup *cache;
@@ -109,6 +125,10 @@ typedef struct {
   bool on[JC_GPU_MAX];
   uint64_t bytes[JC_GPU_MAX], sm[JC_GPU_MAX]; /* this pass, on each GPU:
                           its processes' and its descendants' */
+  /* MIG: this pass, on each GPU instance (by slot), and on which its
+   * lists go out */
+  uint64_t inst_bytes[JC_GPU_MAX][JC_NVML_INSTANCES_MAX];
+  bool inst_on[JC_GPU_MAX][JC_NVML_INSTANCES_MAX];
   double before_uj;    /* its parts in epochs that ended */
   uint64_t pass_bytes; /* on every GPU, this pass */
   uint64_t peak_bytes; /* the most of pass_bytes */
@@ -172,7 +192,7 @@ static void say_versions(jc_collector *c, struct jc_gpu *e, unsigned count) {
 /* On when a GPU list is chosen and NVML finds a GPU; else one INFO line
  * and off. */
 static int init(jc_collector *c, void **ret_self) {
-  if (!jc_lists_any(&c->cfg->sel, JC_LIST_GPU_MEMORY, 5))
+  if (!jc_lists_any(&c->cfg->sel, JC_LIST_GPU_MEMORY, 7))
     return 0;
   struct jc_gpu *e = calloc(1, sizeof(*e));
   if (!e) {
@@ -264,7 +284,7 @@ static gpu_entry *entry_of(struct jc_gpu *e, gpu_acct *g, pid_t pid) {
     e->entry_cap = cap;
   }
   gpu_entry *x = &e->entries[e->entry_count++];
-  *x = (gpu_entry){.pid = pid};
+  *x = (gpu_entry){.pid = pid, .instance = -1};
   g->count++;
   return x;
 }
@@ -293,6 +313,45 @@ static void restart_epoch(jc_collector *c, size_t gi) {
   }
 }
 
+/* MIG: g's GPU instances this pass, each in its slot (kept by id); a
+ * GPU whose instances cannot be read is read as a whole, said once. */
+static void read_instances(jc_collector *c, struct jc_gpu *e, gpu_acct *g,
+                           const jc_nvml_device *d) {
+  jc_nvml_instance list[JC_NVML_INSTANCES_MAX];
+  size_t n = 0;
+  bool mig = false;
+  for (size_t k = 0; k < g->instances; k++)
+    g->inst[k].present = false;
+  if (jc_nvml_instances(e->nvml, d, &mig, list, JC_NVML_INSTANCES_MAX, &n) <
+      0) {
+    if (!e->mig_said)
+      jc_logf(&c->log, JC_LOG_INFO,
+              "GPU %s: its MIG instances cannot be read (%s): it is read as "
+              "a whole, without figures per GPU instance",
+              g->uuid, jc_nvml_last_error(e->nvml));
+    e->mig_said = true;
+    mig = false;
+    n = 0;
+  }
+  g->mig = mig;
+  for (size_t i = 0; i < n; i++) {
+    size_t k = 0;
+    while (k < g->instances && g->inst[k].id != list[i].id)
+      k++;
+    if (k == g->instances) {
+      if (g->instances == JC_NVML_INSTANCES_MAX)
+        continue; /* instances made and destroyed past the slots: not sent */
+      gpu_instance *x = &g->inst[g->instances++];
+      *x = (gpu_instance){.id = list[i].id};
+      snprintf(x->memory, sizeof(x->memory), "%s_gi%u", d->uuid, x->id);
+      snprintf(x->total, sizeof(x->total), "%s_gi%u_total", d->uuid, x->id);
+    }
+    g->inst[k].present = true;
+    g->inst[k].total_known = list[i].total_known;
+    g->inst[k].total_bytes = list[i].total_bytes;
+  }
+}
+
 /* Both process lists of g into its entries; a pid in both counted once. */
 static int read_processes(struct jc_gpu *e, gpu_acct *g,
                           const jc_nvml_device *d) {
@@ -312,6 +371,10 @@ static int read_processes(struct jc_gpu *e, gpu_acct *g,
         return -ENOMEM;
       if (bytes > x->bytes)
         x->bytes = bytes;
+      if (g->mig)
+        for (size_t k = 0; k < g->instances; k++)
+          if (g->inst[k].present && g->inst[k].id == list[i].gpu_instance)
+            x->instance = (int)k;
     }
   }
   return 0;
@@ -385,6 +448,7 @@ static void read_gpu(jc_collector *c, struct jc_gpu *e, unsigned index) {
   g->util_known = g->delta_known = false;
   g->delta_uj = 0;
   g->total_known = jc_nvml_memory_total(e->nvml, &d, &g->total_bytes) == 0;
+  read_instances(c, e, g, &d);
   r = read_processes(e, g, &d);
   if (r == 0 && jc_nvml_has(e->nvml, JC_NVML_FN_UTILIZATION)) {
     r = read_utilization(e, g, &d);
@@ -685,6 +749,36 @@ static double sm_percent(uint64_t sm) {
   return p > 100 ? 100 : p;
 }
 
+/* MIG: the lists of g's GPU instances, the root's (sh NULL: every
+ * process on each instance, and its memory) or a cgroup's (those its
+ * processes used, from the first pass they did). */
+static void emit_instances(jc_collector *c, const struct jc_gpu *e, size_t gi,
+                           const jc_target *target, const gpu_share *sh,
+                           jc_collect_fn emit, void *ctx) {
+  const gpu_acct *g = &e->g[gi];
+  if (!g->mig)
+    return;
+  for (size_t k = 0; k < g->instances; k++) {
+    const gpu_instance *x = &g->inst[k];
+    if (!x->present || (sh && !sh->inst_on[gi][k]))
+      continue;
+    uint64_t bytes = 0;
+    if (sh) {
+      bytes = sh->inst_bytes[gi][k];
+    } else {
+      for (size_t i = g->first; i < g->first + g->count; i++)
+        if (e->entries[i].instance == (int)k)
+          bytes += e->entries[i].bytes;
+    }
+    if (chosen(c, JC_LIST_GPU_INSTANCE_MEMORY))
+      put(emit, ctx, target, JC_LIST_GPU_INSTANCE_MEMORY, x->memory,
+          JC_GAUGE, (double)bytes);
+    if (!sh && x->total_known && chosen(c, JC_LIST_GPU_INSTANCE_TOTAL))
+      put(emit, ctx, target, JC_LIST_GPU_INSTANCE_TOTAL, x->total, JC_GAUGE,
+          (double)x->total_bytes);
+  }
+}
+
 /* One cgroup's (or, relpath NULL and sh NULL, the root's) lists of GPU
  * gi. */
 static void emit_gpu(jc_collector *c, const struct jc_gpu *e, size_t gi,
@@ -704,6 +798,7 @@ static void emit_gpu(jc_collector *c, const struct jc_gpu *e, size_t gi,
   if (!relpath && g->total_known && chosen(c, JC_LIST_GPU_MEMORY_TOTAL))
     put(emit, ctx, target, JC_LIST_GPU_MEMORY_TOTAL, g->total, JC_GAUGE,
         (double)g->total_bytes);
+  emit_instances(c, e, gi, target, sh, emit, ctx);
   if (chosen(c, JC_LIST_GPU_SM) && g->util_known)
     put(emit, ctx, target, JC_LIST_GPU_SM, g->sm, JC_GAUGE,
         sm_percent(sm));
@@ -741,6 +836,7 @@ static jc_tracked *tracked_at(const jc_collector *c, const char *relpath) {
  * above it (the root's are the GPU's whole): a lookup per level of its
  * path, so that a pass costs per GPU process, not per cgroup. */
 static void charge_ancestors(jc_collector *c, size_t gi, const gpu_entry *x) {
+  int k = x->instance;
   if (!x->relpath)
     return;
   char path[PATH_MAX];
@@ -753,6 +849,10 @@ static void charge_ancestors(jc_collector *c, size_t gi, const gpu_entry *x) {
       sh->sm[gi] += x->sm;
       sh->pass_bytes += x->bytes;
       sh->on[gi] = true;
+      if (k >= 0) {
+        sh->inst_bytes[gi][k] += x->bytes;
+        sh->inst_on[gi][k] = true;
+      }
     }
     jc_hier_parent_of(path, path, sizeof(path));
   }
@@ -767,6 +867,7 @@ static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
     if (sh) {
       memset(sh->bytes, 0, sizeof(sh->bytes));
       memset(sh->sm, 0, sizeof(sh->sm));
+      memset(sh->inst_bytes, 0, sizeof(sh->inst_bytes));
       sh->pass_bytes = 0;
     }
   }

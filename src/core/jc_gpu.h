@@ -25,6 +25,10 @@
  *                             its part, split by jc_share as a RAPL zone
  *                             is, by SM utilisation instead of CPU time
  *   derive-energy_<gpu>_idle_uj   the root: the idle part
+ *   memory-<gpu>_gi<id>       MIG: the memory held on GPU instance <id>
+ *   memory-<gpu>_gi<id>_total the root: that instance's memory
+ * The GPU instances of a GPU in MIG mode are found once per GPU and pass
+ * (jc_nvml_instances), never per cgroup.
  */
 #ifndef JC_GPU_H
 #define JC_GPU_H

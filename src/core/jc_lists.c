@@ -104,6 +104,11 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
                             true, 0},
     [JC_LIST_GPU_ENERGY_IDLE] = {"derive", "energy_<gpu>_idle_uj",
                                  JC_COLLECT_GPU, true, 0},
+    /* MIG: per GPU instance of a GPU whose MIG mode is on. */
+    [JC_LIST_GPU_INSTANCE_MEMORY] = {"memory", "<gpu>_gi<instance>",
+                                     JC_COLLECT_GPU, true, 0},
+    [JC_LIST_GPU_INSTANCE_TOTAL] = {"memory", "<gpu>_gi<instance>_total",
+                                    JC_COLLECT_GPU, true, 0},
     /* Network (jc_net): per interface of a network namespace, rx and tx,
      * on the cgroup that owns the namespace; from /proc/<pid>/net/dev,
      * read once per namespace, no cgroup file. */

@@ -75,6 +75,9 @@ typedef enum {
   JC_LIST_GPU_SM,          /* percent-<gpu>_sm: their SM utilisation */
   JC_LIST_GPU_ENERGY,      /* derive-energy_<gpu>_uj: board, or its part */
   JC_LIST_GPU_ENERGY_IDLE, /* derive-energy_<gpu>_idle_uj: the idle part */
+  JC_LIST_GPU_INSTANCE_MEMORY, /* memory-<gpu>_gi<instance>: MIG, per GPU
+                                  instance */
+  JC_LIST_GPU_INSTANCE_TOTAL,  /* memory-<gpu>_gi<instance>_total (root) */
   JC_LIST_IF_OCTETS,  /* if_octets-<interface>: rx, tx bytes (jc_net) */
   JC_LIST_IF_PACKETS, /* if_packets-<interface> */
   JC_LIST_IF_ERRORS,  /* if_errors-<interface> */

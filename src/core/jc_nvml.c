@@ -68,6 +68,14 @@ typedef nvmlReturn_t (*util_fn)(nvmlDevice_t, nvml_util_sample *,
 typedef nvmlReturn_t (*energy_fn)(nvmlDevice_t, unsigned long long *);
 typedef nvmlReturn_t (*memory_fn)(nvmlDevice_t, nvml_memory *);
 typedef const char *(*strerror_fn)(nvmlReturn_t);
+typedef nvmlReturn_t (*mig_mode_fn)(nvmlDevice_t, unsigned int *,
+                                    unsigned int *);
+typedef nvmlReturn_t (*mig_count_fn)(nvmlDevice_t, unsigned int *);
+typedef nvmlReturn_t (*mig_handle_fn)(nvmlDevice_t, unsigned int,
+                                      nvmlDevice_t *);
+typedef nvmlReturn_t (*gi_id_fn)(nvmlDevice_t, unsigned int *);
+
+#define NVML_DEVICE_MIG_ENABLE 1
 
 /* ---- the loaded library ---------------------------------------------------- */
 
@@ -84,6 +92,10 @@ struct jc_nvml {
   util_fn util;
   energy_fn energy;
   memory_fn memory;
+  mig_mode_fn mig_mode;
+  mig_count_fn mig_count;
+  mig_handle_fn mig_handle;
+  gi_id_fn gi_id;
   int version[JC_NVML_FN_COUNT];
   int last; /* NVML's code of the last failure */
   /* scratch, grown: NVML's structures, and ours */
@@ -152,6 +164,13 @@ int jc_nvml_open(const char *library, jc_nvml **ret, char *err, size_t size) {
   /* nvmlDeviceGetMemoryInfo_v2 takes another structure: the plain one. */
   n->memory = (memory_fn)dlsym(n->dl, "nvmlDeviceGetMemoryInfo");
   n->version[JC_NVML_FN_MEMORY] = n->memory ? 1 : 0;
+  n->mig_mode = (mig_mode_fn)dlsym(n->dl, "nvmlDeviceGetMigMode");
+  n->mig_count = (mig_count_fn)dlsym(n->dl, "nvmlDeviceGetMaxMigDeviceCount");
+  n->mig_handle =
+      (mig_handle_fn)dlsym(n->dl, "nvmlDeviceGetMigDeviceHandleByIndex");
+  n->gi_id = (gi_id_fn)dlsym(n->dl, "nvmlDeviceGetGpuInstanceId");
+  n->version[JC_NVML_FN_MIG] =
+      n->mig_mode && n->mig_count && n->mig_handle && n->gi_id ? 1 : 0;
   const char *lacks = !n->init       ? "nvmlInit"
                       : !n->shutdown ? "nvmlShutdown"
                       : !n->count    ? "nvmlDeviceGetCount"
@@ -376,6 +395,52 @@ int jc_nvml_memory_total(jc_nvml *n, const jc_nvml_device *dev,
   if (r == 0)
     *ret_bytes = m.total;
   return r;
+}
+
+int jc_nvml_instances(jc_nvml *n, const jc_nvml_device *dev, bool *ret_mig,
+                      jc_nvml_instance *ret, size_t cap, size_t *ret_count) {
+  *ret_mig = false;
+  *ret_count = 0;
+  if (!n->version[JC_NVML_FN_MIG])
+    return 0;
+  unsigned int current = 0, pending = 0, max = 0;
+  nvmlReturn_t nr = n->mig_mode(dev->handle, &current, &pending);
+  if (nr == NVML_ERROR_NOT_SUPPORTED || nr == NVML_ERROR_FUNCTION_NOT_FOUND)
+    return 0; /* a board without MIG */
+  if (nr != NVML_SUCCESS)
+    return fail(n, nr);
+  if (current != NVML_DEVICE_MIG_ENABLE)
+    return 0;
+  *ret_mig = true;
+  nr = n->mig_count(dev->handle, &max);
+  if (nr != NVML_SUCCESS)
+    return fail(n, nr);
+  size_t count = 0;
+  for (unsigned int i = 0; i < max; i++) {
+    nvmlDevice_t mig = NULL;
+    unsigned int id;
+    nr = n->mig_handle(dev->handle, i, &mig);
+    if (nr == NVML_ERROR_NOT_FOUND || nr == NVML_ERROR_INVALID_ARGUMENT)
+      continue; /* no MIG device at this index */
+    if (nr == NVML_SUCCESS)
+      nr = n->gi_id(mig, &id);
+    if (nr != NVML_SUCCESS)
+      return fail(n, nr);
+    size_t k = 0;
+    while (k < count && ret[k].id != id)
+      k++;
+    if (k < count || count == cap)
+      continue; /* another compute instance of one seen, or no room */
+    nvml_memory m;
+    ret[count] = (jc_nvml_instance){.id = id};
+    if (n->memory && n->memory(mig, &m) == NVML_SUCCESS) {
+      ret[count].total_known = true;
+      ret[count].total_bytes = m.total;
+    }
+    count++;
+  }
+  *ret_count = count;
+  return 0;
 }
 
 int jc_nvml_energy(jc_nvml *n, const jc_nvml_device *dev, uint64_t *ret_mj) {

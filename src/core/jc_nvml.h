@@ -55,6 +55,8 @@ typedef enum {
   JC_NVML_FN_ENERGY,      /* nvmlDeviceGetTotalEnergyConsumption */
   JC_NVML_FN_MINOR,       /* nvmlDeviceGetMinorNumber */
   JC_NVML_FN_MEMORY,      /* nvmlDeviceGetMemoryInfo */
+  JC_NVML_FN_MIG,         /* nvmlDeviceGetMigMode and the MIG device
+                             calls (all of them, or none counts) */
   JC_NVML_FN_COUNT
 } jc_nvml_fn;
 
@@ -63,6 +65,17 @@ typedef struct {
   char uuid[JC_NVML_UUID_MAX];   /* "GPU-8c3d...": stable across renumbering */
   int minor;                     /* /dev/nvidia<minor>; -1: not known */
 } jc_nvml_device;
+
+/* At most this many GPU instances per GPU (MIG: 7 on an A100 or H100). */
+#define JC_NVML_INSTANCES_MAX 8
+
+/* A GPU instance of a GPU whose MIG mode is on. */
+typedef struct {
+  unsigned id;          /* its GPU instance id, as the process lists give it */
+  bool total_known;
+  uint64_t total_bytes; /* its memory (nvmlDeviceGetMemoryInfo of a MIG
+                           device of it) */
+} jc_nvml_instance;
 
 /* A process with a context on a GPU. */
 typedef struct {
@@ -127,6 +140,18 @@ int jc_nvml_utilization(jc_nvml *n, const jc_nvml_device *dev,
 /* The GPU's memory, in bytes (nvmlDeviceGetMemoryInfo's total). */
 int jc_nvml_memory_total(jc_nvml *n, const jc_nvml_device *dev,
                          uint64_t *ret_bytes);
+
+/*
+ * dev's GPU instances where its MIG mode is on, at most cap of them, by
+ * their MIG devices (nvmlDeviceGetMigMode, nvmlDeviceGetMaxMigDeviceCount,
+ * then per MIG device nvmlDeviceGetMigDeviceHandleByIndex,
+ * nvmlDeviceGetGpuInstanceId and nvmlDeviceGetMemoryInfo): a GPU
+ * instance of several compute instances is one.  *ret_mig false and a
+ * count of 0 where MIG is off, not supported, or the driver lacks the
+ * calls.  Per GPU, never per process or cgroup.
+ */
+int jc_nvml_instances(jc_nvml *n, const jc_nvml_device *dev, bool *ret_mig,
+                      jc_nvml_instance *ret, size_t cap, size_t *ret_count);
 
 /* The board's energy counter since the driver was loaded, in mJ. */
 int jc_nvml_energy(jc_nvml *n, const jc_nvml_device *dev, uint64_t *ret_mj);

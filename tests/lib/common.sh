@@ -153,6 +153,29 @@ print([f for f in fences if sys.argv[2] in f][0], end="")
 PY
 }
 
+# gpu_fixture: what Collect "gpu" reads without a GPU: a fixture cgroup
+# tree $root ($T/cg: cpu memory, cgroups a and b) and a fixture /proc
+# ($T/proc) whose pid 201 is in /a and 202 in /b, for the fake NVML
+# (tests/fake_nvml.c) to list; fixture_pid PID CGROUP adds one.
+fixture_pid() {
+  mkdir -p "$T/proc/$1"
+  echo "$1 (job) S 1 $1 $1 0 -1 4194560 0 0 0 0 0 0 0 0 20 0 1 0 $((7000 + $1)) 1000 10" >"$T/proc/$1/stat"
+  echo "0::$2" >"$T/proc/$1/cgroup"
+}
+gpu_fixture() {
+  root="$T/cg"
+  mkdir -p "$root/a" "$root/b"
+  local d
+  for d in "$root" "$root/a" "$root/b"; do
+    echo "cpu memory" >"$d/cgroup.controllers"
+    echo "cpu memory" >"$d/cgroup.subtree_control"
+    : >"$d/cgroup.procs"
+    echo 4096 >"$d/memory.current"
+  done
+  fixture_pid 201 /a
+  fixture_pid 202 /b
+}
+
 # In CI a test that cannot do its real work fails; elsewhere it skips.
 need() { # need DESCRIPTION -- COMMAND...
   local desc=$1; shift
