@@ -412,7 +412,7 @@ static void test_energy(void) {
    * b 0.5 s. */
   uint64_t range = 262143328850ull;
   energy_step(range - 7000000, 1000000, 500000, 1000, 300);
-  char err[256], path[512];
+  char err[256] = "", path[512];
   jc_config *cfg = jc_config_new();
   snprintf(path, sizeof(path), "%s/cg", base);
   jc_config_set_root(cfg, path, err, sizeof(err));

@@ -566,7 +566,7 @@ static const char *instance_of(jc_collector *c, const char *relpath) {
 static jc_collector *container_collector(const char *cgroot,
                                          const char *runtime_root,
                                          const char *select) {
-  char err[256];
+  char err[256] = "";
   jc_config *cfg = jc_config_new();
   jc_config_set_root(cfg, cgroot, err, sizeof(err));
   jc_config_add_pattern(cfg, false, select, err, sizeof(err));
