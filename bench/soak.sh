@@ -236,10 +236,12 @@ CONF
   measure "$dir" "$JC_SOAK_CGROUPS"
   bench_stop "$daemon"
   bench_forget "$daemon"
-  local ended once loud f10 f100
+  local ended once lost loud f10 f100
   ended=$(grep -o "plugin_instance = ${run}_b[0-9-]*, type = cgroup, type_instance = ended" \
     "$dir/collectd.log" | sort | uniq -c || true)
   once=$(grep -c '^ *1 ' <<<"$ended" || true)
+  lost=$(sed -n 's/.*joule_cgroup plugin: \([0-9]*\) cgroups\{0,1\} emptied and w.* removed before .*/\1/p' \
+    "$dir/collectd.log" | awk '{ n += $1 } END { print n + 0 }')
   loud=$(grep -cE '^\[(error|warning)\] joule_cgroup plugin:' "$dir/collectd.log" || true)
   f10=$(sed -n 2p "$dir/figures") f100=$(tail -n 1 "$dir/figures")
   # growth FIELD: the figure's change from 10 % to 100 % (fields of figures)
@@ -251,8 +253,8 @@ CONF
     "$(growth 6)" "$JC_SOAK_BOUND_B" "$(growth 7)" \
     "$(awk -v a="$(growth 8)" -v n=$((JC_SOAK_CGROUPS - tenth * JC_SOAK_BATCH)) 'BEGIN { printf "%.0f", a / n }')"
   echo "   $((JC_SOAK_CGROUPS / JC_SOAK_JOB_EVERY)) cgroups held a process that ended: NotifyEnd records for" \
-    "$(grep -c . <<<"$ended" || true) of them, $once once; the plugin's WARNING or ERROR lines: $loud;" \
-    "$((SECONDS - t0)) s"
+    "$(grep -c . <<<"$ended" || true) of them, $once once; $lost removed before their final read (INFO);" \
+    "the plugin's WARNING or ERROR lines: $loud; $((SECONDS - t0)) s"
   grep -E '^\[(error|warning)\] joule_cgroup plugin:' "$dir/collectd.log" | sort | uniq -c | head -5 | sed 's/^/     /' || true
   local verdict=met
   if [ "$(growth 4)" -gt "$JC_SOAK_BOUND_RSS_KB" ] || [ "$(growth 5)" -gt "$JC_SOAK_BOUND_HEAP_KB" ] ||
