@@ -30,6 +30,12 @@
 #            the step's part per namespace against the kernel's floor for
 #            its files (/proc/PID/net/dev; with the health counters net/snmp
 #            and net/netstat too);
+#   soak     memory under churn (bench/soak.sh): the real collectd with the
+#            plugin while 100,000 cgroups of this host's cgroup v2 come and
+#            go, some holding a process that ends, at the default and with
+#            every Collect group: collectd's RSS and heap in use and the
+#            plugin's own heap after 10,000, 50,000 and 100,000 (about 10
+#            minutes; JC_SOAK_CGROUPS and the rest of its settings pass on);
 #
 # then the targets, met or missed.  BENCH_PARTS chooses parts (default all
 # of them), BENCH_SIZES the core's sizes, BENCH_WARM and BENCH_READS the
@@ -44,7 +50,7 @@ top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 : "${COLLECTD_PLUGINDIR:=/usr/lib/collectd}"
 export top_srcdir top_builddir COLLECTD_BIN COLLECTD_PLUGINDIR
 sizes=${BENCH_SIZES:-"100 1000 10000"}
-parts=${BENCH_PARTS:-"core names collectd tmpfs netdata vm net"}
+parts=${BENCH_PARTS:-"core names collectd tmpfs netdata vm net soak"}
 n=${BENCH_CGROUPS:-1000}
 vm_services=${BENCH_VM_SERVICES:-200}
 mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
@@ -452,6 +458,10 @@ has netdata && netdata_part
 drop_tree "$parent"
 has tmpfs && tmpfs_part
 has vm && vm_part
+if has soak; then
+  "$top_srcdir/bench/soak.sh" | tee "$tmp/soak.out" || echo "   the soak failed (see above)"
+  echo
+fi
 
 echo "Targets (one run; this machine is shared, so figures move by some per cent between runs):"
 if has core; then
@@ -499,5 +509,8 @@ fi
 if has collectd && has netdata; then
   r=$(ratio "${cd_us[v2_cpu_pressure]:-}" "${nd_us:-}")
   printf '  %-66s %5s  %s\n' "Collect \"cpu\" \"pressure\" ≤ 1.0× Netdata per cgroup (2a, 2c)" "$r" "$(verdict "$r" 1.0)"
+fi
+if has soak; then
+  grep '^  soak ' "$tmp/soak.out" || printf '  %-66s %s\n' "soak: memory flat under churn (3)" "not measured"
 fi
 echo "(make bench took $((SECONDS - started)) s)"

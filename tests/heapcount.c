@@ -37,7 +37,7 @@ extern void *__libc_memalign(size_t, size_t);
 extern void __libc_free(void *);
 
 static long long in_use;
-static char path[4096];
+static char path[4096], trim[4096 + 8];
 
 static void *counted(void *p) {
   if (p)
@@ -92,6 +92,10 @@ static void *writer(void *arg) {
                        __atomic_load_n(&in_use, __ATOMIC_RELAXED));
     if (pwrite(fd, line, (size_t)len, 0) == len)
       (void)ftruncate(fd, len);
+    if (access(trim, F_OK) == 0) {
+      malloc_trim(0);
+      unlink(trim);
+    }
     nanosleep(&(struct timespec){0, 100000000}, NULL);
   }
 }
@@ -101,6 +105,7 @@ __attribute__((constructor)) static void start(void) {
   if (!file || strlen(file) >= sizeof(path))
     return;
   strcpy(path, file);
+  snprintf(trim, sizeof(trim), "%s.trim", path);
   unsetenv("HEAPCOUNT_FILE");
   unsetenv("LD_PRELOAD");
   pthread_t t;

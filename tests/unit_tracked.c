@@ -602,6 +602,19 @@ static void test_end(void) {
   end_message[0] = '\0';
   jc_collector_handle_events(c, collect_cb, NULL);
   is_str(end_message, "", "one not used yet: no end, and nothing more");
+  /* The kernel's second notification of the same job (its emptying, told
+   * apart from its filling), read after both: no second record.  Then
+   * another job, filled and emptied in one event: told. */
+  fx_write("late/cgroup.events", "populated 0\nfrozen 0\n");
+  jc_collector_handle_events(c, collect_cb, NULL);
+  is_str(end_message, "", "an empty cgroup's second event with no CPU time "
+         "since its end: no second record");
+  fx_write("late/cpu.stat", "usage_usec 2500\nuser_usec 1500\nsystem_usec 1000\n");
+  fx_write("late/cgroup.events", "populated 0\nfrozen 0\n");
+  jc_collector_handle_events(c, collect_cb, NULL);
+  ok(strncmp(end_message, "cgroup late ended after ", 24) == 0,
+     "another job since (its CPU time grew), filled and emptied in one "
+     "event: its record (%s)", end_message);
   fx_remove("job");
   fx_remove("lost");
   fx_remove("late");

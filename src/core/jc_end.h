@@ -40,6 +40,7 @@ typedef struct {
   bool reading;    /* its final read is under way: should it vanish now,
                       its final figures are lost */
   uint64_t since_ns; /* when it was first seen populated */
+  uint64_t usage_usec; /* its cpu.stat's usage_usec at its last end told */
   struct jc_end_held *held; /* the value lists of its last final read
                                between passes, until a pass reads it
                                (it stayed) or it goes (they are sent) */
