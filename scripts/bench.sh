@@ -221,15 +221,19 @@ net_part() {
   printf '   %-44s %9s %9s\n' "the step" "$(field "$line" net_per_ns)" "$(field "$line" health_per_ns)"
   printf '   %-44s %9s %9s\n' "floor: open, read, close of its files" "$(field "$line" floor_dev)" "$(field "$line" floor_health)"
   printf '   %-44s %9s %9s\n' "the step / the floor" "$(field "$line" net_over_floor)" "$(field "$line" health_over_floor)"
-  printf '   %-44s %9s\n' "checks: the kernel's part of finding it again" "$(field "$line" checks)"
+  printf '   %-44s %9s %9s\n' "kept: the same files kept open, read again" "$(field "$line" kept_dev)" "$(field "$line" kept_health)"
+  printf '   %-44s %9s\n' "checks: the kernel's part of checking it" "$(field "$line" checks)"
   printf '   %-44s %9s\n' "  of which readlink ns/net of its 2 processes" "$(field "$line" ident)"
   printf '   %-44s %9s %9s\n' "the step / (the floor + checks)" "$(field "$line" net_over_floor_checks)" \
     "$(field "$line" health_over_floor_checks)"
+  printf '   %-44s %9s %9s\n' "the step / (kept + checks)" "$(field "$line" net_over_kept_checks)" \
+    "$(field "$line" health_over_kept_checks)"
   cat <<'EOF'
    pods: PARENT/pN (no process), pN/pause (made the namespace), pN/app (joined it); floor: the
    pause process's /proc/PID/net/dev (health: and net/snmp, net/netstat) opened, read to the end
-   and closed, no parsing; checks: per namespace, readlink /proc/PID/ns/net and a read of
-   /proc/PID/cgroup for both processes, a read of the pod's empty cgroup.procs.
+   and closed, no parsing; kept: those files kept open, read from their start to the end (pread);
+   checks: per namespace, one pread at 0 of the pod's, pause's and app's cgroup.procs kept open,
+   and readlink /proc/PID/ns/net of both processes.
 EOF
   echo
 }

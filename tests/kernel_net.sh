@@ -8,7 +8,9 @@
 # (/sys/class/net/VETH/statistics) and the sender's count: exact bytes
 # and packets.  The pod's namespace is counted once, under the pod; the
 # host's cgroup gets nothing; a veth deleted and made again never takes
-# a counter backwards.  Every namespace, veth and cgroup goes at exit.
+# a counter backwards.  Each namespace's files are kept open from pass to
+# pass, and closed at the pass after its last process ended.  Every
+# namespace, veth and cgroup goes at exit.
 . "$(dirname "$0")/lib/common.sh"
 need_kernel
 need "collectd daemon at $COLLECTD_BIN" -- test -x "$COLLECTD_BIN"
@@ -121,6 +123,11 @@ ok $? "the pod's eth0 (rx,tx bytes, rx,tx packets) $(plugin_figures "$pod") = $v
 wait_until matches "$solo" "$vb"
 ok $? "the solo container's eth0 $(plugin_figures "$solo") = $vb's own counters $(veth_figures "$vb")"
 
+# held PATTERN: collectd's descriptors whose file matches PATTERN.
+held() { ls -l "/proc/$COLLECTD_PID/fd" 2>/dev/null | grep -c -- "$1" || true; }
+[ "$(held '/net/dev$')" -eq 2 ] && [ "$(held '/net/snmp$')" -eq 2 ] && [ "$(held '/net/netstat$')" -eq 2 ]
+ok $? "each namespace's net/dev, net/snmp, net/netstat kept open from pass to pass: $(held '/net/dev$'), $(held '/net/snmp$'), $(held '/net/netstat$') (the pod's, the solo container's)"
+
 inst=$(csv_instances "$dir")
 dups=$(ls "$dir/csv/testhost/joule_cgroup-${run}_pod_app" "$dir/csv/testhost/joule_cgroup-${run}_pod_pause" \
   "$dir/csv/testhost/joule_cgroup-${run}_hostsvc" 2>/dev/null | grep -c '^if_' || true)
@@ -176,12 +183,16 @@ awk -F, 'NR > 1 && ($2 < r || $3 < t) { bad = 1 } NR > 1 { r = $2; t = $3 } END 
 ok $? "the pod's if_octets-eth0 never went backwards ($(grep -vc '^epoch' "$f") reads)"
 # The solo container ends: its NotifyEnd record has its traffic (70 x
 # 1442 bytes sent, nothing received), as of the last read pass.
-kill $(cat "$parent/solo/cgroup.procs")
+solo_pid=$(cat "$parent/solo/cgroup.procs")
+kill "$solo_pid"
 ended() { grep -q "cgroup $run/solo ended after" "$dir/collectd.log"; }
 wait_until ended
 line=$(grep "cgroup $run/solo ended after" "$dir/collectd.log")
 grep -q "network 0.0 MiB received, 0.1 MiB sent" <<<"$line"
 ok $? "NotifyEnd of the solo container: $(sed 's/.*message = //' <<<"$line")"
+wait_reads 2 "$dir" "$pod" if_octets-eth0
+[ "$(held "/proc/$solo_pid/")" -eq 0 ] && [ "$(held '/net/dev$')" -eq 1 ]
+ok $? "its namespace no longer held open two reads after its process ended: $(held "/proc/$solo_pid/") of its files, $(held '/net/dev$') net/dev (the pod's)"
 stop_collectd
 [ "$(loud_lines "$dir")" -eq 0 ]
 ok $? "no ERROR or WARNING in the log"

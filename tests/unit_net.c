@@ -4,7 +4,11 @@
  * containers share a namespace counted once under the pod, a cgroup in
  * the host's namespace left out, loopback left out, a process gone
  * between cgroup.procs and /proc, an interface that goes and comes back
- * never taking a counter backwards. */
+ * never taking a counter backwards; the files kept open from pass to
+ * pass: a namespace read on through its file when the process it was
+ * opened through exits, a pid taken by a process of another namespace
+ * never read as the old one's, nothing left open, and the same figures
+ * with no descriptor to keep. */
 #include "fixture_util.h"
 #include "jc_collector.h"
 #include "jc_config.h"
@@ -12,10 +16,12 @@
 #include "jc_netsnmp.h"
 #include "tap.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HEAD_6X                                                                \
   "Inter-|   Receive                                                |  "     \
@@ -203,6 +209,7 @@ static void netdev(int pid, unsigned long long rx, unsigned long long tx,
 }
 
 static const char *values_pattern; /* a Values pattern too, or NULL */
+static long max_open = -1;         /* MaxOpenFiles, or -1 */
 
 static jc_collector *start(void) {
   char err[256];
@@ -215,6 +222,8 @@ static jc_collector *start(void) {
   jc_config_add_collect(cfg, "network", err, sizeof(err));
   if (values_pattern)
     jc_config_add_values(cfg, values_pattern, err, sizeof(err));
+  if (max_open >= 0)
+    jc_config_set_max_open_files(cfg, (double)max_open, err, sizeof(err));
   if (jc_config_finish(cfg, err, sizeof(err)) < 0) {
     printf("# config: %s\n", err);
     return NULL;
@@ -231,6 +240,17 @@ static jc_collector *start(void) {
 static void pass(jc_collector *c) {
   sent_count = 0;
   jc_collector_read(c, collect_cb, NULL);
+}
+
+/* A collector on the fixture, the log emptied first, and its first pass;
+ * NULL when init failed (said). */
+static jc_collector *start_and_pass(void) {
+  logged[0] = '\0';
+  jc_collector *c = start();
+  ok(c != NULL, "init");
+  if (c)
+    pass(c);
+  return c;
 }
 
 static void test_step(void) {
@@ -316,6 +336,146 @@ static void test_step(void) {
   fx_cleanup();
 }
 
+/* This process's open descriptors. */
+static int open_fds(void) {
+  DIR *d = opendir("/proc/self/fd");
+  int n = 0;
+  if (!d)
+    return -1;
+  while (readdir(d))
+    n++;
+  closedir(d);
+  return n - 3; /* . .. and d's own */
+}
+
+/* Another name of file from (one namespace: one file, as the kernel's). */
+static void same_file(const char *from, const char *to) {
+  char a[512];
+  snprintf(a, sizeof(a), "%s", fx_path(from));
+  if (link(a, fx_path(to)) < 0)
+    perror("link");
+}
+
+static bool eth0_is(const char *instance, int64_t rx, int64_t tx) {
+  int i = find(instance, "if_octets", "eth0");
+  return i >= 0 && sent[i].rx == rx && sent[i].tx == tx;
+}
+
+/* A pod (pause 11, app 12: one namespace, 2000) and a container of its
+ * own (13, namespace 3000). */
+static void kept_tree(void) {
+  fx_tmpdir();
+  fx_mkdir("cg");
+  fx_write("cg/cgroup.controllers", "cpu\n");
+  fx_cgroup("cg/pod", 1000);
+  fx_cgroup("cg/pod/pause", 1000);
+  fx_cgroup("cg/pod/app", 1000);
+  fx_cgroup("cg/solo", 1000);
+  fx_write("cg/pod/pause/cgroup.procs", "11\n");
+  fx_write("cg/pod/app/cgroup.procs", "12\n");
+  fx_write("cg/solo/cgroup.procs", "13\n");
+  proc_pid(1, 1000, "init.scope", NULL);
+  proc_pid(11, 2000, "pod/pause", NULL);
+  proc_pid(12, 2000, "pod/app", NULL);
+  proc_pid(13, 3000, "solo", NULL);
+  netdev(11, 100, 200, true);
+  same_file("proc/11/net/dev", "proc/12/net/dev");
+  netdev(13, 7, 8, true);
+}
+
+/* The files kept open: the namespace's /proc/<pid>/net/dev (a file that
+ * holds the namespace, whatever becomes of the process) and each
+ * cgroup's cgroup.procs, read again from their start at each pass. */
+static void test_kept(void) {
+  kept_tree();
+  int fds0 = open_fds();
+  jc_collector *c = start_and_pass();
+  if (!c)
+    return;
+  ok(eth0_is("pod", 100, 200) && eth0_is("solo", 7, 8),
+     "the pod's eth0 100, 200 and the solo container's 7, 8");
+  jc_collector_stats st;
+  jc_collector_get_stats(c, &st);
+  long kept = st.fds_kept;
+  netdev(12, 130, 230, true);
+  netdev(13, 9, 10, true);
+  pass(c);
+  ok(eth0_is("pod", 130, 230) && eth0_is("solo", 9, 10),
+     "the next pass reads the files kept open anew (130, 230; 9, 10)");
+  jc_collector_get_stats(c, &st);
+  ok(st.fds_kept == kept && kept == 10,
+     "kept in the descriptor budget: %ld (4 cgroup.procs, 2 net/dev, 4 "
+     "cpu.stat), the same at the next pass",
+     kept);
+
+  /* The pause process exits; another process of its cgroup, in the same
+   * namespace, is found.  The namespace is read on through its file. */
+  fx_remove("proc/11");
+  proc_pid(16, 2000, "pod/pause", NULL);
+  same_file("proc/12/net/dev", "proc/16/net/dev");
+  fx_write("cg/pod/pause/cgroup.procs", "16\n");
+  netdev(12, 150, 260, true);
+  pass(c);
+  ok(eth0_is("pod", 150, 260) && count_of("pod_pause") == 0,
+     "the process it was found through exited: another found, the pod's "
+     "eth0 goes on (150, 260), under the pod");
+
+  /* pid 13 exits and is taken by a process of another namespace in
+   * another cgroup: the solo container lists none. */
+  fx_remove("proc/13");
+  proc_pid(13, 9000, "elsewhere", NULL);
+  netdev(13, 5555, 6666, true);
+  fx_write("cg/solo/cgroup.procs", "");
+  int before = open_fds();
+  pass(c);
+  is_int((int)count_of("solo"), 0,
+         "its pid taken by a process of another namespace and cgroup: "
+         "nothing under the container, never that namespace's figures");
+  ok(open_fds() == before - 1,
+     "the old namespace's file closed at that pass (%d open, %d before)",
+     open_fds(), before);
+
+  /* That process joins the container: its namespace is another, whose
+   * counters add to the old ones, never taken for theirs. */
+  fx_writef("proc/13/cgroup", "0::/solo\n");
+  fx_write("cg/solo/cgroup.procs", "13\n");
+  pass(c);
+  ok(eth0_is("solo", 7 + 2 + 5555, 8 + 2 + 6666),
+     "a process of another namespace in it: a new namespace, its counters "
+     "added (5564, 6676)");
+  /* And its pid taken again, by one of a third namespace, between two
+   * passes, cgroup.procs the same. */
+  fx_remove("proc/13");
+  proc_pid(13, 9100, "solo", NULL);
+  netdev(13, 1, 2, true);
+  pass(c);
+  ok(eth0_is("solo", 5564 + 1, 6676 + 2),
+     "its pid taken by a process of a third namespace, listed the same: "
+     "read as that one (5565, 6678), never through the file of the one "
+     "before");
+  jc_collector_free(c);
+  is_int(open_fds(), fds0, "no descriptor left open after the collector");
+  fx_cleanup();
+
+  /* MaxOpenFiles 0: nothing kept, the same figures. */
+  kept_tree();
+  max_open = 0;
+  c = start();
+  max_open = -1;
+  ok(c != NULL, "init with MaxOpenFiles 0");
+  if (!c)
+    return;
+  pass(c);
+  netdev(12, 130, 230, true);
+  pass(c);
+  jc_collector_get_stats(c, &st);
+  ok(eth0_is("pod", 130, 230) && eth0_is("solo", 7, 8) && st.fds_kept == 0,
+     "no descriptor to keep: the files opened at each pass, the same "
+     "figures (130, 230; 7, 8)");
+  jc_collector_free(c);
+  fx_cleanup();
+}
+
 /* Thousands of interfaces and an odd name: bounded, said once, the
  * first sent. */
 static void test_many(void) {
@@ -333,12 +493,9 @@ static void test_many(void) {
              i, i);
     fx_append("proc/21/net/dev", line);
   }
-  logged[0] = '\0';
-  jc_collector *c = start();
-  ok(c != NULL, "init");
+  jc_collector *c = start_and_pass();
   if (!c)
     return;
-  pass(c);
   pass(c);
   is_int((int)count_of("big"), 4 * 256, "3001 interfaces: the first 256 sent");
   int i = find("big", "if_octets", "odd_x");
@@ -443,6 +600,7 @@ static void test_no_permission(void) {
 int main(void) {
   test_parse();
   test_step();
+  test_kept();
   test_many();
   test_snmp();
   test_no_permission();

@@ -7,7 +7,6 @@
 #include "jc_internal.h"
 #include "jc_netdev.h"
 #include "jc_netsnmp.h"
-#include "jc_proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +18,8 @@
 
 /* net/dev read at most: about 6,000 interfaces, far past IFACES_MAX. */
 #define NETDEV_MAX (1u << 20)
-#define PROCS_MAX (4u << 20)
+/* cgroup.procs is read in chunks of this (its lines are short). */
+#define CHUNK 4096
 
 /* One interface of the namespace a cgroup owns. */
 typedef struct {
@@ -43,12 +43,21 @@ static const struct {
     {"snmp", "Udp", "RcvbufErrors"},
 };
 
+/* The namespace's files, by index: net/dev, then those of the health
+ * counters. */
+enum { NET_DEV, NET_SNMP, NET_NETSTAT, NET_FILES };
+static const char *const ns_files[NET_FILES] = {"dev", "snmp", "netstat"};
+
 /* What a cgroup that owns a namespace keeps. */
 typedef struct {
   uint64_t h_last[HEALTH], h_total[HEALTH];
   bool h_seen[HEALTH]; /* h_last holds a read of this namespace */
   bool h_now[HEALTH];  /* read this pass */
   uint64_t ns;  /* the namespace the interfaces are of */
+  int fd[NET_FILES]; /* its files, kept open (jc_tracked_keep): each one
+                        holds namespace ns, whatever became of the process
+                        it was opened through; -1: none */
+  pid_t via[NET_FILES]; /* that process, for messages */
   iface *ifs;
   size_t count;
   bool read;    /* this pass: read, the figures go out */
@@ -60,6 +69,7 @@ typedef struct {
   pid_t pid;   /* the process its namespace was found through; 0: none */
   uint64_t ns; /* 0: none known */
   bool owner_now; /* owns a namespace this pass */
+  int procs;   /* its cgroup.procs, kept (jc_tracked_keep); -1: none */
   owned *own;
 } net_slot;
 
@@ -70,7 +80,6 @@ typedef struct {
 
 typedef struct {
   char proc[PATH_MAX];     /* ProcRoot */
-  char root_kpath[PATH_MAX]; /* CgroupRoot as /proc/<pid>/cgroup says it */
   uint64_t host_ns;
   bool off; /* no permission, found in a pass */
   bool said_host, said_hidden;
@@ -78,6 +87,7 @@ typedef struct {
   size_t m_cap;
   char *buf; /* net/dev */
   size_t buf_size;
+  char chunk[CHUNK]; /* cgroup.procs */
 } net_self;
 
 static net_self *self(const jc_collector *c) {
@@ -88,87 +98,174 @@ static net_slot *slot_of(const jc_collector *c, const jc_tracked *t) {
   return jc_step_slot(c, t, JC_STEP_NET);
 }
 
+/* ---- descriptors kept ---------------------------------------------------------- */
+
+static bool unkeep(jc_collector *c, int *fd) {
+  if (*fd < 0)
+    return false;
+  close(*fd);
+  *fd = -1;
+  jc_tracked_unkept(c);
+  return true;
+}
+
+static bool close_own(jc_collector *c, owned *o) {
+  bool any = false;
+  for (int k = 0; o && k < NET_FILES; k++)
+    any |= unkeep(c, &o->fd[k]);
+  return any;
+}
+
+/* Everything t's slot keeps open; true when that was anything. */
+static bool give_back(jc_collector *c, jc_tracked *t) {
+  net_slot *s = slot_of(c, t);
+  bool any = unkeep(c, &s->procs);
+  return close_own(c, s->own) || any;
+}
+
 /* ---- a process's namespace ------------------------------------------------- */
+
+/* "net:[INODE]", len bytes of a readlink (negative: its errno). */
+static int parse_ns(const char *link, ssize_t len, uint64_t *ret_ns) {
+  if (len < 0)
+    return -errno;
+  if (len < 7 || len > 26 || memcmp(link, "net:[", 5) != 0 ||
+      link[len - 1] != ']')
+    return -EBADMSG;
+  uint64_t ino = 0;
+  for (ssize_t i = 5; i < len - 1; i++) {
+    if (link[i] < '0' || link[i] > '9' || ino > (UINT64_MAX - 9) / 10)
+      return -EBADMSG;
+    ino = ino * 10 + (uint64_t)(link[i] - '0');
+  }
+  if (!ino)
+    return -EBADMSG;
+  *ret_ns = ino;
+  return 0;
+}
 
 /* The inode of pid's network namespace: 0 or a negative errno (-ENOENT:
  * no such process here, -EACCES: not ours to look at). */
 static int ns_of_pid(const net_self *n, pid_t pid, uint64_t *ret_ns) {
   char path[PATH_MAX + 32], link[64];
   snprintf(path, sizeof(path), "%s/%d/ns/net", n->proc, (int)pid);
-  ssize_t len = readlink(path, link, sizeof(link) - 1);
-  if (len < 0)
-    return -errno;
-  link[len] = '\0';
-  unsigned long long ino;
-  char end;
-  if (sscanf(link, "net:[%llu%c", &ino, &end) != 2 || end != ']' || !ino)
-    return -EBADMSG;
-  *ret_ns = ino;
-  return 0;
+  return parse_ns(link, readlink(path, link, sizeof(link)), ret_ns);
 }
 
-/* Is pid in the cgroup at relpath still?  Its /proc/<pid>/cgroup's v2
- * path (jc_proc) against CgroupRoot's kernel path joined with relpath. */
-static bool pid_in(const net_self *n, pid_t pid, const char *relpath) {
-  char path[PATH_MAX], want[PATH_MAX * 2];
-  if (jc_proc_cgroup_at(n->proc, pid, path, sizeof(path)) < 0)
-    return false;
-  bool top = strcmp(n->root_kpath, "/") == 0;
-  snprintf(want, sizeof(want), "%s%s%s", top ? "" : n->root_kpath,
-           relpath[0] || top ? "/" : "", relpath);
-  return strcmp(path, want) == 0;
+/* The same through the process's /proc directory, opened. */
+static int ns_at(int piddir, uint64_t *ret_ns) {
+  char link[64];
+  return parse_ns(link, readlinkat(piddir, "ns/net", link, sizeof(link)),
+                  ret_ns);
+}
+
+/* t's cgroup.procs: the descriptor kept, or one opened now, kept when the
+ * budget has room (*ret_fresh when not: the caller closes it). */
+static int procs_fd(jc_collector *c, jc_tracked *t, bool *ret_fresh) {
+  net_slot *s = slot_of(c, t);
+  *ret_fresh = false;
+  if (s->procs >= 0)
+    return s->procs;
+  char path[PATH_MAX];
+  int dirfd;
+  const char *name =
+      jc_tracked_file(c, t, "cgroup.procs", path, sizeof(path), &dirfd);
+  int fd = jc_hier_open_file(dirfd, name, !t->on_cgroupfs);
+  if (fd < 0)
+    return fd;
+  if (jc_tracked_keep(c))
+    s->procs = fd;
+  else
+    *ret_fresh = true;
+  return fd;
+}
+
+/* Hands each pid of the cgroup.procs open at fd to fn, from its start (a
+ * pread at 0 makes the kernel list them anew), a chunk at a time, until
+ * fn returns non-zero: that value, 0 at the list's end, or a negative
+ * errno.  Lines that are not a pid are skipped. */
+static int each_pid(net_self *n, int fd, int (*fn)(void *ctx, uint64_t pid),
+                    void *ctx) {
+  char *b = n->chunk;
+  size_t have = 0;
+  off_t off = 0;
+  for (;;) {
+    ssize_t got = pread(fd, b + have, CHUNK - have, off);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got < 0)
+      return -errno;
+    off += got;
+    size_t end = have + (size_t)got, at = 0;
+    for (;;) {
+      const char *nl = memchr(b + at, '\n', end - at);
+      size_t len = nl ? (size_t)(nl - (b + at)) : end - at;
+      if (!nl && got > 0)
+        break; /* the rest of the line comes with the next chunk */
+      uint64_t pid;
+      int r;
+      if (len && jc_parse_single(b + at, len, &pid) == 0 && pid <= 4194304 &&
+          (r = fn(ctx, pid)) != 0)
+        return r;
+      at += len + (nl != NULL);
+      if (at >= end)
+        break;
+    }
+    if (got == 0)
+      return 0;
+    have = end - at;
+    if (have == CHUNK)
+      have = 0; /* a line of a page: no pid */
+    memmove(b, b + at, have);
+  }
+}
+
+static int is_pid(void *ctx, uint64_t pid) {
+  return pid == (uint64_t)*(const pid_t *)ctx;
 }
 
 /* What a look at a cgroup's processes found. */
 typedef struct {
+  const net_self *n;
   pid_t pid;
   uint64_t ns;
   size_t hidden; /* pids this /proc lacks: 0 in cgroup.procs */
+  int denied;    /* -EACCES or -EPERM: one not ours to see */
 } look;
 
-/* The namespace of the first process of t that /proc has: 0 (ret->pid 0
- * when it has none), or a negative errno of its cgroup.procs, or -EACCES
- * / -EPERM when none of its processes' namespaces is ours to see. */
-static int find_ns(jc_collector *c, const jc_tracked *t, look *ret) {
-  net_self *n = self(c);
-  int dirfd = t->dirfd;
-  if (dirfd < 0) {
-    dirfd = jc_hier_open_relpath(c->rootfd, t->relpath, NULL, 0);
-    if (dirfd < 0)
-      return dirfd;
+static int try_pid(void *ctx, uint64_t pid) {
+  look *l = ctx;
+  if (pid == 0) { /* in a PID namespace that is not ours */
+    l->hidden++;
+    return 0;
   }
-  char *buf;
-  ssize_t len = jc_hier_read_file_grown(dirfd, "cgroup.procs", PROCS_MAX, &buf);
-  if (dirfd != t->dirfd)
-    close(dirfd);
-  if (len < 0)
-    return (int)len;
-  look l = {0, 0, 0};
-  int r = 0;
-  for (const char *p = buf, *end = buf + len; p < end && !l.pid;) {
-    const char *nl = memchr(p, '\n', (size_t)(end - p));
-    size_t linelen = nl ? (size_t)(nl - p) : (size_t)(end - p);
-    uint64_t pid;
-    p += linelen + 1;
-    if (jc_parse_single(p - linelen - 1, linelen, &pid) < 0 ||
-        pid > 4194304)
-      continue;
-    if (pid == 0) { /* in a PID namespace that is not ours */
-      l.hidden++;
-      continue;
-    }
-    int e = ns_of_pid(n, (pid_t)pid, &l.ns);
-    if (e == 0)
-      l.pid = (pid_t)pid;
-    else if (e == -EACCES || e == -EPERM)
-      r = e; /* one not ours to see (an init more privileged): the next */
-    /* else it exited since the list was read: the next one */
+  int e = ns_of_pid(l->n, (pid_t)pid, &l->ns);
+  if (e == 0) {
+    l->pid = (pid_t)pid;
+    return 1;
   }
-  free(buf);
-  if (!l.pid && r < 0)
-    return r; /* none of them ours to see */
-  *ret = l;
+  if (e == -EACCES || e == -EPERM)
+    l->denied = e; /* an init more privileged: the next */
+  return 0;        /* else it exited since the list was read: the next */
+}
+
+/* The namespace of the first process listed at fd that /proc has: 0
+ * (l->pid 0 when it has none), or a negative errno of cgroup.procs, or
+ * -EACCES / -EPERM when none of its processes' namespaces is ours to
+ * see. */
+static int find_ns(net_self *n, int fd, look *l) {
+  *l = (look){.n = n};
+  int r = each_pid(n, fd, try_pid, l);
+  if (r < 0)
+    return r;
+  if (!l->pid && l->denied)
+    return l->denied;
   return 0;
+}
+
+static void drop_all(jc_collector *c) {
+  for (size_t i = 0; i < c->tracked_count; i++)
+    give_back(c, c->tracked[i]);
 }
 
 static void say_off(jc_collector *c, int err) {
@@ -178,21 +275,37 @@ static void say_off(jc_collector *c, int err) {
           "CAP_SYS_PTRACE for it; the other figures go on",
           self(c)->proc, JC_STRERROR(-err));
   self(c)->off = true;
+  drop_all(c);
 }
 
-/* After t was read in a pass: its namespace, kept while its process is
- * still in it and in t. */
-static void note(jc_collector *c, jc_tracked *t, const jc_read *r) {
+/*
+ * At the end of a pass, t's namespace.  The process it was found
+ * through is kept while it is still listed in t's cgroup.procs and still
+ * in that namespace (checked at every pass, in this order: a process still
+ * there after the list named it is the one it named, never another given
+ * its pid since); else the list is looked at again.  cgroup.procs is kept
+ * open and read again from its start, only as far as the kept pid (an
+ * empty one: one read that returns nothing).
+ */
+static void check(jc_collector *c, jc_tracked *t) {
   net_self *n = self(c);
   net_slot *s = slot_of(c, t);
-  if (n->off || !r->in_pass)
-    return;
+  bool fresh;
+  int fd = procs_fd(c, t, &fresh);
   uint64_t ns;
-  if (s->pid && ns_of_pid(n, s->pid, &ns) == 0 && ns == s->ns &&
-      pid_in(n, s->pid, t->relpath))
+  pid_t pid = s->pid;
+  if (fd >= 0 && pid && each_pid(n, fd, is_pid, &pid) == 1 &&
+      ns_of_pid(n, pid, &ns) == 0 && ns == s->ns) {
+    if (fresh)
+      close(fd);
     return;
-  look l = {0, 0, 0};
-  int e = find_ns(c, t, &l);
+  }
+  look l = {.n = n};
+  int e = fd < 0 ? fd : find_ns(n, fd, &l);
+  if (fresh)
+    close(fd);
+  else if (e < 0 && e != -EACCES && e != -EPERM)
+    unkeep(c, &s->procs); /* its cgroup gone or re-created: open it anew */
   if (e == -EACCES || e == -EPERM) {
     say_off(c, e);
     return;
@@ -213,14 +326,11 @@ static void note(jc_collector *c, jc_tracked *t, const jc_read *r) {
 
 /* ---- a namespace's interfaces ---------------------------------------------- */
 
-/* Reads path into n->buf, at most NETDEV_MAX bytes, up to the last whole
+/* Reads fd from its start (a pread at 0: a seq_file of /proc makes its
+ * text anew) into n->buf, at most NETDEV_MAX bytes, up to the last whole
  * line when there is more: 0 with *ret_len and *ret_cut, or a negative
  * errno. */
-static int read_netdev(net_self *n, const char *path, size_t *ret_len,
-                       bool *ret_cut) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0)
-    return -errno;
+static int read_netdev(net_self *n, int fd, size_t *ret_len, bool *ret_cut) {
   size_t have = 0;
   bool cut = false;
   for (;;) {
@@ -231,26 +341,20 @@ static int read_netdev(net_self *n, const char *path, size_t *ret_len,
       }
       size_t size = n->buf_size ? n->buf_size * 2 : 16384;
       char *grown = realloc(n->buf, size);
-      if (!grown) {
-        close(fd);
+      if (!grown)
         return -ENOMEM;
-      }
       n->buf = grown;
       n->buf_size = size;
     }
-    ssize_t got = read(fd, n->buf + have, n->buf_size - have);
+    ssize_t got = pread(fd, n->buf + have, n->buf_size - have, (off_t)have);
     if (got < 0 && errno == EINTR)
       continue;
-    if (got < 0) {
-      int e = -errno;
-      close(fd);
-      return e;
-    }
+    if (got < 0)
+      return -errno;
     if (got == 0)
       break;
     have += (size_t)got;
   }
-  close(fd);
   if (cut)
     while (have > 0 && n->buf[have - 1] != '\n')
       have--;
@@ -359,21 +463,32 @@ static void say_bad(jc_collector *c, const jc_tracked *t, owned *o,
           t->instance, path, what, JC_STRERROR(-err));
 }
 
+/* File k of o's namespace by the path it was opened by, for messages. */
+static const char *ns_path(const jc_collector *c, const owned *o, int k,
+                           char *out, size_t size) {
+  snprintf(out, size, "%s/%d/net/%s", self(c)->proc, (int)o->via[k],
+           ns_files[k]);
+  return out;
+}
+
 /* Parses the net/dev text in n->buf[0..len) into o. */
-static void take(jc_collector *c, const jc_tracked *t, owned *o,
-                 const char *path, size_t len, bool cut) {
+static void take(jc_collector *c, const jc_tracked *t, owned *o, size_t len,
+                 bool cut) {
   net_self *n = self(c);
+  char path[PATH_MAX + 48];
   jc_netdev_cursor cur;
   int r = jc_netdev_begin(&cur, n->buf, len);
   if (r < 0) {
-    say_bad(c, t, o, path, r, "not the format of net/dev");
+    say_bad(c, t, o, ns_path(c, o, NET_DEV, path, sizeof(path)), r,
+            "not the format of net/dev");
     return;
   }
   bool full = cut;
   jc_netdev_iface f;
   while ((r = jc_netdev_next(&cur, &f)) != 0) {
     if (r < 0) {
-      say_bad(c, t, o, path, r, "a line was skipped");
+      say_bad(c, t, o, ns_path(c, o, NET_DEV, path, sizeof(path)), r,
+              "a line was skipped");
       continue;
     }
     iface *e = entry(c, t, o, f.name);
@@ -394,7 +509,8 @@ static void take(jc_collector *c, const jc_tracked *t, owned *o,
             "cgroup %s: its network namespace has more than %d interfaces "
             "(or %s is longer than %u bytes): the first are sent, the "
             "rest left out",
-            t->instance, JC_NET_IFACES_MAX, path, NETDEV_MAX);
+            t->instance, JC_NET_IFACES_MAX,
+            ns_path(c, o, NET_DEV, path, sizeof(path)), NETDEV_MAX);
   }
   o->read = true;
 }
@@ -480,29 +596,105 @@ static bool chosen_list(const jc_collector *c, jc_list_id id) {
   return c->cfg->sel.list[id] != JC_SEL_OFF;
 }
 
-/* The health counters chosen, from pid's net/snmp and net/netstat (read
- * only when one of theirs is chosen): totals that never run backwards. */
-static void read_health(jc_collector *c, owned *o, pid_t pid) {
+/*
+ * File k of the namespace of members m[0..count) for its owner's o: the
+ * descriptor kept, else one opened through the first member's process
+ * still in that namespace, in its /proc directory opened first: the
+ * namespace read there before and after the file's open (the file holds
+ * the namespace the process had when it was opened, for as long as it is
+ * open, whatever the process does since; the directory stays that
+ * process's, never another's given its pid).  Kept when the budget has
+ * room (*ret_fresh when not: the caller closes it).  -ENOENT when no
+ * member's process is in it now, -EACCES / -EPERM when not ours to read,
+ * another negative errno with path the file that failed.
+ */
+static int ns_file(jc_collector *c, owned *o, int k, const member *m,
+                   size_t count, bool *ret_fresh, char *path, size_t size) {
   net_self *n = self(c);
-  static const char *const files[] = {"snmp", "netstat"};
+  *ret_fresh = false;
+  if (o->fd[k] >= 0) {
+    path[0] = '\0'; /* named only when it fails: read_ns_file */
+    return o->fd[k];
+  }
+  for (size_t j = 0; j < count; j++) {
+    pid_t pid = slot_of(c, c->tracked[m[j].i])->pid;
+    char dir[PATH_MAX + 32], rel[32];
+    snprintf(dir, sizeof(dir), "%s/%d", n->proc, (int)pid);
+    snprintf(path, size, "%s/net/%s", dir, ns_files[k]);
+    snprintf(rel, sizeof(rel), "net/%s", ns_files[k]);
+    int d = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int fd = -1, e = d < 0 ? -errno : 0;
+    uint64_t before = 0, after = 0;
+    if (e == 0 && (e = ns_at(d, &before)) == 0 && before == m[0].ns) {
+      fd = openat(d, rel, O_RDONLY | O_CLOEXEC);
+      if (fd < 0)
+        e = -errno;
+      else if ((e = ns_at(d, &after)) == 0 && after != before)
+        e = -ESTALE;
+    } else if (e == 0) {
+      e = -ESTALE; /* in another namespace since this pass began */
+    }
+    if (d >= 0)
+      close(d);
+    if (e == 0) {
+      o->via[k] = pid;
+      if (jc_tracked_keep(c))
+        o->fd[k] = fd;
+      else
+        *ret_fresh = true;
+      return fd;
+    }
+    if (fd >= 0)
+      close(fd);
+    if (e != -ENOENT && e != -ESRCH && e != -ESTALE)
+      return e;
+    /* exited since, or in another namespace now: the next one */
+  }
+  return -ENOENT;
+}
+
+/* File k of the namespace into n->buf: 0 with *ret_len and *ret_cut, or
+ * a negative errno as ns_file's, path the file. */
+static int read_ns_file(jc_collector *c, owned *o, int k, const member *m,
+                        size_t count, char *path, size_t size,
+                        size_t *ret_len, bool *ret_cut) {
+  bool fresh;
+  int fd = ns_file(c, o, k, m, count, &fresh, path, size);
+  if (fd < 0)
+    return fd;
+  int r = read_netdev(self(c), fd, ret_len, ret_cut);
+  if (r < 0)
+    ns_path(c, o, k, path, size);
+  if (fresh)
+    close(fd);
+  else if (r < 0)
+    unkeep(c, &o->fd[k]); /* opened again at the next pass */
+  return r;
+}
+
+/* The health counters chosen, from the namespace's net/snmp and
+ * net/netstat (read only when one of theirs is chosen): totals that never
+ * run backwards. */
+static void read_health(jc_collector *c, owned *o, const member *m,
+                        size_t count) {
+  net_self *n = self(c);
   for (int k = 0; k < HEALTH; k++)
     o->h_now[k] = false;
-  for (size_t f = 0; f < 2; f++) {
+  for (int f = NET_SNMP; f < NET_FILES; f++) {
     bool want = false;
     for (int k = 0; k < HEALTH; k++)
-      want |= !strcmp(health[k].file, files[f]) &&
+      want |= !strcmp(health[k].file, ns_files[f]) &&
               chosen_list(c, JC_LIST_TCP_RETRANS_SEGS + k);
     if (!want)
       continue;
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof(path), "%s/%d/net/%s", n->proc, (int)pid, files[f]);
+    char path[PATH_MAX + 48];
     size_t len = 0;
     bool cut;
-    if (read_netdev(n, path, &len, &cut) < 0)
+    if (read_ns_file(c, o, f, m, count, path, sizeof(path), &len, &cut) < 0)
       continue; /* gone since net/dev: the next pass */
     for (int k = 0; k < HEALTH; k++) {
       uint64_t v;
-      if (strcmp(health[k].file, files[f]) != 0 ||
+      if (strcmp(health[k].file, ns_files[f]) != 0 ||
           jc_netsnmp_find(n->buf, len, health[k].prefix, health[k].name,
                           &v) < 0)
         continue;
@@ -517,42 +709,42 @@ static void read_health(jc_collector *c, owned *o, pid_t pid) {
   }
 }
 
-/* Reads the namespace of m[0..count) into owner t's figures, through the
- * first member's process that is still there. */
+/* Reads the namespace of m[0..count) into owner t's figures: through the
+ * files kept open for it, or opened through a member's process. */
 static void read_ns(jc_collector *c, jc_tracked *t, const member *m,
                     size_t count) {
-  net_self *n = self(c);
   net_slot *s = slot_of(c, t);
-  if (!s->own && !(s->own = calloc(1, sizeof(*s->own))))
-    return;
+  if (!s->own) {
+    if (!(s->own = calloc(1, sizeof(*s->own))))
+      return;
+    for (int k = 0; k < NET_FILES; k++)
+      s->own->fd[k] = -1;
+  }
   owned *o = s->own;
   if (o->ns != m[0].ns) { /* another namespace: its counters are new */
     for (size_t i = 0; i < o->count; i++)
       o->ifs[i].present = false;
     memset(o->h_seen, 0, sizeof(o->h_seen));
+    close_own(c, o);
     o->ns = m[0].ns;
   }
-  for (size_t k = 0; k < count; k++) {
-    char path[PATH_MAX + 32];
-    snprintf(path, sizeof(path), "%s/%d/net/dev", n->proc,
-             (int)slot_of(c, c->tracked[m[k].i])->pid);
-    size_t len = 0;
-    bool cut;
-    int r = read_netdev(n, path, &len, &cut);
-    if (r == -ENOENT || r == -ESRCH)
-      continue; /* exited since: the next one */
-    if (r == -EACCES || r == -EPERM) {
-      say_off(c, r);
-      return;
-    }
-    if (r < 0) {
-      say_bad(c, t, o, path, r, "cannot be read");
-      return;
-    }
-    take(c, t, o, path, len, cut);
-    read_health(c, o, slot_of(c, c->tracked[m[k].i])->pid);
+  char path[PATH_MAX + 48];
+  size_t len = 0;
+  bool cut;
+  int r = read_ns_file(c, o, NET_DEV, m, count, path, sizeof(path), &len,
+                       &cut);
+  if (r == -ENOENT)
+    return; /* every member's process exited since */
+  if (r == -EACCES || r == -EPERM) {
+    say_off(c, r);
     return;
   }
+  if (r < 0) {
+    say_bad(c, t, o, path, r, "cannot be read");
+    return;
+  }
+  take(c, t, o, len, cut);
+  read_health(c, o, m, count);
 }
 
 static void put(jc_collector *c, jc_collect_fn emit, void *ctx,
@@ -592,9 +784,13 @@ static void send(jc_collector *c, const jc_tracked *t, jc_collect_fn emit,
   }
 }
 
-/* After every cgroup: each namespace once, under its owner. */
+/* After every cgroup: each cgroup's namespace checked (one loop, after
+ * the pass's reads rather than between them: the kernel's paths stay
+ * warm), then each namespace read once, under its owner. */
 static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   net_self *n = self(c);
+  for (size_t i = 0; i < c->tracked_count && !n->off; i++)
+    check(c, c->tracked[i]);
   if (n->off)
     return;
   size_t count = gather(c);
@@ -610,6 +806,13 @@ static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
       send(c, t, emit, ctx);
     if (slot_of(c, t)->own)
       slot_of(c, t)->own->read = false;
+  }
+  /* A namespace no cgroup owns now is held open no longer: none outlives
+   * its processes by more than a pass. */
+  for (size_t i = 0; i < c->tracked_count && !n->off; i++) {
+    net_slot *s = slot_of(c, c->tracked[i]);
+    if (!s->owner_now)
+      close_own(c, s->own);
   }
 }
 
@@ -641,11 +844,12 @@ static void totals(const jc_collector *c, const jc_tracked *t,
 /* ---- life ------------------------------------------------------------------- */
 
 static void track(jc_collector *c, jc_tracked *t) {
-  *slot_of(c, t) = (net_slot){0};
+  *slot_of(c, t) = (net_slot){.procs = -1};
 }
 
 static void release(jc_collector *c, jc_tracked *t) {
   net_slot *s = slot_of(c, t);
+  give_back(c, t);
   if (s->own)
     free(s->own->ifs);
   free(s->own);
@@ -697,8 +901,6 @@ static int init(jc_collector *c, void **ret_self) {
     net_free(c, n);
     return 0;
   }
-  jc_hier_root_cgroup(c->rootfd, c->root, n->root_kpath,
-                      sizeof(n->root_kpath));
   return 0;
 }
 
@@ -707,9 +909,9 @@ const jc_step jc_net_step = {
     .slot_size = sizeof(net_slot),
     .init = init,
     .free = net_free,
-    .cgroup = note,
     .totals = totals,
     .end = end,
+    .give_back = give_back,
     .track = track,
     .release = release,
 };

@@ -9,9 +9,13 @@
  *
  * A cgroup's namespace is that of a process directly in it: the first pid
  * of its cgroup.procs that /proc has (`ns/net`'s inode, by readlink).  It
- * is kept from read to read and checked cheaply: the pid still in that
- * namespace and still in the cgroup (its /proc/<pid>/cgroup); else the
- * list is read again.  A cgroup with no process of its own has none.
+ * is kept from read to read and checked at every pass, cheaply: the pid
+ * still listed in the cgroup's cgroup.procs (kept open, read again from
+ * its start only as far as that pid), then still in that namespace (a
+ * process still there after the list named it is the one it named, never
+ * another given its pid since); else the list is read again.  A cgroup
+ * with no process of its own has none (one read of its list that returns
+ * nothing).
  *
  * The owner of a namespace, whose instance its figures go out under: the
  * deepest tracked cgroup that contains every tracked cgroup whose
@@ -26,7 +30,17 @@
  * plugin's; said once at INFO.
  *
  * Each namespace's net/dev is read once per pass, whatever the number of
- * cgroups in it.  Each interface's counters are totals that never run
+ * cgroups in it, through a descriptor kept open from pass to pass and
+ * read again from its start (a seq_file: the kernel writes it anew).  The
+ * open file holds the namespace it was opened in, never another, whatever
+ * becomes of the process it was opened through; it is opened through a
+ * member's /proc directory, the namespace read there before and after
+ * the open.  It is read while a cgroup of the pass is found in that
+ * namespace, and closed at the first pass that finds none (or when its
+ * owner goes): no namespace is held beyond a pass after its last process.
+ * Each descriptor kept counts in the collector's budget (MaxOpenFiles;
+ * given back for an interval peak); without room, the files are opened
+ * at each pass.  Each interface's counters are totals that never run
  * backwards: an interface that leaves (a veth deleted) keeps what it
  * counted, and when one of its name comes back (or the owner's namespace
  * is another one now) its new counters add to them.
@@ -37,11 +51,12 @@
  *
  * A step of the read pass (jc_step.h), on when a network list is chosen
  * and collectd may read other processes' namespaces (root, or
- * CAP_SYS_PTRACE; else one INFO and off): its cgroup hook finds each
- * cgroup's namespace, its end hook reads each namespace once and sends
- * the lists, its totals hook gives NotifyEnd the figures of the last
- * pass.  Each cgroup's namespace, and the totals of the one it owns,
- * are its slot.
+ * CAP_SYS_PTRACE; else one INFO and off): its end hook checks each
+ * cgroup's namespace, reads each namespace once and sends the lists; its
+ * totals hook gives NotifyEnd the figures of the last pass; its
+ * give_back and release hooks close what a cgroup keeps open.  Each
+ * cgroup's namespace, its cgroup.procs and the totals and files of the
+ * namespace it owns are its slot.
  */
 #ifndef JC_NET_H
 #define JC_NET_H

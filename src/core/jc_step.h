@@ -51,6 +51,10 @@
  * hook, or later in a pass's begin.  Cgroups that come to share a name
  * are given their suffixes by jc_tracked, which asks the collision hooks
  * whether one of them tells it (else its WARNING does).
+ *
+ * A step may keep descriptors between reads within the collector's budget
+ * (jc_tracked_keep, jc_tracked_unkept); its give_back hook hands those of
+ * a cgroup back when an interval peak needs the room.
  */
 #ifndef JC_STEP_H
 #define JC_STEP_H
@@ -137,6 +141,10 @@ typedef struct jc_step {
    * none due), and the read. */
   uint64_t (*due_ns)(const jc_collector *c);
   void (*tick)(jc_collector *c, uint64_t now_ns);
+
+  /* Gives back the descriptors it keeps for t (jc_tracked_keep), so that
+   * an interval peak has room (jc_tracked.h); true when it had any. */
+  bool (*give_back)(jc_collector *c, jc_tracked *t);
 
   void (*track)(jc_collector *c, jc_tracked *t);
   void (*vanished)(jc_collector *c, const jc_tracked *t, bool recreated,

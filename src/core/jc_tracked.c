@@ -136,13 +136,26 @@ static void close_dirfd(jc_collector *c, jc_tracked *t) {
   c->fds.kept--;
 }
 
-/* Gives back what t keeps besides its peak; true when that was anything. */
+bool jc_tracked_keep(jc_collector *c) {
+  if (!may_keep(c))
+    return false;
+  c->fds.kept++;
+  return true;
+}
+
+void jc_tracked_unkept(jc_collector *c) { c->fds.kept--; }
+
+/* Gives back what t keeps besides its peak, the steps' descriptors
+ * included; true when that was anything. */
 static bool give_back(jc_collector *c, jc_tracked *t) {
   long before = c->fds.kept;
   for (int f = 0; f < JC_FILE_COUNT; f++)
     if (f != PEAK_FILE)
       close_fd(c, t, f);
   close_dirfd(c, t);
+  for (int i = 0; i < JC_STEP_COUNT; i++)
+    if (c->steps.on[i] && jc_steps[i]->give_back)
+      jc_steps[i]->give_back(c, t);
   return c->fds.kept < before;
 }
 

@@ -12,9 +12,10 @@
  * (jc_tracked_set_name), and tell a collision of such names itself.
  *
  * The budget (docs/configuration.md, MaxOpenFiles): descriptors kept from
- * read to read, at most `limit`.  One file needs its descriptor kept: the
- * interval peak (jc_peak; the kernel resets memory.peak per open file), so
- * peaks come first.  A peak that finds the budget full takes the room of
+ * read to read, at most `limit`, the steps' own (jc_tracked_keep: the
+ * network step's cgroup.procs and /proc/<pid>/net files) among them.  One
+ * file needs its descriptor kept: the interval peak (jc_peak; the kernel
+ * resets memory.peak per open file), so peaks come first.  A peak that finds the budget full takes the room of
  * other kept descriptors, from the last cgroups backwards, and while any
  * cgroup lacks its peak no other file keeps a descriptor (those are opened
  * again at each read, which loses nothing).  Cgroups still left without a
@@ -72,6 +73,12 @@ typedef struct {
   size_t peaks_missing_reported; /* what the last WARNING said */
   size_t give_back_at; /* where taking room resumes, from the end */
 } jc_fd_budget;
+
+/* A descriptor a step keeps between reads (jc_step.h): true when the
+ * budget has room for it, now counted; false to close it after this read
+ * (it is opened again at the next).  jc_tracked_unkept: one it closed. */
+bool jc_tracked_keep(jc_collector *c);
+void jc_tracked_unkept(jc_collector *c);
 
 /* At init: chooses the budget from MaxOpenFiles and RLIMIT_NOFILE (the
  * INFO or WARNING line says which and why). */
