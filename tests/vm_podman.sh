@@ -12,13 +12,18 @@
 # agrees cgroup by cgroup.  Independent source: Podman's own listing and
 # the cgroup each of its containers is in.  It also checks what Podman
 # records for a --rm container, which docs/containers.md describes.
+# Then Collect "+network": the pod's namespace and web's each get the
+# peer of a veth pair to the root namespace and busybox pings each way;
+# the pod's eth0 once, under the pod's cgroup, web's under web, each
+# equal to the root side's own counters (/sys/class/net/VETH/statistics),
+# exact.  At the end every pod, container and veth is gone.
 . "$(dirname "$0")/lib/common.sh"
 need_kernel
 need "the test VM of make check-vm (Podman's state goes to /var/lib/containers and /run)" -- \
   test -e /run/vm/started
 need_collectd
-need "podman, catatonit, bpftool (scripts/deps.sh --tests)" -- \
-  command -v podman catatonit bpftool
+need "podman, catatonit, bpftool (scripts/deps.sh --tests), ip, nsenter" -- \
+  command -v podman catatonit bpftool ip nsenter
 need "/bin/busybox (busybox-static)" -- test -x /bin/busybox
 need "python3" -- command -v python3
 JC="$top_builddir/joule-cgroup"
@@ -95,15 +100,19 @@ grep -qx 'once True TRUE' "$T/rm.txt" && grep -qx 'web False FALSE' "$T/rm.txt"
 ok $? "containers.json: the --rm container's flags hold \"Volatile\": true, its config.json autoremove TRUE; web's neither" ||
   diag <"$T/rm.txt"
 
-# collectd: every cgroup below the run's parent but conmon's.
-dir="$T/collectd"
-write_conf "$dir" "  CgroupRoot \"$mnt\"
+# watch DIR COLLECT: collectd writing to DIR, reading every cgroup below
+# the run's parent but conmon's, with the Collect values COLLECT.
+watch() {
+  write_conf "$1" "  CgroupRoot \"$mnt\"
   ReportRoot false
   Select \"$run/*\" \"$run/*/*\"
   Ignore \"**/conmon\"
   InstanceFrom \"container\"
-  Collect \"cpu\" \"memory\" \"pids\""
-start_collectd "$dir"
+  Collect $2"
+  start_collectd "$1"
+}
+dir="$T/collectd"
+watch "$dir" '"cpu" "memory" "pids"'
 wait_until _csv_has 2 "$dir" web count-pids
 ok $? "collectd read the containers"
 
@@ -144,4 +153,112 @@ PY
 [ "$(cat "$T/compare.txt")" = agree ] && [ ! -s "$T/list.err" ]
 ok $? "joule-cgroup list --instance-from container: each cgroup named as podman ps names its container ($(wc -l <"$T/podman.tsv") containers)" ||
   cat "$T/compare.txt" "$T/list.err" | diag
+
+# Network: the pod's namespace (its infra container's, which shop-api
+# shares) and web's own each get one end of a veth pair whose other end
+# stays in the root namespace; busybox ping each way, its summary the
+# sender's count.  collectd with Collect "+network": the pod's eth0 once,
+# under the pod's cgroup, none under its containers; web's under web;
+# each against the root side's /sys/class/net/VETH/statistics, exact.
+pid_of() { "${P[@]}" inspect --format '{{.State.Pid}}' "$1" 2>>"$T/podman.log"; }
+# veth_to CONTAINER ROOTSIDE NET: a veth pair, ROOTSIDE at NET.1 in the
+# root namespace, its peer moved into the namespace of CONTAINER's process
+# (ip link set ... netns PID) and named eth0 there, at NET.2; neighbours
+# static and IPv6 off on both ends (no ARP, ND or MLD): no packet but the
+# test's.
+veth_to() {
+  local pid v=$2 net=$3 mac_in
+  pid=$(pid_of "$1") && [ "${pid:-0}" -gt 0 ] || return 1
+  local in=(nsenter -t "$pid" -n)
+  ip link add "$v" type veth peer name "${v}c" || return 1
+  CLEANUPS+=("ip link del $v 2>/dev/null")
+  mac_in=$(cat "/sys/class/net/${v}c/address")
+  sysctl -qw "net.ipv6.conf.$v.disable_ipv6=1" &&
+    ip link set "${v}c" netns "$pid" && "${in[@]}" ip link set "${v}c" name eth0 &&
+    "${in[@]}" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1 &&
+    ip addr add "$net.1/30" dev "$v" && ip link set "$v" up &&
+    "${in[@]}" ip addr add "$net.2/30" dev eth0 && "${in[@]}" ip link set eth0 up &&
+    ip neigh replace "$net.2" lladdr "$mac_in" dev "$v" nud permanent &&
+    "${in[@]}" ip neigh replace "$net.1" lladdr "$(cat "/sys/class/net/$v/address")" dev eth0 nud permanent
+}
+vp=jcpod$$ vw=jcweb$$
+veth_to "$infra" "$vp" 10.242.1 2>>"$T/net.log"
+ok $? "veth $vp in the root namespace, its peer eth0 in pod shop's namespace (its infra container's, pid $(pid_of "$infra"))" ||
+  diag <"$T/net.log"
+veth_to web "$vw" 10.242.2 2>>"$T/net.log"
+ok $? "veth $vw in the root namespace, its peer eth0 in web's own namespace (pid $(pid_of web))" ||
+  diag <"$T/net.log"
+[ "$(readlink "/proc/$(pid_of shop-api)/ns/net")" = "$(readlink "/proc/$(pid_of "$infra")/ns/net")" ] &&
+  [ "$(readlink "/proc/$(pid_of web)/ns/net")" != "$(readlink /proc/self/ns/net)" ]
+ok $? "shop-api shares its infra container's namespace; web's is not the host's"
+
+dir="$T/net"
+watch "$dir" '"+network"'
+podi="${run}_$pod"
+wait_until _csv_has 2 "$dir" "$podi" if_octets-eth0 && wait_until _csv_has 2 "$dir" web if_octets-eth0
+ok $? "collectd sends the pod's eth0 and web's"
+
+# ping_each_way CONTAINER NET: 20 echoes of 1000 bytes from the root
+# namespace to NET.2, 30 of 300 bytes from CONTAINER's namespace to NET.1;
+# an echo and its reply are SIZE + 42 bytes on the wire (ICMP 8, IPv4 20,
+# Ethernet 14).  Each ping's summary line is appended to $T/ping.
+ping_each_way() {
+  /bin/busybox ping -q -c 20 -i 0.05 -s 1000 "$2.2" | grep transmitted >>"$T/ping" &&
+    nsenter -t "$(pid_of "$1")" -n /bin/busybox ping -q -c 30 -i 0.05 -s 300 "$2.1" |
+    grep transmitted >>"$T/ping"
+}
+stat_of() { cat "/sys/class/net/$1/statistics/$2"; }
+# veth_figures VETH: "rx,tx,rx packets,tx packets" of its peer in the
+# container's namespace, as the root side counts them (its tx is what the
+# peer received).
+veth_figures() {
+  echo "$(stat_of "$1" tx_bytes),$(stat_of "$1" rx_bytes),$(stat_of "$1" tx_packets),$(stat_of "$1" rx_packets)"
+}
+each_way=$((20 * 1042 + 30 * 342)),$((20 * 1042 + 30 * 342)),50,50
+for v in "$vp" "$vw"; do
+  before=$(veth_figures "$v")
+  if [ "$v" = "$vp" ]; then ping_each_way "$infra" 10.242.1; else ping_each_way web 10.242.2; fi
+  after=$(veth_figures "$v")
+  sent=$(awk -F, -v a="$after" -v b="$before" 'BEGIN { split(a, x); split(b, y)
+    printf "%d,%d,%d,%d", x[1] - y[1], x[2] - y[2], x[3] - y[3], x[4] - y[4] }' </dev/null)
+  [ "$sent" = "$each_way" ]
+  ok $? "$v counted what the pings sent, each way: $sent (rx,tx bytes, rx,tx packets) = 20 x 1042 + 30 x 342 bytes, 50 packets" ||
+    diag <"$T/ping"
+done
+[ "$(grep -cE '^(20 packets transmitted, 20|30 packets transmitted, 30) packets received, 0% packet loss$' "$T/ping")" -eq 4 ]
+ok $? "every echo answered: $(tr '\n' ';' <"$T/ping")"
+
+plugin_figures() {
+  echo "$(csv_last "$dir" "$1" if_octets-eth0),$(csv_last "$dir" "$1" if_packets-eth0)"
+}
+matches() { [ "$(plugin_figures "$1")" = "$(veth_figures "$2")" ]; }
+wait_until matches "$podi" "$vp"
+ok $? "pod shop's eth0 (rx,tx bytes, rx,tx packets) $(plugin_figures "$podi") = $vp's own counters $(veth_figures "$vp")"
+wait_until matches web "$vw"
+ok $? "web's eth0 $(plugin_figures web) = $vw's own counters $(veth_figures "$vw")"
+stop_collectd
+
+owners=$(cd "$dir/csv/testhost" && ls -d joule_cgroup-*/if_octets-eth0-* | sed 's|^joule_cgroup-||; s|/.*||' | LC_ALL=C sort -u | tr '\n' ' ' | sed 's/ $//')
+[ "$owners" = "$(printf '%s\n' "$podi" web | LC_ALL=C sort | tr '\n' ' ' | sed 's/ $//')" ]
+ok $? "if_octets-eth0 under the pod and web only: $owners" || ls -R "$dir/csv/testhost" | diag
+inner=$(ls "$dir/csv/testhost/joule_cgroup-$infra" "$dir/csv/testhost/joule_cgroup-shop-api" | grep -c '^if_' || true)
+[ "$inner" -eq 0 ] && [ -d "$dir/csv/testhost/joule_cgroup-shop-api" ]
+ok $? "the pod's containers ($infra, shop-api) are read and have no network lists: $inner"
+[ "$(loud_lines "$dir")" -eq 0 ]
+ok $? "no WARNING or ERROR from the plugin with Collect \"+network\"" ||
+  grep -E '^\[(error|warning)\]' "$dir/collectd.log" | diag
+
+# The veths deleted (each pair with its root side), Podman's pods and
+# containers removed: no cgroup of Podman's is left below the run's parent.
+t0=$SECONDS
+ip link del "$vp" && ip link del "$vw"
+gone() { [ ! -e "/sys/class/net/$vp" ] && [ ! -e "/sys/class/net/$vw" ]; }
+t1=$SECONDS
+"${P[@]}" pod rm -f -a -t 0 >>"$T/podman.log" 2>&1
+"${P[@]}" rm -f -a -t 0 >>"$T/podman.log" 2>&1
+left=$(find "$parent" -mindepth 1 -type d -name 'libpod-*' | grep -c . || true)
+rest=$(find "$parent" -mindepth 1 -type d -printf '%P ' | sed 's/ $//')
+[ -z "$("${P[@]}" ps -aq 2>>"$T/podman.log")" ] && [ -z "$("${P[@]}" pod ps -q 2>>"$T/podman.log")" ] && gone && [ "$left" -eq 0 ]
+ok $? "ip link del, podman pod rm, podman rm: veths $vp and $vw gone, no pod, no container, $left libpod cgroups left (below the run's parent: ${rest:-nothing}; the test removes the rest), in $((t1 - t0)) s and $((SECONDS - t1)) s" ||
+  ip -br link | diag
 tap_done
