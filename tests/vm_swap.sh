@@ -57,9 +57,13 @@ ok $? "the helper wrote to $N MiB in $run/swap and holds them"
 used=$(cat "$parent/swap/memory.swap.current")
 cur=$(cat "$parent/swap/memory.current")
 echo "while it holds: memory.swap.current $used, memory.current $cur" | diag
-lo=$(((N - M - 1) * MIB)) hi=$(((N - M + M / 4) * MIB))
+# At least what the helper holds above memory.max goes out, and at most
+# all it wrote (with its few other pages): how much more than the excess
+# the kernel's reclaim takes is its own choice, and grows when the VM is
+# slowed by a busy host (84.5 MiB of 96 once, beside two busy loops).
+lo=$(((N - M - 1) * MIB)) hi=$(((N + 2) * MIB))
 [ "$used" -ge "$lo" ] && [ "$used" -le "$hi" ]
-ok $? "the kernel pushed $used bytes out to swap: $((N - M)) MiB ($((N - M)) x $MIB) -1 MiB / +$((M / 4)) MiB"
+ok $? "the kernel pushed $used bytes out to swap: at least the $((N - M)) MiB above memory.max (-1 MiB), at most the $N MiB written (+2 MiB)"
 wait_reads 2 "$dir" "$inst" memory-swap_current
 sc=$(csv_last "$dir" "$inst" memory-swap_current)
 echo "memory-swap_current while it holds: $sc" | diag
@@ -67,7 +71,7 @@ echo "memory-swap_current while it holds: $sc" | diag
 if [ "$has_peak" = yes ]; then
   peak=$(csv_last "$dir" "$inst" memory-swap_peak)
   [ "${peak:-0}" -ge "$used" ] && [ "$peak" -ge "$lo" ] && [ "$peak" -le "$hi" ]
-  ok $? "$kver: memory-swap_peak ${peak:-none} >= $used the test saw used, $((N - M)) MiB -1 / +$((M / 4)) MiB"
+  ok $? "$kver: memory-swap_peak ${peak:-none} >= $used the test saw used, within $((N - M)) MiB -1 and $N MiB +2"
   kpeak=$(cat "$parent/swap/memory.swap.peak")
   echo "memory.swap.peak read by the test: $kpeak" | diag
 fi
