@@ -203,7 +203,7 @@ EOF
 net_part() {
   local pods=${BENCH_NET_PODS:-500} line
   echo "1c. Collect \"network\": the core's read pass on $((2 * pods)) containers in $pods pods, each pod a"
-  echo "   network namespace of its own holding one veth (bench/jc_net_bench), µs per pass, fastest of 7"
+  echo "   network namespace of its own holding one veth (bench/jc_net_bench), µs of CPU per pass, fastest of 7"
   if ! line=$("$top_builddir/bench/jc_net_bench" "$mnt" "$run" "$pods" 20 7); then
     echo "   failed (see above)"
     drop_tree "$parent"
@@ -228,14 +228,52 @@ net_part() {
     "$(field "$line" health_over_floor_checks)"
   printf '   %-44s %9s %9s\n' "the step / (kept + checks)" "$(field "$line" net_over_kept_checks)" \
     "$(field "$line" health_over_kept_checks)"
+  printf '   %-44s %9s %9s\n' "stateless floor: find it and read it anew" "$(field "$line" stateless_dev)" \
+    "$(field "$line" stateless_health)"
+  printf '   %-44s %9s %9s\n' "the step / the stateless floor" "$(field "$line" net_over_stateless)" \
+    "$(field "$line" health_over_stateless)"
+  printf '   %-44s %9s %9s\n' "the step's own code (user mode)" "$(field "$line" net_user_per_ns)" \
+    "$(field "$line" health_user_per_ns)"
   cat <<'EOF'
-   pods: PARENT/pN (no process), pN/pause (made the namespace), pN/app (joined it); floor: the
-   pause process's /proc/PID/net/dev (health: and net/snmp, net/netstat) opened, read to the end
-   and closed, no parsing; kept: those files kept open, read from their start to the end (pread);
-   checks: per namespace, one pread at 0 of the pod's, pause's and app's cgroup.procs kept open,
-   and readlink /proc/PID/ns/net of both processes.
+   pods: PARENT/pN (no process), pN/pause (made the namespace), pN/app (joined it), every
+   controller the parent offers enabled for the pods and their containers, as a runtime does;
+   floor: the pause process's /proc/PID/net/dev (health: and net/snmp, net/netstat) opened, read
+   to the end and closed, no parsing; kept: those files kept open, read from their start to the
+   end (pread); checks: per namespace, one pread at 0 of the pod's, pause's and app's
+   cgroup.procs kept open, and readlink /proc/PID/ns/net of both processes; stateless floor: what
+   a reader that keeps nothing makes the kernel do (cAdvisor's way): the three cgroup.procs
+   opened, read and closed, both links read, the floor's files opened, read and closed; own
+   code: the process's user-mode time, the step's pass less the default's.
 EOF
+  net_vm_part
   echo
+}
+
+# The same on a node with every controller: the test VM (6.12, emulated),
+# fewer pods (under emulation every figure is about ten times the host's).
+net_vm_part() {
+  local kernel vm_pods=${BENCH_NET_VM_PODS:-100}
+  kernel=${BENCH_VM_KERNEL:-$("$top_srcdir/tests/vm/kernels.sh" | grep '^6\.12' | tail -n 1)}
+  if [ -z "$kernel" ] || ! command -v qemu-system-x86_64 >/dev/null; then
+    echo "   in the VM: not measured (no 6.12 kernel or qemu: scripts/deps.sh --bench installs them)"
+    return 0
+  fi
+  if ! net_vm_line=$(cd "$top_builddir" && "$top_srcdir/tests/vm/vm-run.sh" --kernel "$kernel" \
+    --disk 0 --mem 2048 --timeout 600 -- "$top_builddir/bench/jc_net_bench" /sys/fs/cgroup \
+    "$run" "$vm_pods" 5 5 | tail -n 1) || [ -z "$net_vm_line" ]; then
+    echo "   in the VM: failed (see above)"
+    net_vm_line=
+    return 0
+  fi
+  local line=$net_vm_line
+  echo "   In the test VM (Debian's 6.12 under qemu, emulated), every controller, $vm_pods pods:"
+  printf '   %-44s %9s %7s %9s\n' "shipped default" "$(field "$line" default_us)" "$(field "$line" default_lists)" 1.000
+  printf '   %-44s %9s %7s %9s\n' 'default + Collect "network"' "$(field "$line" net_us)" \
+    "$(field "$line" net_lists)" "$(field "$line" net_over_default)"
+  printf '   %-44s %9s %9s\n' "per namespace: the step / the floor" "$(field "$line" net_over_floor)" \
+    "$(field "$line" health_over_floor)"
+  printf '   %-44s %9s %9s\n' "  / the stateless floor" "$(field "$line" net_over_stateless)" \
+    "$(field "$line" health_over_stateless)"
 }
 
 # ---- 2. collectd's CPU per cgroup per read ------------------------------------
@@ -509,6 +547,10 @@ if has net; then
   printf '  %-66s %5s  %s\n' "the step per namespace ≤ 1.2× the floor of net/dev (1c)" "${r:--}" "$(verdict "${r:-}" 1.2)"
   r=$(field "${net_line:-}" health_over_floor)
   printf '  %-66s %5s  %s\n' "  with the health counters, of net/dev, net/snmp, net/netstat (1c)" "${r:--}" "$(verdict "${r:-}" 1.2)"
+  r=$(field "${net_line:-}" net_over_stateless)
+  printf '  %-66s %5s  %s\n' "  of the files it needs: cgroup.procs, ns/net, net/dev (stateless, 1c)" "${r:--}" "$(verdict "${r:-}" 1.2)"
+  r=$(field "${net_vm_line:-}" net_over_default)
+  printf '  %-66s %5s  %s\n' "default + Collect \"network\" ≤ 1.25×, every controller, VM (1c)" "${r:--}" "$(verdict "${r:-}" 1.25)"
 fi
 if has collectd && has netdata; then
   r=$(ratio "${cd_us[v2_cpu_pressure]:-}" "${nd_us:-}")

@@ -5,6 +5,8 @@
 # make bench's job, not a test's).
 #   bench/callgrind-pass.sh BUILDDIR     the steady read pass, four sets
 #   bench/callgrind-energy.sh BUILDDIR   what Collect "energy" adds to it
+# and the network part's program, on four pods (make bench: 500):
+#   bench/jc_net_bench ROOT PARENT PODS PASSES REPEATS
 . "$(dirname "$0")/lib/common.sh"
 need_kernel
 need "valgrind and callgrind_annotate" -- sh -c 'command -v valgrind && command -v callgrind_annotate'
@@ -35,4 +37,35 @@ for split in host packages; do
     END { exit !found }' "$T/energy"
   ok $? "callgrind-energy.sh: the $split row, its share of the pass within 0-100 %"
 done
+# The network part's program: built as make bench builds it, on 4 pods.
+make -s -C "$top_builddir" bench/jc_net_bench >"$T/netb.err" 2>&1
+ok $? "bench/jc_net_bench builds" || diag <"$T/netb.err"
+mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
+net_run=joule-netbench-$$
+JC_NET_BENCH_SHOW=1 "$top_builddir/bench/jc_net_bench" "$mnt" "$net_run" 4 2 1 \
+  >"$T/net" 2>"$T/net.err" &
+net_pid=$!
+wait "$net_pid"
+ok $? "jc_net_bench exits 0" || diag <"$T/net.err"
+diag <"$T/net"
+field() { tr ' ' '\n' <"$T/net" | sed -n "s/^$1=//p"; }
+# 4 pods, 12 cgroups; with the group (two sets: net, health) each pod's
+# eth0 once a set, on the pod, never on its two containers.
+pods_eth0=$(grep -cE "^$net_run/p[0-3] if_octets-eth0\$" "$T/net.err")
+containers_if=$(grep -cE "^$net_run/p[0-3]/[a-z]+ if_" "$T/net.err")
+[ "$(field tracked)" = 12 ] && [ "$pods_eth0" = 8 ] && [ "$containers_if" = 0 ]
+ok $? "jc_net_bench: 12 cgroups; eth0 on each pod once a set (8 of 8), none on its containers ($containers_if)"
+awk -v a="$(field stateless_dev)" -v b="$(field floor_dev)" -v k="$(field kept_dev)" \
+  'BEGIN { exit !(a > b && b > 0 && k > 0) }'
+ok $? "jc_net_bench: the stateless floor above the floor of net/dev alone"
+# A namespace's devices go with it in the kernel's own time (its cleanup
+# runs in a work queue after the last process): up to 20 s.
+left=1
+for _ in $(seq 1 40); do
+  # its veths: jnPOD_PID, PID the program's modulo 10,000
+  ip -o link show | grep -q "jn[0-9]*_$((net_pid % 10000))@" || { left=0; break; }
+  sleep 0.5
+done
+[ ! -e "$mnt/$net_run" ] && [ "$left" = 0 ]
+ok $? "jc_net_bench: its cgroups and veths gone"
 tap_done

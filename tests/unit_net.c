@@ -537,6 +537,24 @@ static void test_snmp(void) {
   const char *cut = "Tcp: RtoAlgorithm RetransSegs\nTcp: 1\n";
   ok(jc_netsnmp_find(cut, strlen(cut), "Tcp", "RetransSegs", &v) == -EBADMSG,
      "a value missing: -EBADMSG");
+  /* A section as wide as TcpExt (more than a hundred columns on 6.x),
+   * the wanted one last, a value line with a column fewer than names. */
+  char wide[4096], wide_values[2048];
+  size_t at = (size_t)snprintf(wide, sizeof(wide), "TcpExt:");
+  size_t vat = (size_t)snprintf(wide_values, sizeof(wide_values), "TcpExt:");
+  for (int i = 0; i < 120; i++) {
+    at += (size_t)snprintf(wide + at, sizeof(wide) - at, " Col%d", i);
+    vat += (size_t)snprintf(wide_values + vat, sizeof(wide_values) - vat,
+                            "  %d", 1000 + i);
+  }
+  at += (size_t)snprintf(wide + at, sizeof(wide) - at, " Extra\n%s\n",
+                         wide_values);
+  ok(jc_netsnmp_find(wide, at, "TcpExt", "Col119", &v) == 0 && v == 1119,
+     "the last of 120 columns, two spaces between values");
+  ok(jc_netsnmp_find(wide, at, "TcpExt", "Col0", &v) == 0 && v == 1000,
+     "the first of them");
+  ok(jc_netsnmp_find(wide, at, "TcpExt", "Extra", &v) == -EBADMSG,
+     "a name past the last value: -EBADMSG");
   const char *neg = "Tcp: RetransSegs\nTcp: -1\n";
   ok(jc_netsnmp_find(neg, strlen(neg), "Tcp", "RetransSegs", &v) == -EBADMSG,
      "negative where a counter is: -EBADMSG");

@@ -18,24 +18,18 @@ static size_t line(const char **p, const char *end, const char **ret) {
   return n;
 }
 
-/* Word i (0: the prefix itself) of a line, separated by spaces. */
-static bool word_at(const char *s, size_t n, size_t i, const char **ret,
-                    size_t *ret_len) {
-  const char *end = s + n;
-  for (size_t k = 0;; k++) {
-    while (s < end && *s == ' ')
-      s++;
-    const char *w = s;
-    while (s < end && *s != ' ')
-      s++;
-    if (s == w)
-      return false;
-    if (k == i) {
-      *ret = w;
-      *ret_len = (size_t)(s - w);
-      return true;
-    }
-  }
+/* The next word of [*p, end), separated by spaces: its length (0 at the
+ * line's end), *p past it. */
+static size_t next_word(const char **p, const char *end, const char **ret) {
+  const char *s = *p;
+  while (s < end && *s == ' ')
+    s++;
+  const char *w = s;
+  while (s < end && *s != ' ')
+    s++;
+  *ret = w;
+  *p = s;
+  return (size_t)(s - w);
 }
 
 /* Is the line's first word "prefix:"? */
@@ -55,12 +49,17 @@ int jc_netsnmp_find(const char *buf, size_t len, const char *prefix,
     size_t vn = line(&p, end, &values);
     if (!starts(values, vn, prefix, plen))
       return -EBADMSG;
-    const char *w, *v;
-    size_t wl, vl;
-    for (size_t i = 1; word_at(names, nn, i, &w, &wl); i++) {
+    /* Names and values side by side, a word of each at a time (one
+     * pass: TcpExt has more than a hundred columns); the prefix first. */
+    const char *nend = names + nn, *vend = values + vn, *w, *v;
+    next_word(&names, nend, &w);
+    next_word(&values, vend, &v);
+    size_t wl;
+    while ((wl = next_word(&names, nend, &w)) != 0) {
+      size_t vl = next_word(&values, vend, &v);
       if (wl != nlen || memcmp(w, name, nlen) != 0)
         continue;
-      if (!word_at(values, vn, i, &v, &vl))
+      if (!vl)
         return -EBADMSG;
       return jc_netdev_counter(v, vl, ret);
     }
