@@ -10,10 +10,10 @@
  *
  * It makes the cgroups, the processes (killed with this program: they
  * die with it, PR_SET_PDEATHSIG) and the veths (`ip -batch`, as root;
- * each goes with its namespace when the processes end), and times, per
- * pass (this thread's CPU time), REPEATS times interleaved, the fastest
- * counting, beside the process's user-mode time over every pass of a set
- * (the step's own code):
+ * each goes with its namespace when the processes end), and times passes
+ * of each of these, one of each in turn, PASSES x REPEATS rounds, in this
+ * thread's CPU time, each figure the median of its rounds, beside the
+ * process's user-mode time over every pass of a set (the step's own code):
  *
  *   default   jc_collector_read, the shipped default (no Collect), with an
  *             emit that counts;
@@ -36,7 +36,9 @@
  *             cgroup.procs kept open (the pod's, empty; each container's,
  *             its pid: is the process still in its cgroup?) and a readlink
  *             of /proc/PID/ns/net for both containers' processes (still in
- *             its namespace?); of which ident, the two readlinks.
+ *             its namespace?); of which ident, the two readlinks;
+ *   ident_at  those two links read through the processes' /proc/PID
+ *             directories kept open (readlinkat), no walk of /proc.
  *
  *   jc_net_bench ROOT PARENT PODS PASSES [REPEATS]
  *
@@ -82,7 +84,6 @@ static double user_us(void) {
 }
 
 static volatile size_t sink;
-static double min2(double a, double b) { return a < b ? a : b; }
 
 /* ---- the pods ------------------------------------------------------------ */
 
@@ -262,6 +263,8 @@ static void floor_pass(void) {
 /* The files kept open: the pause process's net files, each cgroup's
  * cgroup.procs (pod, pause, app). */
 static int (*kept_net)[3], (*kept_procs)[3];
+/* Both processes' /proc/PID directories, kept open (ident_at). */
+static int (*piddirs)[2];
 
 static void keep_files(void) {
   kept_net = calloc((size_t)pods, sizeof(*kept_net));
@@ -285,6 +288,8 @@ static void close_kept(void) {
     for (int f = 0; f < 3; f++) {
       close(kept_net[i][f]);
       close(kept_procs[i][f]);
+      if (f < 2 && piddirs)
+        close(piddirs[i][f]);
     }
 }
 
@@ -300,6 +305,29 @@ static void kept_pass(void) {
 }
 
 static bool ident_only;
+
+
+static void keep_piddirs(void) {
+  piddirs = calloc((size_t)pods, sizeof(*piddirs));
+  for (int i = 0; i < pods; i++) {
+    pid_t both[2] = {pause_pid[i], app_pid[i]};
+    for (int k = 0; k < 2; k++) {
+      char p[64];
+      snprintf(p, sizeof(p), "/proc/%d", (int)both[k]);
+      if ((piddirs[i][k] = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        die(p);
+    }
+  }
+}
+
+/* The two links read through those directories: what the checks'
+ * readlinks would cost the kernel without the walk of /proc/PID. */
+static void ident_at_pass(void) {
+  char link[64];
+  for (int i = 0; i < pods; i++)
+    for (int k = 0; k < 2; k++)
+      sink += (size_t)readlinkat(piddirs[i][k], "ns/net", link, sizeof(link));
+}
 
 static void checks_pass(void) {
   for (int i = 0; i < pods; i++) {
@@ -340,18 +368,9 @@ static void stateless_pass(void) {
   }
 }
 
-/* µs per pass, over `passes` passes. */
-static double timed(void (*pass)(void), int passes) {
-  pass();
-  double t0 = now_us();
-  for (int i = 0; i < passes; i++)
-    pass();
-  return (now_us() - t0) / passes;
-}
-
 /* ---- the core ------------------------------------------------------------------ */
 
-static jc_collector *core;
+static jc_collector *core; /* the one a core_pass reads */
 static size_t lists;
 
 static bool show; /* JC_NET_BENCH_SHOW: the counted read's lists on stderr */
@@ -367,8 +386,8 @@ static void count_metric(void *ctx, const jc_target *t, const jc_metric *m) {
 typedef struct {
   const char *name;
   const char *collect, *values; /* NULL: none */
-  double us;                    /* per pass, the fastest */
-  double user, passes;          /* user-mode µs and passes, all timed */
+  jc_collector *core;
+  double user;                  /* user-mode µs over every timed pass */
   size_t lists, tracked;        /* per pass */
 } value_set;
 
@@ -389,7 +408,7 @@ static void core_open(const char *root, const char *parent, value_set *set) {
     fprintf(stderr, "jc_net_bench: %s\n", err);
     exit(1);
   }
-  core = jc_collector_new(cfg, NULL, NULL);
+  core = set->core = jc_collector_new(cfg, NULL, NULL);
   if (jc_collector_init(core) < 0) {
     fprintf(stderr, "jc_net_bench: collector init failed\n");
     exit(1);
@@ -408,15 +427,58 @@ static void core_open(const char *root, const char *parent, value_set *set) {
 
 static void core_pass(void) { jc_collector_read(core, count_metric, NULL); }
 
-static void measure(const char *root, const char *parent, value_set *s,
-                    int passes) {
-  core_open(root, parent, s);
-  double u0 = user_us();
-  s->us = min2(s->us, timed(core_pass, passes));
-  s->user += user_us() - u0;
-  s->passes += passes + 1;
-  jc_collector_free(core);
-  core = NULL;
+/* ---- the rounds ----------------------------------------------------------------- */
+
+/*
+ * Each figure is one pass of its kind, and every round takes one of each
+ * in turn: on a shared machine (a sibling hyperthread busy or not, another
+ * tenant's caches) a pass can cost twice what it costs a second later, and
+ * passes taken side by side see the same machine.  A figure is the median
+ * of its rounds.
+ */
+enum {
+  F_DEFAULT, F_NET, F_HEALTH, /* the three value sets, in sets[] order */
+  F_FLOOR_DEV, F_KEPT_DEV, F_STATELESS_DEV,
+  F_FLOOR_HEALTH, F_KEPT_HEALTH, F_STATELESS_HEALTH,
+  F_CHECKS, F_IDENT, F_IDENT_AT, F_COUNT
+};
+
+static value_set sets[3] = {
+    {"default", NULL, NULL, NULL, 0, 0, 0},
+    {"net", "+network", NULL, NULL, 0, 0, 0},
+    {"health", "+network", "protocol_counter-*", NULL, 0, 0, 0},
+};
+
+/* One pass of figure f, in µs of this thread's CPU time. */
+static double one(int f) {
+  void (*pass)(void) = NULL;
+  floor_files = f >= F_FLOOR_HEALTH && f <= F_STATELESS_HEALTH ? 3 : 1;
+  ident_only = f == F_IDENT;
+  switch (f) {
+  case F_DEFAULT: case F_NET: case F_HEALTH:
+    core = sets[f].core; pass = core_pass; break;
+  case F_FLOOR_DEV: case F_FLOOR_HEALTH: pass = floor_pass; break;
+  case F_KEPT_DEV: case F_KEPT_HEALTH: pass = kept_pass; break;
+  case F_STATELESS_DEV: case F_STATELESS_HEALTH: pass = stateless_pass; break;
+  case F_IDENT_AT: pass = ident_at_pass; break;
+  default: pass = checks_pass; break;
+  }
+  double u0 = f <= F_HEALTH ? user_us() : 0, t0 = now_us();
+  pass();
+  double us = now_us() - t0;
+  if (f <= F_HEALTH)
+    sets[f].user += user_us() - u0;
+  return us;
+}
+
+static int by_value(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof(*v), by_value);
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv) {
@@ -428,53 +490,57 @@ int main(int argc, char **argv) {
   pods = atoi(argv[3]);
   int passes = atoi(argv[4]), repeats = argc > 5 ? atoi(argv[5]) : 5;
   snprintf(top, sizeof(top), "%s/%s", root, parent);
-  /* The descriptors kept here for the floors come on top of the core's
-   * budget, which it takes from the soft limit: without room for both
-   * (a soft limit of 1,024, as in the test VM) the core's opens fail. */
-  struct rlimit nofile;
-  if (getrlimit(RLIMIT_NOFILE, &nofile) == 0 && nofile.rlim_cur < nofile.rlim_max) {
+  /* Three collectors are open at once, and the descriptors kept here for
+   * the floors beside them: each collector takes its budget from the soft
+   * limit as if it were alone, so room for all (the test VM's limits are
+   * 1,024 and 4,096): 65,536 where root may raise the hard limit, else
+   * the hard limit. */
+  struct rlimit nofile = {65536, 65536};
+  if (setrlimit(RLIMIT_NOFILE, &nofile) < 0 &&
+      getrlimit(RLIMIT_NOFILE, &nofile) == 0) {
     nofile.rlim_cur = nofile.rlim_max;
     setrlimit(RLIMIT_NOFILE, &nofile);
   }
   make_pods();
 
-  value_set sets[] = {
-      {"default", NULL, NULL, 1e99, 0, 0, 0, 0},
-      {"net", "+network", NULL, 1e99, 0, 0, 0, 0},
-      {"health", "+network", "protocol_counter-*", 1e99, 0, 0, 0, 0},
-  };
-  double floor_dev = 1e99, floor_health = 1e99, checks = 1e99, ident = 1e99;
-  double kept_dev = 1e99, kept_health = 1e99;
-  double stateless_dev = 1e99, stateless_health = 1e99;
   keep_files();
-  for (int r = 0; r < repeats; r++) {
-    for (size_t i = 0; i < 3; i++)
-      measure(root, parent, &sets[i], passes);
-    floor_files = 1;
-    floor_dev = min2(floor_dev, timed(floor_pass, passes));
-    kept_dev = min2(kept_dev, timed(kept_pass, passes));
-    stateless_dev = min2(stateless_dev, timed(stateless_pass, passes));
-    floor_files = 3;
-    floor_health = min2(floor_health, timed(floor_pass, passes));
-    kept_health = min2(kept_health, timed(kept_pass, passes));
-    stateless_health = min2(stateless_health, timed(stateless_pass, passes));
-    ident_only = false;
-    checks = min2(checks, timed(checks_pass, passes));
-    ident_only = true;
-    ident = min2(ident, timed(checks_pass, passes));
-  }
+  keep_piddirs();
+  for (size_t i = 0; i < 3; i++)
+    core_open(root, parent, &sets[i]);
+  int rounds = passes * repeats;
+  double *samples = calloc((size_t)(F_COUNT * rounds), sizeof(double));
+  if (!samples)
+    die("calloc");
+  for (int f = 0; f < F_COUNT; f++)
+    one(f); /* warm: every file read once since the last open */
+  for (int r = 0; r < rounds; r++)
+    for (int f = 0; f < F_COUNT; f++)
+      samples[f * rounds + r] = one(f);
+  double fig[F_COUNT];
+  for (int f = 0; f < F_COUNT; f++)
+    fig[f] = median(&samples[f * rounds], rounds);
+  free(samples);
+  for (size_t i = 0; i < 3; i++)
+    jc_collector_free(sets[i].core);
   close_kept();
   drop_pods();
 
-  double d = sets[0].us, n = sets[1].us, h = sets[2].us;
+  double d = fig[F_DEFAULT], n = fig[F_NET], h = fig[F_HEALTH];
+  double floor_dev = fig[F_FLOOR_DEV], floor_health = fig[F_FLOOR_HEALTH];
+  double kept_dev = fig[F_KEPT_DEV], kept_health = fig[F_KEPT_HEALTH];
+  double stateless_dev = fig[F_STATELESS_DEV];
+  double stateless_health = fig[F_STATELESS_HEALTH];
+  double checks = fig[F_CHECKS], ident = fig[F_IDENT];
+  double ident_at = fig[F_IDENT_AT];
   printf("pods=%d namespaces=%d tracked=%zu", pods, pods, sets[0].tracked);
   for (size_t i = 0; i < 3; i++)
-    printf(" %s_us=%.1f %s_lists=%zu", sets[i].name, sets[i].us, sets[i].name,
+    printf(" %s_us=%.1f %s_lists=%zu", sets[i].name, fig[i], sets[i].name,
            sets[i].lists);
   printf(" net_over_default=%.3f health_over_default=%.3f", n / d, h / d);
   printf(" net_per_ns=%.3f health_per_ns=%.3f", (n - d) / pods, (h - d) / pods);
   printf(" floor_dev=%.3f floor_health=%.3f checks=%.3f ident=%.3f",
          floor_dev / pods, floor_health / pods, checks / pods, ident / pods);
+  printf(" ident_at=%.3f", ident_at / pods);
   printf(" net_over_floor=%.3f health_over_floor=%.3f", (n - d) / floor_dev,
          (h - d) / floor_health);
   printf(" net_over_floor_checks=%.3f health_over_floor_checks=%.3f",
@@ -485,10 +551,9 @@ int main(int argc, char **argv) {
   printf(" net_over_stateless=%.3f health_over_stateless=%.3f",
          (n - d) / stateless_dev, (h - d) / stateless_health);
   /* The step's own code: its user-mode time per pass less the default's. */
-  double du = sets[0].user / sets[0].passes;
   printf(" net_user_per_ns=%.3f health_user_per_ns=%.3f",
-         (sets[1].user / sets[1].passes - du) / pods,
-         (sets[2].user / sets[2].passes - du) / pods);
+         (sets[1].user - sets[0].user) / rounds / pods,
+         (sets[2].user - sets[0].user) / rounds / pods);
   printf(" net_over_kept_checks=%.3f health_over_kept_checks=%.3f\n",
          (n - d) / (kept_dev + checks), (h - d) / (kept_health + checks));
   return 0;

@@ -203,7 +203,8 @@ EOF
 net_part() {
   local pods=${BENCH_NET_PODS:-500} line
   echo "1c. Collect \"network\": the core's read pass on $((2 * pods)) containers in $pods pods, each pod a"
-  echo "   network namespace of its own holding one veth (bench/jc_net_bench), µs of CPU per pass, fastest of 7"
+  echo "   network namespace of its own holding one veth (bench/jc_net_bench), µs of CPU per pass, the"
+  echo "   median of 140 rounds of one pass of each figure in turn"
   if ! line=$("$top_builddir/bench/jc_net_bench" "$mnt" "$run" "$pods" 20 7); then
     echo "   failed (see above)"
     drop_tree "$parent"
@@ -224,6 +225,7 @@ net_part() {
   printf '   %-44s %9s %9s\n' "kept: the same files kept open, read again" "$(field "$line" kept_dev)" "$(field "$line" kept_health)"
   printf '   %-44s %9s\n' "checks: the kernel's part of checking it" "$(field "$line" checks)"
   printf '   %-44s %9s\n' "  of which readlink ns/net of its 2 processes" "$(field "$line" ident)"
+  printf '   %-44s %9s\n' "  the same via kept /proc/PID (readlinkat)" "$(field "$line" ident_at)"
   printf '   %-44s %9s %9s\n' "the step / (the floor + checks)" "$(field "$line" net_over_floor_checks)" \
     "$(field "$line" health_over_floor_checks)"
   printf '   %-44s %9s %9s\n' "the step / (kept + checks)" "$(field "$line" net_over_kept_checks)" \

@@ -453,6 +453,15 @@ static void test_kept(void) {
      "its pid taken by a process of a third namespace, listed the same: "
      "read as that one (5565, 6678), never through the file of the one "
      "before");
+  /* The same process, alive, enters a fourth namespace (setns, as `ip
+   * netns exec` does): seen at the next pass. */
+  fx_remove("proc/13/ns/net");
+  fx_symlink("net:[9200]", "proc/13/ns/net");
+  netdev(13, 40, 50, true);
+  pass(c);
+  ok(eth0_is("solo", 5565 + 40, 6678 + 50),
+     "the same process in another namespace: a new one, its counters "
+     "added (5605, 6728)");
   jc_collector_free(c);
   is_int(open_fds(), fds0, "no descriptor left open after the collector");
   fx_cleanup();
