@@ -263,6 +263,8 @@ static void floor_pass(void) {
 /* The files kept open: the pause process's net files, each cgroup's
  * cgroup.procs (pod, pause, app). */
 static int (*kept_net)[3], (*kept_procs)[3];
+/* A pod's three cgroups below its own: itself, pause, app. */
+static const char *const levels[] = {"", "/pause", "/app"};
 /* Both processes' /proc/PID directories, kept open (ident_at). */
 static int (*piddirs)[2];
 
@@ -271,7 +273,6 @@ static void keep_files(void) {
   kept_procs = calloc((size_t)pods, sizeof(*kept_procs));
   for (int i = 0; i < pods; i++)
     for (int f = 0; f < 3; f++) {
-      static const char *const levels[] = {"", "/pause", "/app"};
       char p[4300];
       snprintf(p, sizeof(p), "/proc/%d/net/%s", (int)pause_pid[i],
                net_files[f]);
@@ -349,7 +350,6 @@ static void checks_pass(void) {
  * processes, net/dev opened, read to the end and closed. */
 static void stateless_pass(void) {
   for (int i = 0; i < pods; i++) {
-    static const char *const levels[] = {"", "/pause", "/app"};
     char p[4300], link[64];
     for (int f = 0; f < 3; f++) {
       snprintf(p, sizeof(p), "%s/p%d%s/cgroup.procs", top, i, levels[f]);

@@ -40,8 +40,7 @@ done
 # The network part's program: built as make bench builds it, on 4 pods.
 make -s -C "$top_builddir" bench/jc_net_bench >"$T/netb.err" 2>&1
 ok $? "bench/jc_net_bench builds" || diag <"$T/netb.err"
-mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
-net_run=joule-netbench-$$
+net_run=joule-netbench-$$ # below $mnt, the cgroup2 mount (tests/lib/common.sh)
 JC_NET_BENCH_SHOW=1 "$top_builddir/bench/jc_net_bench" "$mnt" "$net_run" 4 2 1 \
   >"$T/net" 2>"$T/net.err" &
 net_pid=$!
