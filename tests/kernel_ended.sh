@@ -25,6 +25,10 @@
 #      it goes); the fraction caught is printed, and each of the others
 #      is counted in the INFO lines ("N cgroups emptied and were removed
 #      before ...").
+# Both tallies wait, counted in reads, for the walk that finds the last
+# cgroup gone and the end of the pass that logs its INFO (settle): the
+# INFO of a pass comes after its csv lines, and a tally taken between
+# them missed one loss in CI (94 caught, 5 counted, of 100).
 # No ERROR or WARNING; collectd's descriptors on the tree the same after.
 . "$(dirname "$0")/lib/common.sh"
 need_kernel
@@ -124,24 +128,53 @@ within() { awk -v g="$1" -v u="$2" 'BEGIN { d = g - u; if (d < 0) d = -d; exit !
 jobs wait job >"$T/wait.txt"
 [ "$(grep -c . "$T/wait.txt")" -eq "$ENDED_JOBS" ]
 ok $? "$ENDED_JOBS jobs, each cgroup removed ${ENDED_DELAY:-0.25} s after it is empty"
-reported=0 worst=0 worst_rel=0 missing=
-: >"$T/lag.txt"
-while read -r name used seen; do
-  got=$(last_cpu "$name")
-  if [ -z "$got" ] || ! within "$got" "$used"; then
-    echo "$name: cgroup ${got:-nothing}, rusage $used µs" | diag
-    missing="$missing $name"
-    continue
-  fi
-  reported=$((reported + 1))
-  # How long after the remover saw it empty the plugin's final read was.
-  awk -v a="$(final_at "$name" "$got")" -v s="$seen" 'BEGIN { printf "%.0f\n", 1000 * (a - s) }' >>"$T/lag.txt"
-  read -r worst worst_rel < <(awk -v a="$worst" -v r="$worst_rel" -v g="$got" -v u="$used" \
-    'BEGIN { d = g - u; if (d < 0) d = -d; if (d > a) { a = d; r = 100 * d / u }; printf "%d %.4f\n", a, r }')
-done <"$T/wait.txt"
+# settle CHECK...: runs CHECK until it passes or three more reads came:
+# a job's held figures are sent, and a loss counted, when the walk finds
+# its cgroup gone, and the INFO of the losses is logged at the end of
+# the pass after that walk, after the pass's csv lines may already be
+# written.  The pass in flight when the jobs ended may have walked before
+# the last removal; the next one counts it; the one after it proves that
+# one's INFO was logged.  Counted in reads, not seconds, so a loaded
+# machine is only slower (JC_WAIT_LIMIT bounds a collectd that stopped).
+settle() {
+  local base end=$((SECONDS + JC_WAIT_LIMIT))
+  _csv_count "$dir" "${run}_clock" ps_cputime
+  base=$_n
+  until "$@"; do
+    _csv_count "$dir" "${run}_clock" ps_cputime
+    if [ "$_n" -ge $((base + 3)) ] || [ "$SECONDS" -ge "$end" ]; then
+      "$@"
+      return
+    fi
+    nap 1
+  done
+}
+
+# tally_waited: the jobs of wait.txt reported, their worst error and the
+# lag of each final read (lag.txt); the others in $missing_lines.
+tally_waited() {
+  reported=0 worst=0 worst_rel=0 missing= missing_lines=
+  : >"$T/lag.txt"
+  local name used seen got
+  while read -r name used seen; do
+    got=$(last_cpu "$name")
+    if [ -z "$got" ] || ! within "$got" "$used"; then
+      missing_lines="$missing_lines$name: cgroup ${got:-nothing}, rusage $used µs"$'\n'
+      missing="$missing $name"
+      continue
+    fi
+    reported=$((reported + 1))
+    # How long after the remover saw it empty the plugin's final read was.
+    awk -v a="$(final_at "$name" "$got")" -v s="$seen" 'BEGIN { printf "%.0f\n", 1000 * (a - s) }' >>"$T/lag.txt"
+    read -r worst worst_rel < <(awk -v a="$worst" -v r="$worst_rel" -v g="$got" -v u="$used" \
+      'BEGIN { d = g - u; if (d < 0) d = -d; if (d > a) { a = d; r = 100 * d / u }; printf "%d %.4f\n", a, r }')
+  done <"$T/wait.txt"
+  [ "$reported" -eq "$ENDED_JOBS" ]
+}
 # infos: the cgroups the INFO lines counted so far.
 infos() { sed -n 's/.*plugin: \([0-9]*\) cgroups\{0,1\} emptied and w.* removed before.*/\1/p' "$dir/collectd.log" | awk '{ s += $1 } END { print s + 0 }'; }
-wait_reads 1 "$dir" "${run}_clock" ps_cputime # the INFO of any loss so far
+settle tally_waited
+printf '%s' "$missing_lines" | diag
 lost_before=$(infos)
 [ "$reported" -eq "$ENDED_JOBS" ]
 ok $? "every job reported with its CPU time: $reported of $ENDED_JOBS within 2 % of its rusage (worst $worst µs, $worst_rel %)${missing:+; not:$missing, $lost_before counted in the INFO}"
@@ -155,16 +188,24 @@ grep -m 1 'type_instance = ended' "$dir/collectd.log" | diag
 jobs race fast >"$T/race.txt"
 [ "$(grep -c . "$T/race.txt")" -eq "$ENDED_JOBS" ]
 ok $? "$ENDED_JOBS jobs, each cgroup removed at once"
-# The INFO of the losses comes with the next read.
-wait_reads 1 "$dir" "${run}_clock" ps_cputime
 # Caught: its last figures are its final ones (a read that fell while it
 # ran does not count: it was lost all the same, and counted).
-caught=0
-while read -r name used _; do
-  got=$(last_cpu "$name")
-  [ -n "$got" ] && within "$got" "$used" && caught=$((caught + 1))
-done <"$T/race.txt"
-lost=$(($(infos) - lost_before))
+tally_raced() {
+  caught=0 uncaught=
+  local name used got
+  while read -r name used _; do
+    got=$(last_cpu "$name")
+    if [ -n "$got" ] && within "$got" "$used"; then
+      caught=$((caught + 1))
+    else
+      uncaught="$uncaught$name: cgroup ${got:-nothing}, rusage $used µs"$'\n'
+    fi
+  done <"$T/race.txt"
+  lost=$(($(infos) - lost_before))
+  [ $((caught + lost)) -eq "$ENDED_JOBS" ]
+}
+settle tally_raced
+printf '%s' "$uncaught" | diag
 [ $((caught + lost)) -eq "$ENDED_JOBS" ]
 ok $? "a remover that races: $caught of $ENDED_JOBS caught ($((100 * caught / ENDED_JOBS)) %), the $lost others counted in the INFO lines"
 
