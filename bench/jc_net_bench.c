@@ -20,6 +20,11 @@
  *   net       the same with Collect "+network";
  *   health    Collect "+network" and Values "protocol_counter-*": the
  *             namespace's net/snmp and net/netstat too;
+ *   default_full, net_full  default and net with every pass a full
+ *             check (RescanInterval 0: each pass also walks the tree, in
+ *             both, so that their difference is the step's full check);
+ *             the pass of Interval 10 that falls on a RescanInterval of
+ *             60 is one in six;
  *   floor     the kernel's own work for those files, per namespace: open,
  *             read to the end and close /proc/PID/net/dev of the pause
  *             process (floor_health: and its net/snmp and net/netstat), no
@@ -32,13 +37,16 @@
  *             opened, read and closed, both processes' ns/net links, the
  *             floor's files opened, read and closed;
  *   checks    the kernel's part of what the step does per namespace to
- *             check it at each pass: one pread at 0 of each cgroup's
+ *             check it at each pass: one pread at 0 of the pod's
+ *             cgroup.procs kept open (empty: no process of its own), and
+ *             one epoll_wait a pass on the pidfds of every container's
+ *             process (did one end?), its share of a namespace;
+ *   full      what a full check (every RescanInterval) makes the kernel
+ *             do per namespace: one pread at 0 of each cgroup's
  *             cgroup.procs kept open (the pod's, empty; each container's,
  *             its pid: is the process still in its cgroup?) and a readlink
  *             of /proc/PID/ns/net for both containers' processes (still in
- *             its namespace?); of which ident, the two readlinks;
- *   ident_at  those two links read through the processes' /proc/PID
- *             directories kept open (readlinkat), no walk of /proc.
+ *             its namespace?).
  *
  *   jc_net_bench ROOT PARENT PODS PASSES [REPEATS]
  *
@@ -57,9 +65,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -265,8 +275,8 @@ static void floor_pass(void) {
 static int (*kept_net)[3], (*kept_procs)[3];
 /* A pod's three cgroups below its own: itself, pause, app. */
 static const char *const levels[] = {"", "/pause", "/app"};
-/* Both processes' /proc/PID directories, kept open (ident_at). */
-static int (*piddirs)[2];
+/* Both processes' pidfds, in one epoll set (checks). */
+static int (*pidfds)[2], epfd = -1;
 
 static void keep_files(void) {
   kept_net = calloc((size_t)pods, sizeof(*kept_net));
@@ -289,9 +299,11 @@ static void close_kept(void) {
     for (int f = 0; f < 3; f++) {
       close(kept_net[i][f]);
       close(kept_procs[i][f]);
-      if (f < 2 && piddirs)
-        close(piddirs[i][f]);
+      if (f < 2 && pidfds)
+        close(pidfds[i][f]);
     }
+  if (epfd >= 0)
+    close(epfd);
 }
 
 static void kept_pass(void) {
@@ -305,32 +317,34 @@ static void kept_pass(void) {
     }
 }
 
-static bool ident_only;
-
-
-static void keep_piddirs(void) {
-  piddirs = calloc((size_t)pods, sizeof(*piddirs));
+static void keep_pidfds(void) {
+  pidfds = calloc((size_t)pods, sizeof(*pidfds));
+  if (!pidfds || (epfd = epoll_create1(EPOLL_CLOEXEC)) < 0)
+    die("epoll_create1");
   for (int i = 0; i < pods; i++) {
     pid_t both[2] = {pause_pid[i], app_pid[i]};
     for (int k = 0; k < 2; k++) {
-      char p[64];
-      snprintf(p, sizeof(p), "/proc/%d", (int)both[k]);
-      if ((piddirs[i][k] = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-        die(p);
+      struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT};
+      pidfds[i][k] = (int)syscall(SYS_pidfd_open, both[k], 0);
+      if (pidfds[i][k] < 0 ||
+          epoll_ctl(epfd, EPOLL_CTL_ADD, pidfds[i][k], &ev) < 0)
+        die("pidfd_open");
     }
   }
 }
 
-/* The two links read through those directories: what the checks'
- * readlinks would cost the kernel without the walk of /proc/PID. */
-static void ident_at_pass(void) {
-  char link[64];
+/* The step's checks at a pass: the pod's (empty) list, and whether a
+ * container's process ended. */
+static void checks_pass(void) {
+  char list[4096];
+  struct epoll_event ev[64];
   for (int i = 0; i < pods; i++)
-    for (int k = 0; k < 2; k++)
-      sink += (size_t)readlinkat(piddirs[i][k], "ns/net", link, sizeof(link));
+    sink += (size_t)pread(kept_procs[i][0], list, sizeof(list), 0);
+  sink += (size_t)epoll_wait(epfd, ev, 64, 0);
 }
 
-static void checks_pass(void) {
+/* A full check: every cgroup's list, both processes' links. */
+static void full_pass(void) {
   for (int i = 0; i < pods; i++) {
     char p[64], link[64], list[4096];
     pid_t both[2] = {pause_pid[i], app_pid[i]};
@@ -338,7 +352,7 @@ static void checks_pass(void) {
       snprintf(p, sizeof(p), "/proc/%d/ns/net", (int)both[k]);
       sink += (size_t)readlink(p, link, sizeof(link));
     }
-    for (int f = 0; f < 3 && !ident_only; f++)
+    for (int f = 0; f < 3; f++)
       sink += (size_t)pread(kept_procs[i][f], list, sizeof(list), 0);
   }
 }
@@ -386,6 +400,7 @@ static void count_metric(void *ctx, const jc_target *t, const jc_metric *m) {
 typedef struct {
   const char *name;
   const char *collect, *values; /* NULL: none */
+  bool full;                    /* every pass a full check (and a walk) */
   jc_collector *core;
   double user;                  /* user-mode µs over every timed pass */
   size_t lists, tracked;        /* per pass */
@@ -408,6 +423,8 @@ static void core_open(const char *root, const char *parent, value_set *set) {
     fprintf(stderr, "jc_net_bench: %s\n", err);
     exit(1);
   }
+  if (set->full)
+    cfg->rescan_interval = 0; /* below the key's least: the bench's own */
   core = set->core = jc_collector_new(cfg, NULL, NULL);
   if (jc_collector_init(core) < 0) {
     fprintf(stderr, "jc_net_bench: collector init failed\n");
@@ -437,36 +454,39 @@ static void core_pass(void) { jc_collector_read(core, count_metric, NULL); }
  * of its rounds.
  */
 enum {
-  F_DEFAULT, F_NET, F_HEALTH, /* the three value sets, in sets[] order */
+  F_DEFAULT, F_NET, F_HEALTH, F_DEFAULT_FULL, F_NET_FULL, /* sets[] */
   F_FLOOR_DEV, F_KEPT_DEV, F_STATELESS_DEV,
   F_FLOOR_HEALTH, F_KEPT_HEALTH, F_STATELESS_HEALTH,
-  F_CHECKS, F_IDENT, F_IDENT_AT, F_COUNT
+  F_CHECKS, F_FULL, F_COUNT
 };
 
-static value_set sets[3] = {
-    {"default", NULL, NULL, NULL, 0, 0, 0},
-    {"net", "+network", NULL, NULL, 0, 0, 0},
-    {"health", "+network", "protocol_counter-*", NULL, 0, 0, 0},
+#define SETS 5
+static value_set sets[SETS] = {
+    {"default", NULL, NULL, false, NULL, 0, 0, 0},
+    {"net", "+network", NULL, false, NULL, 0, 0, 0},
+    {"health", "+network", "protocol_counter-*", false, NULL, 0, 0, 0},
+    {"default_full", NULL, NULL, true, NULL, 0, 0, 0},
+    {"net_full", "+network", NULL, true, NULL, 0, 0, 0},
 };
 
 /* One pass of figure f, in µs of this thread's CPU time. */
 static double one(int f) {
   void (*pass)(void) = NULL;
   floor_files = f >= F_FLOOR_HEALTH && f <= F_STATELESS_HEALTH ? 3 : 1;
-  ident_only = f == F_IDENT;
   switch (f) {
-  case F_DEFAULT: case F_NET: case F_HEALTH:
+  case F_DEFAULT: case F_NET: case F_HEALTH: case F_DEFAULT_FULL:
+  case F_NET_FULL:
     core = sets[f].core; pass = core_pass; break;
   case F_FLOOR_DEV: case F_FLOOR_HEALTH: pass = floor_pass; break;
   case F_KEPT_DEV: case F_KEPT_HEALTH: pass = kept_pass; break;
   case F_STATELESS_DEV: case F_STATELESS_HEALTH: pass = stateless_pass; break;
-  case F_IDENT_AT: pass = ident_at_pass; break;
-  default: pass = checks_pass; break;
+  case F_CHECKS: pass = checks_pass; break;
+  default: pass = full_pass; break;
   }
-  double u0 = f <= F_HEALTH ? user_us() : 0, t0 = now_us();
+  double u0 = f < SETS ? user_us() : 0, t0 = now_us();
   pass();
   double us = now_us() - t0;
-  if (f <= F_HEALTH)
+  if (f < SETS)
     sets[f].user += user_us() - u0;
   return us;
 }
@@ -479,6 +499,17 @@ static int by_value(const void *a, const void *b) {
 static double median(double *v, int n) {
   qsort(v, (size_t)n, sizeof(*v), by_value);
   return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Rounds of figures figs[0..n): each round one pass of each in turn
+ * (after one pass of each to warm), into samples[f * rounds + r]. */
+static void take_rounds(const int *figs, size_t n, int rounds,
+                        double *samples) {
+  for (size_t k = 0; k < n; k++)
+    one(figs[k]); /* warm: every file read once since the last open */
+  for (int r = 0; r < rounds; r++)
+    for (size_t k = 0; k < n; k++)
+      samples[figs[k] * rounds + r] = one(figs[k]);
 }
 
 int main(int argc, char **argv) {
@@ -504,43 +535,59 @@ int main(int argc, char **argv) {
   make_pods();
 
   keep_files();
-  keep_piddirs();
-  for (size_t i = 0; i < 3; i++)
-    core_open(root, parent, &sets[i]);
+  keep_pidfds();
   int rounds = passes * repeats;
   double *samples = calloc((size_t)(F_COUNT * rounds), sizeof(double));
   if (!samples)
     die("calloc");
-  for (int f = 0; f < F_COUNT; f++)
-    one(f); /* warm: every file read once since the last open */
-  for (int r = 0; r < rounds; r++)
-    for (int f = 0; f < F_COUNT; f++)
-      samples[f * rounds + r] = one(f);
+  /* Two phases, so that the descriptors of four collectors at most are
+   * open at once (where root may not raise the limit, 20,000 may be all):
+   * every figure but the full checks', then those beside the default. */
+  static const int first[] = {F_DEFAULT, F_NET, F_HEALTH, F_FLOOR_DEV,
+                              F_KEPT_DEV, F_STATELESS_DEV, F_FLOOR_HEALTH,
+                              F_KEPT_HEALTH, F_STATELESS_HEALTH, F_CHECKS,
+                              F_FULL};
+  static const int second[] = {F_DEFAULT_FULL, F_NET_FULL};
+  for (size_t i = F_DEFAULT; i <= F_HEALTH; i++)
+    core_open(root, parent, &sets[i]);
+  take_rounds(first, sizeof(first) / sizeof(*first), rounds, samples);
+  jc_collector_free(sets[F_HEALTH].core);
+  jc_collector_free(sets[F_NET].core);
+  for (size_t i = F_DEFAULT_FULL; i <= F_NET_FULL; i++)
+    core_open(root, parent, &sets[i]);
+  take_rounds(second, sizeof(second) / sizeof(*second), rounds, samples);
   double fig[F_COUNT];
   for (int f = 0; f < F_COUNT; f++)
     fig[f] = median(&samples[f * rounds], rounds);
   free(samples);
-  for (size_t i = 0; i < 3; i++)
-    jc_collector_free(sets[i].core);
+  for (size_t i = 0; i < SETS; i++)
+    if (i != F_NET && i != F_HEALTH)
+      jc_collector_free(sets[i].core);
   close_kept();
   drop_pods();
 
   double d = fig[F_DEFAULT], n = fig[F_NET], h = fig[F_HEALTH];
+  /* The step's cost over a minute at Interval 10, RescanInterval 60: five
+     passes of checks, one full. */
+  double full_step = fig[F_NET_FULL] - fig[F_DEFAULT_FULL];
+  double minute_step = (5 * (n - d) + full_step) / 6;
   double floor_dev = fig[F_FLOOR_DEV], floor_health = fig[F_FLOOR_HEALTH];
   double kept_dev = fig[F_KEPT_DEV], kept_health = fig[F_KEPT_HEALTH];
   double stateless_dev = fig[F_STATELESS_DEV];
   double stateless_health = fig[F_STATELESS_HEALTH];
-  double checks = fig[F_CHECKS], ident = fig[F_IDENT];
-  double ident_at = fig[F_IDENT_AT];
+  double checks = fig[F_CHECKS], full = fig[F_FULL];
   printf("pods=%d namespaces=%d tracked=%zu", pods, pods, sets[0].tracked);
-  for (size_t i = 0; i < 3; i++)
+  for (size_t i = 0; i < SETS; i++)
     printf(" %s_us=%.1f %s_lists=%zu", sets[i].name, fig[i], sets[i].name,
            sets[i].lists);
+  printf(" net_full_per_ns=%.3f net_minute_per_ns=%.3f", full_step / pods,
+         minute_step / pods);
+  printf(" net_minute_over_default=%.3f net_minute_over_floor=%.3f",
+         (d + minute_step) / d, minute_step / fig[F_FLOOR_DEV]);
   printf(" net_over_default=%.3f health_over_default=%.3f", n / d, h / d);
   printf(" net_per_ns=%.3f health_per_ns=%.3f", (n - d) / pods, (h - d) / pods);
-  printf(" floor_dev=%.3f floor_health=%.3f checks=%.3f ident=%.3f",
-         floor_dev / pods, floor_health / pods, checks / pods, ident / pods);
-  printf(" ident_at=%.3f", ident_at / pods);
+  printf(" floor_dev=%.3f floor_health=%.3f checks=%.3f full=%.3f",
+         floor_dev / pods, floor_health / pods, checks / pods, full / pods);
   printf(" net_over_floor=%.3f health_over_floor=%.3f", (n - d) / floor_dev,
          (h - d) / floor_health);
   printf(" net_over_floor_checks=%.3f health_over_floor_checks=%.3f",

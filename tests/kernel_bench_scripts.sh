@@ -48,12 +48,18 @@ wait "$net_pid"
 ok $? "jc_net_bench exits 0" || diag <"$T/net.err"
 diag <"$T/net"
 field() { tr ' ' '\n' <"$T/net" | sed -n "s/^$1=//p"; }
-# 4 pods, 12 cgroups; with the group (two sets: net, health) each pod's
-# eth0 once a set, on the pod, never on its two containers.
+# 4 pods, 12 cgroups; with the group (three sets: net, health, net_full)
+# each pod's eth0 once a set, on the pod, never on its two containers.
 pods_eth0=$(grep -cE "^$net_run/p[0-3] if_octets-eth0\$" "$T/net.err")
 containers_if=$(grep -cE "^$net_run/p[0-3]/[a-z]+ if_" "$T/net.err")
-[ "$(field tracked)" = 12 ] && [ "$pods_eth0" = 8 ] && [ "$containers_if" = 0 ]
-ok $? "jc_net_bench: 12 cgroups; eth0 on each pod once a set (8 of 8), none on its containers ($containers_if)"
+[ "$(field tracked)" = 12 ] && [ "$pods_eth0" = 12 ] && [ "$containers_if" = 0 ]
+ok $? "jc_net_bench: 12 cgroups; eth0 on each pod once a set ($pods_eth0 of 12), none on its containers ($containers_if)"
+# The full check's figures: the same lists as the plain pass, a minute's
+# step between the plain pass's and the full check's.
+awk -v p="$(field net_per_ns)" -v f="$(field net_full_per_ns)" -v m="$(field net_minute_per_ns)" \
+  -v a="$(field net_lists)" -v b="$(field net_full_lists)" \
+  'BEGIN { exit !(a == b && m > 0 && ((p <= m && m <= f) || (f <= m && m <= p))) }'
+ok $? "jc_net_bench: the full check's pass sends what the plain one sends, and a minute's step lies between them"
 awk -v a="$(field stateless_dev)" -v b="$(field floor_dev)" -v k="$(field kept_dev)" \
   'BEGIN { exit !(a > b && b > 0 && k > 0) }'
 ok $? "jc_net_bench: the stateless floor above the floor of net/dev alone"

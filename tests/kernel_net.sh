@@ -9,7 +9,9 @@
 # and packets.  The pod's namespace is counted once, under the pod; the
 # host's cgroup gets nothing; a veth deleted and made again never takes
 # a counter backwards.  Each namespace's files are kept open from pass to
-# pass, and closed at the pass after its last process ended.  Every
+# pass, and closed at the pass after its last process ended; the process
+# a namespace was found through is told ended by its pidfd, and one that
+# moves away alive is found by the full check of RescanInterval.  Every
 # namespace, veth and cgroup goes at exit.
 . "$(dirname "$0")/lib/common.sh"
 need_kernel
@@ -20,6 +22,7 @@ need "python3" -- python3 -c 'import socket'
 need "veth pairs (the veth driver)" -- sh -c "ip link add jcprobe$$ type veth peer name jcprobe$$p && ip link del jcprobe$$"
 
 make_run_parent joule-net
+hand_down_controllers
 nsa=jcnetA-$$ nsb=jcnetB-$$ va=jcA$$ vb=jcB$$
 CLEANUPS+=("ip netns del $nsa 2>/dev/null; ip netns del $nsb 2>/dev/null; ip link del $va 2>/dev/null; ip link del $vb 2>/dev/null")
 ip netns add "$nsa" && ip netns add "$nsb"
@@ -58,6 +61,10 @@ start_in() {
   fi
   CLEANUPS+=("kill $! 2>/dev/null")
 }
+mkdir -p "$parent/pod"
+# As the kubelet does where the kernel has it: the pod hands memory to
+# its containers, so it can hold no process of its own.
+echo +memory >"$parent/pod/cgroup.subtree_control" 2>/dev/null
 start_in pod/pause "$nsa"
 start_in pod/app "$nsa"
 start_in solo "$nsb"
@@ -72,7 +79,8 @@ write_conf "$dir" "  CgroupRoot \"$mnt\"
   Select \"$run/*/*\"
   Collect \"cpu\" \"network\"
   Values \"protocol_counter-*\"
-  NotifyEnd true"
+  NotifyEnd true
+  RescanInterval 5"
 start_collectd "$dir"
 pod=${run}_pod solo=${run}_solo
 wait_reads 2 "$dir" "$pod" if_octets-eth0
@@ -127,6 +135,30 @@ ok $? "the solo container's eth0 $(plugin_figures "$solo") = $vb's own counters 
 held() { ls -l "/proc/$COLLECTD_PID/fd" 2>/dev/null | grep -c -- "$1" || true; }
 [ "$(held '/net/dev$')" -eq 2 ] && [ "$(held '/net/snmp$')" -eq 2 ] && [ "$(held '/net/netstat$')" -eq 2 ]
 ok $? "each namespace's net/dev, net/snmp, net/netstat kept open from pass to pass: $(held '/net/dev$'), $(held '/net/snmp$'), $(held '/net/netstat$') (the pod's, the solo container's)"
+# Each cgroup's process: its pidfd kept (the kernel says when it ends);
+# each cgroup's cgroup.procs kept for the checks (the pod's, with no
+# process of its own, read at every pass; the others' at a full check).
+[ "$(held 'pidfd')" -eq 4 ] && [ "$(held '/cgroup.procs$')" -eq 5 ]
+ok $? "a pidfd kept for each of the 4 cgroups with a process: $(held 'pidfd'); the 5 cgroups' cgroup.procs: $(held '/cgroup.procs$')"
+# Which lists a pass reads: collectd's pread64s of each kept cgroup.procs
+# over 4 s (strace; at most one full check of RescanInterval 5 in it):
+# those of the cgroups with a process only at a full check; the pod's at
+# every pass, unless it hands memory down (no process can come: at a
+# full check only).
+procs_fds=$(ls -l "/proc/$COLLECTD_PID/fd" | sed -n "s|.* \([0-9]*\) -> $parent/\(.*\)/cgroup.procs\$|\1 \2|p")
+n0=$(csv_count "$dir" "$pod" if_octets-eth0)
+timeout 4 strace -f -qq -p "$COLLECTD_PID" -e trace=pread64 -o "$T/strace" 2>/dev/null
+passes=$(($(csv_count "$dir" "$pod" if_octets-eth0) - n0))
+reads=$(while read -r fd cg; do echo "$cg:$(grep -cE "pread64\($fd," "$T/strace")"; done <<<"$procs_fds" | sort | tr '\n' ' ')
+pod_reads=$(sed -n 's/.*\bpod:\([0-9]*\).*/\1/p' <<<"$reads")
+others_ok=$(tr ' ' '\n' <<<"$reads" | awk -F: '$1 != "pod" && $1 != "" && $2 > 1 { bad = 1 } END { print !bad }')
+if grep -qw memory "$parent/pod/cgroup.subtree_control"; then
+  [ "$others_ok" = 1 ] && [ "${pod_reads:-9}" -le 1 ] && [ "$passes" -ge 3 ]
+  ok $? "in $passes passes, each cgroup.procs read at a full check at most, the pod's too (it hands memory down): $reads"
+else
+  [ "$others_ok" = 1 ] && [ "${pod_reads:-0}" -ge $((passes - 1)) ] && [ "$passes" -ge 3 ]
+  ok $? "in $passes passes, the containers' cgroup.procs read at a full check at most, the pod's at every pass (no memory controller here): $reads"
+fi
 
 inst=$(csv_instances "$dir")
 dups=$(ls "$dir/csv/testhost/joule_cgroup-${run}_pod_app" "$dir/csv/testhost/joule_cgroup-${run}_pod_pause" \
@@ -193,6 +225,38 @@ ok $? "NotifyEnd of the solo container: $(sed 's/.*message = //' <<<"$line")"
 wait_reads 2 "$dir" "$pod" if_octets-eth0
 [ "$(held "/proc/$solo_pid/")" -eq 0 ] && [ "$(held '/net/dev$')" -eq 1 ]
 ok $? "its namespace no longer held open two reads after its process ended: $(held "/proc/$solo_pid/") of its files, $(held '/net/dev$') net/dev (the pod's)"
+
+# Two processes in one cgroup of nsb: the one its namespace was found
+# through ends, and the next pass finds the other (its pidfd told it).
+start_in pair "$nsb"
+start_in pair "$nsb"
+two() { [ "$(grep -c . "$parent/pair/cgroup.procs")" -eq "$1" ]; }
+wait_until two 2
+pair=${run}_pair
+send "$nsb" 10.241.2.2 10.241.2.1 10 100
+wait_until matches "$pair" "$vb"
+ok $? "a cgroup of two processes in $nsb owns it: $(plugin_figures "$pair") = $vb's $(veth_figures "$vb")"
+kill "$(head -n 1 "$parent/pair/cgroup.procs")"
+wait_until two 1
+send "$nsb" 10.241.2.2 10.241.2.1 10 100
+wait_until matches "$pair" "$vb"
+ok $? "its first process ended: the other found, the figures go on: $(plugin_figures "$pair") = $vb's $(veth_figures "$vb")"
+# The other moves, alive, to a cgroup that exists already (no walk): the
+# full check of every RescanInterval (5 s here) finds it there (without
+# it, never: the process stays alive); until then, the cgroup it left
+# keeps the namespace (walk order puts it first).
+mkdir "$parent/zmoved"
+wait_reads 2 "$dir" "$pod" if_octets-eth0
+moved_at=$SECONDS
+cat "$parent/pair/cgroup.procs" >"$parent/zmoved/cgroup.procs"
+send "$nsb" 10.241.2.2 10.241.2.1 10 100
+wait_until matches "${run}_zmoved" "$vb"
+ok $? "a process moved, alive, to another cgroup: its namespace's figures there $((SECONDS - moved_at)) s later (RescanInterval 5): $(plugin_figures "${run}_zmoved")"
+wait_reads 1 "$dir" "${run}_zmoved" if_octets-eth0
+n=$(csv_count "$dir" "$pair" if_octets-eth0)
+wait_reads 3 "$dir" "${run}_zmoved" if_octets-eth0
+[ "$(csv_count "$dir" "$pair" if_octets-eth0)" -eq "$n" ]
+ok $? "and none under the cgroup it left ($n reads before, $(csv_count "$dir" "$pair" if_octets-eth0) after)"
 stop_collectd
 [ "$(loud_lines "$dir")" -eq 0 ]
 ok $? "no ERROR or WARNING in the log"

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 /* net/dev read at most: about 6,000 interfaces, far past IFACES_MAX. */
@@ -70,6 +72,13 @@ typedef struct {
   uint64_t ns; /* 0: none known */
   bool owner_now; /* owns a namespace this pass */
   int procs;   /* its cgroup.procs, kept (jc_tracked_keep); -1: none */
+  int pidfd;   /* pid's pidfd, kept, in the step's epoll set; -1: none */
+  bool settled; /* pid checked at a pass after its pidfd was opened, or
+                   no pid and none can come (holds_none): not checked
+                   again until the pidfd says it ended, or the next full
+                   check */
+  bool exited;  /* the pidfd said so */
+  bool asked;   /* empty, and holds_none asked since the last full check */
   owned *own;
 } net_slot;
 
@@ -81,6 +90,11 @@ typedef struct {
 typedef struct {
   char proc[PATH_MAX];     /* ProcRoot */
   uint64_t host_ns;
+  int epfd; /* the pidfds' epoll set; -1: ProcRoot's pids are not ours,
+               or the kernel has no pidfds: every cgroup checked each pass */
+  uint64_t full_due_ns; /* the next pass that checks every cgroup */
+  bool domain_only; /* CgroupRoot has a domain-only controller (at the
+                       last full check): else no cgroup holds_none */
   bool off; /* no permission, found in a pass */
   bool said_host, said_hidden;
   member *m;
@@ -116,10 +130,84 @@ static bool close_own(jc_collector *c, owned *o) {
   return any;
 }
 
+/* ---- a process's end, told by the kernel --------------------------------- */
+
+/* A pidfd names a process of collectd's PID namespace: usable where
+ * ProcRoot is a /proc of that namespace (its `self` is collectd's pid; a
+ * fixture tree has none) and the kernel has pidfds (5.3). */
+static void exits_init(net_self *n) {
+  n->epfd = -1;
+#ifdef SYS_pidfd_open
+  char path[PATH_MAX + 8], link[24];
+  snprintf(path, sizeof(path), "%s/self", n->proc);
+  ssize_t len = readlink(path, link, sizeof(link) - 1);
+  if (len <= 0)
+    return;
+  link[len] = '\0';
+  char *end;
+  long pid = strtol(link, &end, 10);
+  if (*end == '\0' && pid == (long)getpid())
+    n->epfd = epoll_create1(EPOLL_CLOEXEC);
+#endif
+}
+
+/* Stops telling s's process's end. */
+static bool unwatch_exit(jc_collector *c, net_slot *s) {
+  s->settled = s->exited = false;
+  if (s->pidfd < 0)
+    return false;
+  /* Out of the set before the close: a child forked meanwhile (collectd's
+     exec plugin) holds the descriptor until its exec. */
+  epoll_ctl(self(c)->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
+  return unkeep(c, &s->pidfd);
+}
+
+/* Has the kernel tell when t's process ends: its pidfd, kept when the
+ * budget has room, in the epoll set (one shot: told once).  Without
+ * one, t is checked at every pass. */
+static void watch_exit(jc_collector *c, jc_tracked *t) {
+  net_self *n = self(c);
+  net_slot *s = slot_of(c, t);
+  unwatch_exit(c, s);
+  if (n->epfd < 0 || !s->pid || !jc_tracked_keep(c))
+    return;
+#ifdef SYS_pidfd_open
+  int fd = (int)syscall(SYS_pidfd_open, s->pid, 0);
+#else
+  int fd = -1;
+  errno = ENOSYS;
+#endif
+  struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = t};
+  if (fd < 0 || epoll_ctl(n->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+    if (fd < 0 && errno == ENOSYS) { /* an older kernel: none from now on */
+      close(n->epfd);
+      n->epfd = -1;
+    }
+    if (fd >= 0)
+      close(fd); /* else exited already: found anew at the next check */
+    jc_tracked_unkept(c);
+    return;
+  }
+  s->pidfd = fd;
+}
+
+/* The processes that ended since the last pass: their slots marked. */
+static void take_exits(jc_collector *c) {
+  net_self *n = self(c);
+  struct epoll_event ev[64];
+  int got = 64;
+  while (n->epfd >= 0 && got == 64) { /* one shot: each told once */
+    got = epoll_wait(n->epfd, ev, 64, 0);
+    for (int i = 0; i < got; i++)
+      slot_of(c, ev[i].data.ptr)->exited = true;
+  }
+}
+
 /* Everything t's slot keeps open; true when that was anything. */
 static bool give_back(jc_collector *c, jc_tracked *t) {
   net_slot *s = slot_of(c, t);
   bool any = unkeep(c, &s->procs);
+  any |= unwatch_exit(c, s);
   return close_own(c, s->own) || any;
 }
 
@@ -263,6 +351,41 @@ static int find_ns(net_self *n, int fd, look *l) {
   return 0;
 }
 
+/* Controllers that are a domain's only (never threaded): a cgroup below
+ * the root that hands one of them to its children holds no process of
+ * its own (cgroup v2's no-internal-process rule: moving one in fails
+ * with EBUSY), as a pod's cgroup on a node that enables them. */
+static const char *const domain_only[] = {"memory", "io", "hugetlb", "rdma",
+                                          "misc"};
+
+/* Does the controller list file `name` at dirfd (cgroup.controllers or
+ * cgroup.subtree_control) name a domain-only controller? */
+static bool lists_domain_only(int dirfd, const char *name) {
+  char text[256], *save = NULL;
+  ssize_t len = jc_hier_read_file_at(dirfd, name, text, sizeof(text) - 1);
+  if (len <= 0)
+    return false;
+  text[len] = '\0';
+  for (char *w = strtok_r(text, " \n", &save); w;
+       w = strtok_r(NULL, " \n", &save))
+    for (size_t i = 0; i < sizeof(domain_only) / sizeof(*domain_only); i++)
+      if (!strcmp(w, domain_only[i]))
+        return true;
+  return false;
+}
+
+/* Can t hold no process now?  From its cgroup.subtree_control, on the
+ * kernel's files only, where the tree has a domain-only controller. */
+static bool holds_none(const jc_collector *c, const jc_tracked *t) {
+  if (!self(c)->domain_only || !t->relpath[0] || !t->on_cgroupfs)
+    return false;
+  char path[PATH_MAX];
+  int dirfd;
+  const char *name = jc_tracked_file(c, t, "cgroup.subtree_control", path,
+                                     sizeof(path), &dirfd);
+  return lists_domain_only(dirfd, name);
+}
+
 static void drop_all(jc_collector *c) {
   for (size_t i = 0; i < c->tracked_count; i++)
     give_back(c, c->tracked[i]);
@@ -281,15 +404,22 @@ static void say_off(jc_collector *c, int err) {
 /*
  * At the end of a pass, t's namespace.  The process it was found
  * through is kept while it is still listed in t's cgroup.procs and still
- * in that namespace (checked at every pass, in this order: a process still
- * there after the list named it is the one it named, never another given
- * its pid since); else the list is looked at again.  cgroup.procs is kept
- * open and read again from its start, only as far as the kept pid (an
- * empty one: one read that returns nothing).
+ * in that namespace (in this order: a process still there after the list
+ * named it is the one it named, never another given its pid since); else
+ * the list is looked at again.  cgroup.procs is kept open and read again
+ * from its start, only as far as the kept pid (an empty one: one read
+ * that returns nothing).  Checked at every pass until a pass after its
+ * pidfd was opened finds it there (a runtime puts a process in the
+ * cgroup before it enters the container's namespace); then only when
+ * the pidfd says it ended, and at every full check.  A cgroup with no
+ * process that can hold none (holds_none) is looked at again only at
+ * the full check too.
  */
-static void check(jc_collector *c, jc_tracked *t) {
+static void check(jc_collector *c, jc_tracked *t, bool full) {
   net_self *n = self(c);
   net_slot *s = slot_of(c, t);
+  if (s->settled && !s->pid && holds_none(c, t))
+    return; /* a full check: still none can come, its list unread */
   bool fresh;
   int fd = procs_fd(c, t, &fresh);
   uint64_t ns;
@@ -298,8 +428,13 @@ static void check(jc_collector *c, jc_tracked *t) {
       ns_of_pid(n, pid, &ns) == 0 && ns == s->ns) {
     if (fresh)
       close(fd);
+    if (s->pidfd < 0 || s->exited)
+      watch_exit(c, t); /* none yet, or for the pid's new process */
+    else
+      s->settled = true;
     return;
   }
+  unwatch_exit(c, s);
   look l = {.n = n};
   int e = fd < 0 ? fd : find_ns(n, fd, &l);
   if (fresh)
@@ -312,6 +447,15 @@ static void check(jc_collector *c, jc_tracked *t) {
   }
   s->pid = e == 0 ? l.pid : 0;
   s->ns = e == 0 && l.pid ? l.ns : 0;
+  watch_exit(c, t);
+  /* Empty, and no process can come: looked at again at the full check.
+     Asked once between two full checks. */
+  if (e != 0 || l.pid || l.hidden) {
+    s->asked = false;
+  } else if (full || !s->asked) {
+    s->asked = true;
+    s->settled = holds_none(c, t);
+  }
   if (e == 0 && !l.pid && l.hidden && !n->said_hidden) {
     n->said_hidden = true;
     jc_logf(&c->log, JC_LOG_INFO,
@@ -789,8 +933,20 @@ static void send(jc_collector *c, const jc_tracked *t, jc_collect_fn emit,
  * warm), then each namespace read once, under its owner. */
 static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   net_self *n = self(c);
-  for (size_t i = 0; i < c->tracked_count && !n->off; i++)
-    check(c, c->tracked[i]);
+  /* Every cgroup checked every RescanInterval: a process that stays alive
+     and leaves its cgroup, or enters another namespace, is seen then. */
+  bool full = c->pass_ns >= n->full_due_ns;
+  if (full) {
+    n->full_due_ns = c->pass_ns + (uint64_t)(c->cfg->rescan_interval * 1e9);
+    n->domain_only = c->root_on_cgroupfs &&
+                     lists_domain_only(c->rootfd, "cgroup.controllers");
+  }
+  take_exits(c);
+  for (size_t i = 0; i < c->tracked_count && !n->off; i++) {
+    net_slot *s = slot_of(c, c->tracked[i]);
+    if (full || !s->settled || s->exited)
+      check(c, c->tracked[i], full);
+  }
   if (n->off)
     return;
   size_t count = gather(c);
@@ -844,7 +1000,7 @@ static void totals(const jc_collector *c, const jc_tracked *t,
 /* ---- life ------------------------------------------------------------------- */
 
 static void track(jc_collector *c, jc_tracked *t) {
-  *slot_of(c, t) = (net_slot){.procs = -1};
+  *slot_of(c, t) = (net_slot){.procs = -1, .pidfd = -1};
 }
 
 static void release(jc_collector *c, jc_tracked *t) {
@@ -859,6 +1015,8 @@ static void release(jc_collector *c, jc_tracked *t) {
 static void net_free(jc_collector *c, void *state) {
   (void)c;
   net_self *n = state;
+  if (n->epfd >= 0)
+    close(n->epfd);
   free(n->m);
   free(n->buf);
   free(n);
@@ -882,6 +1040,7 @@ static int init(jc_collector *c, void **ret_self) {
   }
   snprintf(n->proc, sizeof(n->proc), "%s",
            c->cfg->proc_root ? c->cfg->proc_root : "/proc");
+  exits_init(n);
   *ret_self = n; /* for say_off's message */
   int r = ns_of_pid(n, 1, &n->host_ns);
   if ((r == -EACCES || r == -EPERM) && ns_of_pid(n, getpid(), &n->host_ns) == 0)

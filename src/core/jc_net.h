@@ -9,13 +9,21 @@
  *
  * A cgroup's namespace is that of a process directly in it: the first pid
  * of its cgroup.procs that /proc has (`ns/net`'s inode, by readlink).  It
- * is kept from read to read and checked at every pass, cheaply: the pid
- * still listed in the cgroup's cgroup.procs (kept open, read again from
- * its start only as far as that pid), then still in that namespace (a
- * process still there after the list named it is the one it named, never
- * another given its pid since); else the list is read again.  A cgroup
- * with no process of its own has none (one read of its list that returns
- * nothing).
+ * is kept from read to read and checked: the pid still listed in the
+ * cgroup's cgroup.procs (kept open, read again from its start only as far
+ * as that pid), then still in that namespace (a process still there after
+ * the list named it is the one it named, never another given its pid
+ * since); else the list is read again.  Checked at the pass that finds it
+ * and the next (a runtime puts a process in the cgroup before it enters
+ * the container's namespace); then the kernel tells when it ends (its
+ * pidfd, in one epoll set: one epoll_wait a pass for every cgroup), and
+ * it is checked again then, and at a full check of every cgroup each
+ * RescanInterval, which sees a process that moved away alive.  Where
+ * ProcRoot's pids are not collectd's (its `self` is not getpid()), or the
+ * kernel has no pidfds, every cgroup is checked at every pass.  A cgroup
+ * with no process of its own has none (one read of its list a pass that
+ * returns nothing; at the full check only when it hands a domain-only
+ * controller to its children, as a pod's does: then none can come).
  *
  * The owner of a namespace, whose instance its figures go out under: the
  * deepest tracked cgroup that contains every tracked cgroup whose
@@ -55,8 +63,8 @@
  * cgroup's namespace, reads each namespace once and sends the lists; its
  * totals hook gives NotifyEnd the figures of the last pass; its
  * give_back and release hooks close what a cgroup keeps open.  Each
- * cgroup's namespace, its cgroup.procs and the totals and files of the
- * namespace it owns are its slot.
+ * cgroup's namespace, its cgroup.procs, its process's pidfd and the
+ * totals and files of the namespace it owns are its slot.
  */
 #ifndef JC_NET_H
 #define JC_NET_H
