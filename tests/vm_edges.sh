@@ -23,9 +23,11 @@
 #      next read; its cgroup is removed 0.1 s after.  Its one read, the
 #      final one: memory-peak at least the 64 MiB and within 10 % of the
 #      job's own largest resident set, disk_octets exactly the bytes it
-#      wrote and read, ps_cputime within 2 % of its rusage; the NotifyEnd
-#      record (NotificationExec) has the same memory peak and I/O bytes
-#      exact, CPU seconds within 2 % of the rusage, 0 OOM kills, and a
+#      wrote and read, ps_cputime within 2 % of its rusage or of the
+#      cgroup's own count after the job's exit (the job runs a moment
+#      after its parent took its rusage); the NotifyEnd record
+#      (NotificationExec) has the same memory peak and I/O bytes exact,
+#      CPU seconds within 2 % of the same, 0 OOM kills, and a
 #      time it was seen within the test's own clock around the job.
 # Independent sources: the kernel's own files (cpu.max gone from the child
 # while cpu is off, memory.events), the processes the test let loose and
@@ -182,6 +184,11 @@ try_e() {
   used=$("$CGJOB" --mib 64 --write "$VM_DISK" 16 --read 8 --busy-ms 200 "$parent/fin/$job")
   t1=$EPOCHREALTIME
   nap 0.1 # the remover: 0.1 s after the job's end
+  # The kernel's own count once the job is reaped and its exit is done:
+  # the job runs a moment after its parent took its rusage (the end of
+  # its exit, charged to its cgroup; a host that stalls the emulated CPU
+  # there makes that moment 9 ms: 282107 µs read, 273097 in the rusage).
+  after=$(awk '$1 == "usage_usec" { print $2 }' "$parent/fin/$job/cpu.stat")
   rmdir "$parent/fin/$job"
   wait_until has_ended_note "$job"
   t2=$EPOCHREALTIME
@@ -210,8 +217,14 @@ io=$(csv_last "$dir" "$inst" disk_octets)
 [ "$io" = "$((8 * MIB)),$((16 * MIB))" ]
 ok $? "E: disk_octets $io: the 8 MiB it read and the 16 MiB it wrote, exactly (O_DIRECT)"
 got=$(csv_last "$dir" "$inst" ps_cputime | awk -F, '{ printf "%.0f", $1 + $2 }')
-awk -v g="$got" -v u="$cpu" 'BEGIN { d = g - u; if (d < 0) d = -d; exit !(d <= 0.02 * u) }'
-ok $? "E: ps_cputime user + syst $got µs, within 2 % of its rusage ($cpu µs)"
+# near_truth GOT: GOT µs within 2 % of the truth, which lies between the
+# rusage and the cgroup's own count after the job's exit.
+near_truth() {
+  awk -v g="$1" -v u="$cpu" -v a="${after:-$cpu}" 'BEGIN { lo = u < a ? u : a; hi = u < a ? a : u;
+    exit !(g >= 0.98 * lo && g <= 1.02 * hi) }'
+}
+near_truth "$got"
+ok $? "E: ps_cputime user + syst $got µs, within 2 % of its rusage ($cpu µs) or of its cgroup's own count after its exit ($after µs)"
 note=$(ended_note "$job")
 fact() { sed -n "s/^$1: //p" "$note"; }
 diag <"$note"
@@ -221,9 +234,8 @@ ok $? "E: one NotifyEnd record through NotificationExec: OKAY, cgroup/ended, ins
 [ "$(fact memory_peak_bytes)" = "$peak" ] && [ "$(fact io_read_bytes)" = $((8 * MIB)) ] &&
   [ "$(fact io_write_bytes)" = $((16 * MIB)) ] && [ "$(fact oom_kills)" = 0 ]
 ok $? "E: the record's memory_peak_bytes $(fact memory_peak_bytes) (the final memory-peak), io_read_bytes $(fact io_read_bytes), io_write_bytes $(fact io_write_bytes), oom_kills $(fact oom_kills)"
-awk -v u="$(fact cpu_user_seconds)" -v s="$(fact cpu_system_seconds)" -v r="$cpu" \
-  'BEGIN { d = (u + s) * 1e6 - r; if (d < 0) d = -d; exit !(d <= 0.02 * r) }'
-ok $? "E: the record's CPU $(fact cpu_user_seconds) s user + $(fact cpu_system_seconds) s system, within 2 % of its rusage ($cpu µs)"
+near_truth "$(awk -v u="$(fact cpu_user_seconds)" -v s="$(fact cpu_system_seconds)" 'BEGIN { printf "%.0f", (u + s) * 1e6 }')"
+ok $? "E: the record's CPU $(fact cpu_user_seconds) s user + $(fact cpu_system_seconds) s system, within 2 % of its rusage ($cpu µs) or of its cgroup's own count after its exit"
 awk -v v="$(fact seconds)" -v a="$t0" -v b="$t2" 'BEGIN { exit !(v > 0 && v <= b - a) }'
 ok $? "E: seen $(fact seconds) s: more than 0, at most the $(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s from the job's start to the record"
 stop_collectd
