@@ -495,8 +495,8 @@ static void draw_time_grid(FILE *out, const frame *f, double top, double bottom,
   for (int i = 0; i * every <= f->tmax * (1 + 1e-9) && i <= 20; i++) {
     double x = x_of(f, i * every);
     fprintf(out,
-            "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
-            "stroke=\"#e4e4e4\"/>\n",
+            "<line class=\"time-grid\" x1=\"%.1f\" y1=\"%.1f\" "
+            "x2=\"%.1f\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n",
             x, top, x, bottom);
     if (labels) {
       char t[32];
