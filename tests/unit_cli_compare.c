@@ -292,6 +292,17 @@ static void test_plot(void) {
      "the time axis to the last sample, 0.3 s; two bands in each of three "
      "panels");
   free(buf);
+  jcli_outcome_phase far = {"far", 2.3e89, 0.1, {{false}, {0}}};
+  o.phase = &far;
+  o.phase_count = 1;
+  out = open_memstream(&buf, &len);
+  int drawn = jcli_plot_svg(&s, 1, "t", out);
+  fclose(out);
+  ok(drawn == 0 &&
+         strstr(buf, "far 2.3e+89\xe2\x80\x93" "2.3e+89 s</text>"),
+     "a phase 1e89 s in: its times in the key in powers of ten, the dash "
+     "whole");
+  free(buf);
   o.point_count = 1;
   out = open_memstream(&buf, &len);
   ok(jcli_plot_svg(&s, 1, "t", out) == -EINVAL, "one sample: nothing to draw");

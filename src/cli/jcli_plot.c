@@ -565,6 +565,15 @@ static void draw_labels(FILE *out, const jcli_outcome *o, const layout *l,
   }
 }
 
+/* A phase's time in the key: to the hundredth of a second, in powers of
+ * ten where that would be long (a report read back may say 1e89 s, whose
+ * digits would overflow the key's text and cut it inside the dash). */
+static void key_time(char *buf, size_t size, double t) {
+  if (!isfinite(t))
+    t = 0;
+  snprintf(buf, size, fabs(t) < 1e9 ? "%.2f" : "%.3g", t);
+}
+
 /* "N name a–b s" per phase, in columns across the picture; a name cut
  * (…) only where its column has no room for it. */
 static void draw_key(FILE *out, const jcli_outcome *o, const layout *l,
@@ -573,11 +582,11 @@ static void draw_key(FILE *out, const jcli_outcome *o, const layout *l,
   size_t cols = (size_t)((col_w - 8) / CHAR_W);
   for (size_t i = 0; i < l->labels; i++) {
     const jcli_outcome_phase *p = &o->phase[i];
-    char number[24], times[96];
+    char number[24], from[32], to[32], times[96];
     snprintf(number, sizeof(number), "%zu ", i + 1);
-    snprintf(times, sizeof(times), " %.2f\u2013%.2f s",
-             isfinite(p->start) ? p->start : 0,
-             isfinite(p->start + p->wall) ? p->start + p->wall : 0);
+    key_time(from, sizeof(from), p->start);
+    key_time(to, sizeof(to), p->start + p->wall);
+    snprintf(times, sizeof(times), " %s\u2013%s s", from, to);
     size_t used = strlen(number) + text_columns(times, sizeof(times));
     fprintf(out, "<text class=\"phase-key\" x=\"%.1f\" y=\"%.1f\">%s",
             10 + (double)(i % KEY_COLS) * col_w,
