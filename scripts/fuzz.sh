@@ -21,7 +21,12 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:-60}
 build=${FUZZ_BUILD:-$top/_build-fuzz}
 fuzzdir=$top/tests/fuzz
-cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE -I$top/src/core -I$top/src/cli -I$fuzzdir"
+# The core's folders (src/core/*, src/core/steps/*): each one's headers by
+# name, as the build's -I flags give them; a core file is named by its name
+# alone and found in its folder.
+core_dirs=$(find "$top/src/core" -name 'jc_*.[ch]' -printf '%h\n' | sort -u)
+core_inc=$(printf -- '-I%s ' $core_dirs)
+cflags="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -D_GNU_SOURCE $core_inc-I$top/src/cli -I$fuzzdir"
 
 case $seconds in '' | *[!0-9]*) echo "fuzz.sh: SECONDS must be a number, not '$seconds'" >&2; exit 2 ;; esac
 mkdir -p "$build" || exit 2
@@ -45,10 +50,13 @@ build_target() {
   libs=$(sed -n 's|^// fuzz-libs:||p' "$src")
   [ -n "$core" ] || { echo "$t: no '// fuzz-sources:' line in $src" >&2; return 1; }
   for f in $core; do
-    case $f in */*) deps+=("$top/src/$f") ;; *) deps+=("$top/src/core/$f") ;; esac
+    case $f in
+      */*) deps+=("$top/src/$f") ;;
+      *) deps+=("$(find "$top/src/core" -name "$f" -print -quit)") ;;
+    esac
   done
   local newest
-  newest=$(ls -t "$src" "${deps[@]}" "$fuzzdir"/*.h "$top"/src/core/jc_*.h "$top"/src/cli/jcli_*.h "$0" 2>/dev/null | head -n 1)
+  newest=$(ls -t "$src" "${deps[@]}" "$fuzzdir"/*.h $(printf '%s/jc_*.h ' $core_dirs) "$top"/src/cli/jcli_*.h "$0" 2>/dev/null | head -n 1)
   [ -x "$bin" ] && [ "$bin" -nt "$newest" ] && return 0
   # shellcheck disable=SC2086
   if ! clang $cflags -o "$bin.tmp" "$src" "${deps[@]}" $libs >"$build/$t.build.log" 2>&1; then

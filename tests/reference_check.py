@@ -84,9 +84,9 @@ def table(lines):
 def code_keys(top):
     keys = set()
     for d in ('src/plugin', 'src/core'):
-        for f in sorted(os.listdir(os.path.join(top, d))):
-            if f.endswith('.c'):
-                text = open(os.path.join(top, d, f), encoding='utf-8').read()
+        for root, _, files in sorted(os.walk(os.path.join(top, d))):
+            for f in sorted(n for n in files if n.endswith('.c')):
+                text = open(os.path.join(root, f), encoding='utf-8').read()
                 keys |= set(re.findall(r'strcasecmp\(\s*[\w>.-]+\s*,\s*"([A-Z]\w+)"\s*\)', text))
     return keys
 
