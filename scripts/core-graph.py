@@ -19,7 +19,10 @@ back up, and each room stands one floor above the highest room it uses
     names);
   * the map of docs/development.md names every folder of src/core and
     every module in it (jc_x for jc_x.c and jc_x.h), in the folder it
-    is in, and nothing that is not there.
+    is in, and nothing that is not there;
+  * a step is a folder and an entry: each folder below steps/ defines
+    one jc_step, whose entry the list (steps/jc_step_list.h) has, and
+    steps.am beside it names the folder's -I and every file of it.
 """
 import collections
 import os
@@ -241,6 +244,40 @@ def modules(files):
     return out
 
 
+def steps_problems(top, files):
+    """What keeps a step from being its folder and its entry: lines to
+    say, none when every step folder is in the list and in steps.am."""
+    core = os.path.join(top, 'src/core')
+    listed = re.findall(r'^\s*X\((\w+), (\w+)\)', open(os.path.join(core, 'steps/jc_step_list.h'),
+                                                       encoding='utf-8').read(), re.M)
+    am = open(os.path.join(core, 'steps/steps.am'), encoding='utf-8').read()
+    defined = collections.defaultdict(list)
+    for rel, folder in files.items():
+        if rel.endswith('.c'):
+            text = open(os.path.join(core, rel), encoding='utf-8').read()
+            for name in re.findall(r'^const jc_step jc_(\w+)_step\b', text, re.M):
+                defined[folder].append(name)
+    out = []
+    folders = sorted(f for f in set(files.values()) if f.startswith('steps/'))
+    names = [n for _, n in listed]
+    for folder in folders:
+        if len(defined[folder]) != 1:
+            out.append('%s defines %d jc_step (one)' % (folder, len(defined[folder])))
+        for name in defined[folder]:
+            if name not in names:
+                out.append('%s: jc_%s_step has no entry in jc_step_list.h' % (folder, name))
+        if '-I$(top_srcdir)/src/core/%s' % folder not in am.split():
+            out.append('steps.am: no -I for %s' % folder)
+    every = set(n for v in defined.values() for n in v)
+    for name in names:
+        if name not in every:
+            out.append('jc_step_list.h: %s is defined in no step folder' % name)
+    for rel in sorted(files):
+        if rel.startswith('steps/') and 'src/core/' + rel not in am.split():
+            out.append('steps.am: %s is not listed' % rel)
+    return out
+
+
 def check(top, max_back):
     n = [0, 0]
 
@@ -269,6 +306,8 @@ def check(top, max_back):
            "docs/development.md's map of src/core/%s names its %d modules" % (folder, len(have[folder])),
            ['missing: %s' % ' '.join(sorted(have[folder] - said)),
             'not there: %s' % ' '.join(sorted(said - have[folder]))])
+    said = steps_problems(top, files)
+    ok(not said, 'a step is its folder and its entry: jc_step_list.h and steps.am name every step folder', said)
     print('1..%d' % n[0])
     return 1 if n[1] else 0
 

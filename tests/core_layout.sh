@@ -52,4 +52,11 @@ copy # a folder the map does not name
 mkdir "$T/top/src/core/steps/planted"
 printf '/* x */\n' >"$T/top/src/core/steps/planted/jc_planted.c"
 planted "folder missing from the map" "^not ok .* names every folder"
+
+copy # a step folder, in the map, without its entry in the list of steps
+mkdir "$T/top/src/core/steps/planted"
+printf '#include "jc_step.h"\nconst jc_step jc_planted_step = {.name = "planted"};\n' \
+  >"$T/top/src/core/steps/planted/jc_planted.c"
+sed -i 's|^  steps/peak/ |  steps/planted/ a step\n    jc_planted a step\n&|' "$T/top/docs/development.md"
+planted "step without its entry" "jc_planted_step has no entry in jc_step_list.h"
 tap_done
