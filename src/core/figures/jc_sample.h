@@ -243,14 +243,17 @@ typedef struct {
   uint64_t keyed[JC_KEY_COUNT]; /* the rows of JC_KEYED_FIGURES */
   uint32_t keyed_have;           /* bit (1u << JC_KEY_<ID>) per key parsed */
 
-
   /* cpuset.cpus.effective: CPU n is bit n % 64 of word n / 64 of the
-   * caller's storage (cleared by the parse, not by a reset); beyond: the
-   * list names CPUs past it. */
+   * caller's storage (cleared by the parse, not by a reset; the
+   * collector's holds JC_SAMPLE_CPUSET_WORDS); beyond: the list names
+   * CPUs past it. */
   uint64_t *cpuset;
   size_t cpuset_words;
   bool cpuset_beyond;
 } jc_sample;
+
+/* The CPUs a sample's cpuset holds (the collector's storage). */
+#define JC_SAMPLE_CPUSET_WORDS (4096 / 64)
 
 /* Clears sample for a new read, keeping its device storage. */
 void jc_sample_reset(jc_sample *s);

@@ -43,6 +43,9 @@ typedef struct {
   size_t ended_count;
   const jc_step *of_file[JC_FILE_COUNT]; /* the step told of a file's reads */
   uint32_t files; /* the files that have one */
+  const jc_step *asking[JC_STEP_COUNT]; /* asked again after each begin */
+  size_t asking_count;
+  jc_step_asks asked; /* what the steps that are on ask, together */
 } jc_step_table;
 
 struct jc_collector {
@@ -55,9 +58,10 @@ struct jc_collector {
   bool root_on_cgroupfs; /* on cgroupfs when the root is */
   unsigned available; /* controllers of the root's cgroup.controllers */
   uint32_t files;     /* bit per jc_file_id to read */
-  uint32_t collect_files; /* those Collect asks for; the others (memory.events
-                             for NotifyOOM alone) may be missing silently */
-  bool notify_oom;        /* NotifyOOM, and the memory controller is there */
+  uint32_t collect_files; /* those Collect asks for; the others (a step's
+                             alone: jc_step_asks) may be missing silently */
+  uint32_t readable;      /* the files whose controller the hierarchy has */
+  uint32_t given_up;      /* files read no more (a step said so) */
 
   jc_tracked **tracked; /* sorted in walk order (jc_hier_path_cmp) */
   size_t tracked_count;
@@ -74,6 +78,7 @@ struct jc_collector {
   char *buf; /* the one read buffer; grows, never shrinks */
   size_t buf_size;
   jc_sample sample; /* the one sample, handed to each step of a pass */
+  uint64_t cpuset[JC_SAMPLE_CPUSET_WORDS]; /* the sample's cpuset storage */
   uint64_t pass_ns; /* CLOCK_MONOTONIC at the start of this read pass */
   jc_io_device *io_devices; /* the sample's device table */
   jc_metrics_opts metrics;
@@ -100,6 +105,14 @@ static inline void *jc_step_self(const jc_collector *c, jc_step_id id) {
 static inline void *jc_step_slot(const jc_collector *c, const jc_tracked *t,
                                  jc_step_id id) {
   return (char *)t->slots + c->steps.slot_offset[id];
+}
+
+/* The pass's read buffer, lent to a step for a read of its own (jc_oom's
+ * top counter, at begin): its text is not kept from one read to the
+ * next, nor are *ret_size bytes more than it holds now. */
+static inline char *jc_step_buffer(const jc_collector *c, size_t *ret_size) {
+  *ret_size = c->buf_size;
+  return c->buf;
 }
 
 #endif

@@ -35,7 +35,20 @@ static void list_cgroup_hooks(jc_collector *c) {
     for (uint32_t left = jc_steps[i]->files.told; left; left &= left - 1)
       c->steps.of_file[__builtin_ctz(left)] = jc_steps[i];
     c->steps.files |= jc_steps[i]->files.told;
+    if (jc_steps[i]->asks.ask && jc_steps[i]->asks.each_pass)
+      c->steps.asking[c->steps.asking_count++] = jc_steps[i];
   }
+}
+
+void jc_steps_ask(jc_collector *c) {
+  jc_step_asks all = {0};
+  EACH_ON(c, i) if (jc_steps[i]->asks.ask) {
+    jc_step_asks one = {0};
+    jc_steps[i]->asks.ask(c, &one);
+    all.files |= one.files;
+    all.final_totals |= one.final_totals;
+  }
+  c->steps.asked = all;
 }
 
 static int init_one(jc_collector *c, int i) {
@@ -67,6 +80,7 @@ int jc_steps_init(jc_collector *c) {
   }
   c->steps.slots_size = offset;
   list_cgroup_hooks(c);
+  jc_steps_ask(c);
   return 0;
 }
 

@@ -28,7 +28,7 @@ static jc_rtname_state *state_of(const jc_collector *c, const jc_tracked *t) {
  * state directory), whichever cgroup comes first; a WARNING when that
  * directory is not there at all (a collectd in a container without the
  * mount, a RuntimeRoot or RuntimeDir set wrong). */
-static void say_missing(jc_collector *c, jc_rtname_self *n,
+static void say_missing(const jc_collector *c, jc_rtname_self *n,
                         const jc_tracked *t, int reads, bool loud) {
   char text[3 * PATH_MAX];
   int k = jc_runtime_missing(n->runtime, t->relpath, text, sizeof(text));
@@ -55,7 +55,7 @@ static void say_missing(jc_collector *c, jc_rtname_self *n,
  * again at the next read passes (retry), JC_RUNTIME_TRIES times, then
  * every JC_RUNTIME_RETRY_S.  True when ret_name is the runtime's.
  */
-static bool look_up(jc_collector *c, jc_rtname_self *n, jc_tracked *t,
+static bool look_up(const jc_collector *c, jc_rtname_self *n, jc_tracked *t,
                     char ret_name[JC_INSTANCE_SIZE]) {
   jc_rtname_state *s = state_of(c, t);
   int r = jc_runtime_name(n->runtime, t->relpath, ret_name);
@@ -82,7 +82,7 @@ static bool look_up(jc_collector *c, jc_rtname_self *n, jc_tracked *t,
 /* A cgroup first tracked: its runtime's name, where it has one (a name
  * given explicitly, the root's or an Instance, stays).  Its path
  * re-created: the name it has. */
-static void track(jc_collector *c, jc_tracked *t) {
+static void track(const jc_collector *c, jc_tracked *t) {
   jc_rtname_state *s = state_of(c, t);
   if (s->looked)
     return;
@@ -93,7 +93,7 @@ static void track(jc_collector *c, jc_tracked *t) {
 }
 
 /* t got its runtime's name at a later lookup. */
-static void named_late(jc_collector *c, jc_tracked *t, const char *name,
+static void named_late(const jc_collector *c, jc_tracked *t, const char *name,
                        bool slow) {
   if (slow)
     jc_logf(&c->log, JC_LOG_INFO,
@@ -152,7 +152,7 @@ static void retry(jc_collector *c) {
  * any other shared name comes from the configuration (jc_tracked's
  * WARNING).
  */
-static bool collision(jc_collector *c, jc_tracked *const *group,
+static bool collision(const jc_collector *c, jc_tracked *const *group,
                       size_t count) {
   for (size_t i = 0; i < count; i++)
     if (!state_of(c, group[i])->named)
@@ -196,7 +196,7 @@ size_t jc_collector_names_missing(jc_collector *c, bool loud,
 }
 
 /* InstanceFrom "container": the runtimes' state, read below RuntimeRoot. */
-static int init(jc_collector *c, void **ret_self) {
+static int init(const jc_collector *c, void **ret_self) {
   const jc_config *cfg = c->cfg;
   if (cfg->instance_from != JC_INSTANCE_FROM_CONTAINER)
     return 0;
@@ -220,7 +220,7 @@ static int init(jc_collector *c, void **ret_self) {
   return 0;
 }
 
-static void rtname_free(jc_collector *c, void *state) {
+static void rtname_free(const jc_collector *c, void *state) {
   (void)c;
   jc_rtname_self *n = state;
   jc_runtime_free(n->runtime);

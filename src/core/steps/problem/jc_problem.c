@@ -280,7 +280,7 @@ static void starved(jc_collector *c, jc_collect_fn emit, void *ctx) {
 
 /* After a walk: forgets the parents told about that no longer exist, so
  * that the memory of what was said stays as small as the tree. */
-static void forget_vanished(jc_collector *c) {
+static void forget_vanished(const jc_collector *c) {
   problem_self *ps = self(c);
   size_t kept = 0;
   for (size_t i = 0; i < ps->told_count; i++) {
@@ -294,7 +294,7 @@ static void forget_vanished(jc_collector *c) {
   ps->told_count = kept;
 }
 
-static int init(jc_collector *c, void **ret_self) {
+static int init(const jc_collector *c, void **ret_self) {
   *ret_self = calloc(1, sizeof(problem_self));
   if (*ret_self)
     return 0;
@@ -302,7 +302,7 @@ static int init(jc_collector *c, void **ret_self) {
   return -ENOMEM;
 }
 
-static void problem_free(jc_collector *c, void *state) {
+static void problem_free(const jc_collector *c, void *state) {
   (void)c;
   problem_self *ps = state;
   for (size_t i = 0; i < ps->told_count; i++)
