@@ -21,8 +21,9 @@ back up, and each room stands one floor above the highest room it uses
     every module in it (jc_x for jc_x.c and jc_x.h), in the folder it
     is in, and nothing that is not there;
   * a step is a folder and an entry: each folder below steps/ defines
-    one jc_step, whose entry the list (steps/jc_step_list.h) has, and
-    steps.am beside it names the folder's -I and every file of it.
+    one jc_step, every jc_step has its entry in the list
+    (steps/jc_step_list.h) and every entry its jc_step, and steps.am
+    beside the list names each step folder's -I and every file of it.
 """
 import collections
 import os
@@ -269,9 +270,13 @@ def steps_problems(top, files):
         if '-I$(top_srcdir)/src/core/%s' % folder not in am.split():
             out.append('steps.am: no -I for %s' % folder)
     every = set(n for v in defined.values() for n in v)
+    for folder in sorted(defined):
+        for name in defined[folder]:
+            if not folder.startswith('steps/') and name not in names:
+                out.append('%s: jc_%s_step has no entry in jc_step_list.h' % (folder, name))
     for name in names:
         if name not in every:
-            out.append('jc_step_list.h: %s is defined in no step folder' % name)
+            out.append('jc_step_list.h: jc_%s_step is defined nowhere' % name)
     for rel in sorted(files):
         if rel.startswith('steps/') and 'src/core/' + rel not in am.split():
             out.append('steps.am: %s is not listed' % rel)
