@@ -20,7 +20,6 @@
 #include "jc_discover.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
-#include "jc_problem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -353,8 +352,8 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s,
     int r = parse_file(c, s, (jc_file_id)f, (size_t)len);
     if (r < 0)
       jc_problem_parse_failed(c, t, (jc_file_id)f, s, r);
-    else
-      jc_problem_recovered(c, t, (jc_file_id)f);
+    else if (t->problems & (1u << f)) /* told: over now */
+      jc_problem_over(c, t, (jc_file_id)f);
     if (c->steps.files & (1u << f))
       tell_step(c, t, (jc_file_id)f, fresh, in_pass, s);
   }
@@ -446,6 +445,7 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
   }
   jc_discover_drop_gone(c);
   jc_tracked_budget_end_pass(c);
+  jc_problem_end_pass(c);
   jc_steps_end(c, emit, ctx); /* after every cgroup: the kills' attribution
                                  and the energy's split need all */
   jc_steps_send(c, emit, ctx);
@@ -459,7 +459,7 @@ static void rescan_if_changed(jc_collector *c) {
   if (changed || c->rescan_needed ||
       now - c->last_rescan_ns >= (uint64_t)(c->cfg->rescan_interval * 1e9)) {
     jc_discover_rescan(c);
-    jc_steps_walked(c);
+    jc_problem_walked(c);
   }
 }
 
@@ -580,6 +580,7 @@ void jc_collector_free(jc_collector *c) {
     jc_tracked_free(c, c->tracked[i]); /* the steps release their slots */
   free(c->tracked);
   jc_steps_free(c);
+  jc_problem_free(c);
   if (c->inotify_fd >= 0)
     close(c->inotify_fd);
   if (c->rootfd >= 0)

@@ -1,20 +1,22 @@
 /*
- * jc_internal — the collector's state, shared by its modules.
- * jc_collector.c (life cycle and read pass) uses jc_discover.c (walking
- * the tree, merging what it finds), which uses jc_tracked.c (a tracked
- * cgroup's life, its name, the descriptor budget); jc_managed.c
- * (<Cgroup> blocks, which moves their processes with jc_attach.c).  The
- * steps of the pass (jc_step.h: jc_rtname, jc_oom, jc_energy, jc_gpu,
- * jc_net, jc_problem, jc_end, jc_peak) keep their state behind
- * jc_step_self and jc_step_slot, never in fields of their own here.  The
- * log and the clock they share live below them (jc_log, jc_clock).
- * Nothing outside the core includes this header.
+ * jc_internal — the collector's state, the pass's own: jc_collector.c
+ * (life cycle and read pass) uses jc_discover.c (walking the tree,
+ * merging what it finds), which uses jc_tracked.c (a tracked cgroup's
+ * life, its name, the descriptor budget); jc_problem.c says what a file
+ * that fails means.  The steps of the pass (jc_step.h, listed in
+ * jc_step_list.h) see it through a const view, and keep their state
+ * behind jc_step_self and jc_step_slot, never in fields of their own
+ * here; they write no field of it.  The <Cgroup> blocks (jc_managed) are
+ * given what they need of it.  The log and the clock they share live
+ * below them (jc_log, jc_clock).  Nothing outside the core includes this
+ * header.
  */
 #ifndef JC_INTERNAL_H
 #define JC_INTERNAL_H
 
 #include "jc_collector.h"
 #include "jc_log.h"
+#include "jc_problem.h"
 #include "jc_step.h"
 #include "jc_tracked.h"
 
@@ -69,6 +71,7 @@ struct jc_collector {
   size_t unlisted_reported; /* directories the last walks could not list */
   size_t starved;   /* this pass: cgroups not read in full for want of a
                        descriptor (t->starved) */
+  jc_problem_memory problems; /* what jc_problem said */
 
   int inotify_fd; /* -1: walk at every read */
   bool rescan_needed;

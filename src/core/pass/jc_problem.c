@@ -30,32 +30,14 @@ struct jc_told_parent {
   unsigned ctrls;
 };
 
-/* The step's own state. */
-typedef struct {
-  struct jc_told_parent *told; /* parents told of a controller */
-  size_t told_count;
-  size_t starved_reported; /* what the last WARNING said */
-} problem_self;
-
-static problem_self *self(const jc_collector *c) {
-  return jc_step_self(c, JC_STEP_PROBLEM);
-}
-
-/* t's problems logged and not yet over (its slot): a bit per file, then
- * one per missing controller. */
-static uint32_t *problems_of(const jc_collector *c, const jc_tracked *t) {
-  return jc_step_slot(c, t, JC_STEP_PROBLEM);
-}
-
 /* Logs a problem of t once; its bit stays set until the problem is over. */
 static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
                      const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
                      const char *fmt, ...) {
-  uint32_t *problems = problems_of(c, t);
-  if (*problems & bit)
+  if (t->problems & bit)
     return;
-  *problems |= bit;
+  t->problems |= bit;
   char msg[1024];
   va_list ap;
   va_start(ap, fmt);
@@ -75,7 +57,8 @@ static bool still_exists(const jc_collector *c, const jc_tracked *t) {
   return faccessat(dirfd, procs, F_OK, AT_EACCESS | AT_SYMLINK_NOFOLLOW) == 0;
 }
 
-static struct jc_told_parent *told_find(problem_self *p, const char *relpath) {
+static struct jc_told_parent *told_find(jc_problem_memory *p,
+                                        const char *relpath) {
   for (size_t i = 0; i < p->told_count; i++)
     if (strcmp(p->told[i].relpath, relpath) == 0)
       return &p->told[i];
@@ -86,7 +69,7 @@ static struct jc_told_parent *told_find(problem_self *p, const char *relpath) {
  * (or when memory is short: then saying it again is the lesser harm). */
 static bool told_first_time(jc_collector *c, const char *relpath,
                             unsigned ctrl) {
-  problem_self *ps = self(c);
+  jc_problem_memory *ps = &c->problems;
   struct jc_told_parent *p = told_find(ps, relpath);
   if (p) {
     bool first = !(p->ctrls & ctrl);
@@ -125,7 +108,7 @@ static bool is_threaded(const jc_collector *c, const jc_tracked *t) {
 static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
   const jc_file_info *fi = &jc_sample_files[f];
   unsigned ctrl = jc_hier_ctrl_bit(fi->controller);
-  if (*problems_of(c, t) & (JC_PROBLEM_CTRL(ctrl) | JC_PROBLEM_FILE(f)))
+  if (t->problems & (JC_PROBLEM_CTRL(ctrl) | JC_PROBLEM_FILE(f)))
     return; /* said already (for this cgroup or its parent) */
   char parent[PATH_MAX], control[PATH_MAX], where[PATH_MAX], file[PATH_MAX];
   jc_hier_parent_of(t->relpath, parent, sizeof(parent));
@@ -142,7 +125,7 @@ static void controller_missing(jc_collector *c, jc_tracked *t, jc_file_id f) {
              "to tell why: %s",
              file, fi->name, where, JC_STRERROR(-r));
   } else if (!(enabled & ctrl)) {
-    *problems_of(c, t) |= JC_PROBLEM_CTRL(ctrl);
+    t->problems |= JC_PROBLEM_CTRL(ctrl);
     if (told_first_time(c, parent, ctrl))
       jc_logf(&c->log, JC_LOG_NOTICE,
               "controller \"%s\" is not enabled for the children of %s; "
@@ -240,24 +223,16 @@ void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
                                         : "its values are skipped");
 }
 
-void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f) {
-  uint32_t *problems = problems_of(c, t);
-  if (!(*problems & JC_PROBLEM_FILE(f)))
-    return;
-  *problems &= ~JC_PROBLEM_FILE(f);
+void jc_problem_over(jc_collector *c, jc_tracked *t, jc_file_id f) {
+  t->problems &= ~JC_PROBLEM_FILE(f);
   char where[PATH_MAX];
   jc_hier_join(c->root, t->relpath, where, sizeof(where));
   jc_logf(&c->log, JC_LOG_INFO, "%s/%s can be read again", where,
           jc_sample_files[f].name);
 }
 
-/* After a read pass in which c->starved cgroups could not be read in full
- * for want of a descriptor: one WARNING when that number changes (with
- * the remedy), one INFO when it is back to 0. */
-static void starved(jc_collector *c, jc_collect_fn emit, void *ctx) {
-  (void)emit;
-  (void)ctx;
-  problem_self *p = self(c);
+void jc_problem_end_pass(jc_collector *c) {
+  jc_problem_memory *p = &c->problems;
   if (c->starved == p->starved_reported)
     return;
   if (c->starved) {
@@ -278,10 +253,9 @@ static void starved(jc_collector *c, jc_collect_fn emit, void *ctx) {
   p->starved_reported = c->starved;
 }
 
-/* After a walk: forgets the parents told about that no longer exist, so
- * that the memory of what was said stays as small as the tree. */
-static void forget_vanished(const jc_collector *c) {
-  problem_self *ps = self(c);
+/* The memory of what was said stays as small as the tree. */
+void jc_problem_walked(jc_collector *c) {
+  jc_problem_memory *ps = &c->problems;
   size_t kept = 0;
   for (size_t i = 0; i < ps->told_count; i++) {
     struct jc_told_parent *p = &ps->told[i];
@@ -294,27 +268,10 @@ static void forget_vanished(const jc_collector *c) {
   ps->told_count = kept;
 }
 
-static int init(const jc_collector *c, void **ret_self) {
-  *ret_self = calloc(1, sizeof(problem_self));
-  if (*ret_self)
-    return 0;
-  jc_logf(&c->log, JC_LOG_ERR, "out of memory");
-  return -ENOMEM;
-}
-
-static void problem_free(const jc_collector *c, void *state) {
-  (void)c;
-  problem_self *ps = state;
+void jc_problem_free(jc_collector *c) {
+  jc_problem_memory *ps = &c->problems;
   for (size_t i = 0; i < ps->told_count; i++)
     free(ps->told[i].relpath);
   free(ps->told);
-  free(ps);
+  *ps = (jc_problem_memory){0};
 }
-
-const jc_step jc_problem_step = {
-    .name = "problem",
-    .slot_size = sizeof(uint32_t),
-    .life = {.init = init, .free = problem_free},
-    .pass = {.end = starved},
-    .between = {.walked = forget_vanished},
-};

@@ -7,17 +7,31 @@
  * core so that the command shares them.  A controller that a parent does
  * not hand down is said once per parent, with the remedy, and only when
  * the parent's cgroup.subtree_control really lacks it; any other missing
- * file is named with what its absence means.  The functions below are
- * what the collector's file reading calls when a file fails (nothing in
- * a healthy pass); the rest is a step of the read pass (jc_step.h): what
- * each cgroup was told is its slot, the parents told are the step's own,
- * its end hook says when cgroups were starved of descriptors, and its
- * walked hook forgets the parents that went.
+ * file is named with what its absence means.  Part of the pass: the
+ * functions below are what its file reading calls when a file fails
+ * (nothing in a healthy pass), at the end of a pass (the cgroups starved
+ * of descriptors) and after a walk; what each cgroup was told is its
+ * `problems`, the parents told are the collector's (jc_problem_memory).
  */
 #ifndef JC_PROBLEM_H
 #define JC_PROBLEM_H
 
-#include "jc_internal.h"
+#include "jc_collector.h"
+#include "jc_sample.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct jc_tracked jc_tracked;
+
+/* What the collector remembers having said: the parents told of a
+ * controller they do not hand down, and the starved cgroups' count. */
+typedef struct {
+  struct jc_told_parent *told;
+  size_t told_count;
+  size_t starved_reported; /* what the last WARNING said */
+} jc_problem_memory;
 
 /* File f of t could not be opened or read (err: a negative errno).
  * Returns false when t itself is gone (normal churn, not a problem). */
@@ -29,7 +43,19 @@ bool jc_problem_read_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
 void jc_problem_parse_failed(jc_collector *c, jc_tracked *t, jc_file_id f,
                              const jc_sample *s, int err);
 
-/* File f of t was read and parsed: ends a problem logged before. */
-void jc_problem_recovered(jc_collector *c, jc_tracked *t, jc_file_id f);
+/* File f of t, whose problem was told (problems & (1u << f)), was read
+ * and parsed: ends it, in one INFO. */
+void jc_problem_over(jc_collector *c, jc_tracked *t, jc_file_id f);
+
+/* After a read pass in which c->starved cgroups could not be read in full
+ * for want of a descriptor: one WARNING when that number changes (with
+ * the remedy), one INFO when it is back to 0. */
+void jc_problem_end_pass(jc_collector *c);
+
+/* After a walk: forgets the parents told about that no longer exist. */
+void jc_problem_walked(jc_collector *c);
+
+/* Frees what the collector remembers. */
+void jc_problem_free(jc_collector *c);
 
 #endif

@@ -137,13 +137,11 @@ typedef struct jc_step {
    * at the start of a pass and between passes; while no step has pending
    * work no final hook is asked (the pass costs one call, not one per
    * cgroup).  event: an inotify event of a watched file (wd), or
-   * JC_EVENTS_LOST, or JC_WATCHES_GONE.  walked: after a walk of the
-   * tree. */
+   * JC_EVENTS_LOST, or JC_WATCHES_GONE. */
   struct {
     bool (*take_pending)(const jc_collector *c);
     void (*hold)(const jc_collector *c, jc_tracked *t, const jc_metric *m);
     void (*event)(const jc_collector *c, int wd);
-    void (*walked)(const jc_collector *c);
   } between;
 
   /* A cgroup's life:
@@ -225,7 +223,6 @@ void jc_steps_hold(jc_collector *c, jc_tracked *t, const jc_metric *m);
 void jc_steps_send(jc_collector *c, jc_collect_fn emit, void *ctx);
 bool jc_steps_take_pending(jc_collector *c);
 void jc_steps_event(jc_collector *c, int wd);
-void jc_steps_walked(jc_collector *c);
 bool jc_steps_ticking(const jc_collector *c);
 uint64_t jc_steps_due_ns(const jc_collector *c);
 void jc_steps_tick(jc_collector *c, uint64_t now_ns);

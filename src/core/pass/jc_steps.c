@@ -120,10 +120,6 @@ void jc_steps_event(jc_collector *c, int wd) {
   EACH_ON(c, i) if (jc_steps[i]->between.event) jc_steps[i]->between.event(c, wd);
 }
 
-void jc_steps_walked(jc_collector *c) {
-  EACH_ON(c, i) if (jc_steps[i]->between.walked) jc_steps[i]->between.walked(c);
-}
-
 bool jc_steps_ticking(const jc_collector *c) {
   EACH_ON(c, i) if (jc_steps[i]->timer.tick) return true;
   return false;

@@ -54,6 +54,8 @@ typedef struct jc_tracked {
   int dirfd;      /* -1 when not kept: its files are opened by path */
   int fd[JC_FILE_COUNT]; /* kept stat-file fds, -1 when not kept */
   uint32_t absent;   /* files found missing, skipped until the next walk */
+  uint32_t problems; /* its problems told and not over (jc_problem): a bit
+                        per file, then one per missing controller */
   jc_prior prior;  /* rates and I/O totals (jc_metrics) */
   jc_limits ancestors; /* the smallest limits above it, as of the last walk */
   bool gone; /* vanished during this read pass */
