@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT] = {
+    "containerd", "crio", "docker", "podman", "kubelet"};
+
 static const char *const default_memstat[] = {"anon", "file",  "kernel",
                                               "kernel_stack", "slab", "shmem"};
 

@@ -14,12 +14,26 @@
 #include "jc_lists.h"
 #include "jc_name.h"
 #include "jc_pattern.h"
-#include "jc_runtime.h"
 #include "jc_sample.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/* The container runtimes' state directories, each an absolute path inside
+ * RuntimeRoot (RuntimeDir KIND DIR, docs/configuration.md#runtimedir; the
+ * defaults are jc_runtime's). */
+typedef enum {
+  JC_RUNTIME_CONTAINERD, /* /run/containerd (k3s: /run/k3s/containerd) */
+  JC_RUNTIME_CRIO,       /* /run/containers/storage */
+  JC_RUNTIME_DOCKER,     /* /var/lib/docker */
+  JC_RUNTIME_PODMAN,     /* /var/lib/containers/storage (rootful) */
+  JC_RUNTIME_KUBELET,    /* /var/log: its pods/ and containers/ */
+  JC_RUNTIME_DIR_COUNT
+} jc_runtime_dir;
+
+/* RuntimeDir's KIND of each: "containerd", "crio", ... */
+extern const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT];
 
 /* A <Cgroup "path"> block: a cgroup the plugin manages (profiler lifecycle). */
 typedef struct {

@@ -32,8 +32,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT] = {
-    "containerd", "crio", "docker", "podman", "kubelet"};
 const char *const jc_runtime_dir_defaults[JC_RUNTIME_DIR_COUNT] = {
     "/run/containerd", "/run/containers/storage", "/var/lib/docker",
     "/var/lib/containers/storage", "/var/log"};
