@@ -255,8 +255,15 @@ int jc_collector_init(jc_collector *c) {
   if ((r = jc_steps_init(c)) < 0)
     return r;
   read_asked(c); /* before <Cgroup> blocks: their controllers handed down */
-  if ((r = jc_managed_setup(c)) < 0) {
-    jc_managed_release(c);
+  jc_managed_env managed = {.cfg = c->cfg,
+                            .log = &c->log,
+                            .root = c->root,
+                            .rootfd = c->rootfd,
+                            .files = c->files,
+                            .collect_files = c->collect_files};
+  if ((r = jc_managed_setup(&managed, &c->managed)) < 0) {
+    jc_managed_release(c->managed);
+    c->managed = NULL;
     return r;
   }
   jc_discover_init(c);
@@ -575,7 +582,7 @@ static const char *device_name(void *ctx, unsigned major, unsigned minor) {
 void jc_collector_free(jc_collector *c) {
   if (!c)
     return;
-  jc_managed_release(c);
+  jc_managed_release(c->managed);
   for (size_t i = 0; i < c->tracked_count; i++)
     jc_tracked_free(c, c->tracked[i]); /* the steps release their slots */
   free(c->tracked);

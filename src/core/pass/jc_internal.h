@@ -89,7 +89,7 @@ struct jc_collector {
   struct jc_devname *devnames; /* PerDevice names seen (jc_collector.c) */
   size_t devname_count;
 
-  struct jc_managed_state *managed; /* per <Cgroup> block (jc_managed) */
+  struct jc_managed_set *managed; /* the <Cgroup> blocks (jc_managed) */
 
   jc_notify_fn notify; /* NULL: notifications are dropped */
   void *notify_ctx;

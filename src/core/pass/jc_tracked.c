@@ -325,7 +325,7 @@ jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
   place(c, t, e);
   t->ancestors = e->ancestors;
   acquire_dirfd(c, t);
-  const char *instance = jc_managed_instance(c, t->relpath);
+  const char *instance = jc_managed_instance(c->cfg, t->relpath);
   t->explicit_name = instance || !t->relpath[0];
   if (instance)
     snprintf(t->name, sizeof(t->name), "%s", instance);
