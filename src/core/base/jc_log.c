@@ -21,17 +21,21 @@ static void cut_whole(char *msg, size_t len) {
     msg[lead - 1] = '\0';
 }
 
-void jc_logf(const jc_log *log, int level, const char *fmt, ...) {
+void jc_vlogf(const jc_log *log, int level, const char *fmt, va_list ap) {
   if (!log->fn)
     return;
   char msg[JC_LOG_LINE_MAX];
-  va_list ap;
-  va_start(ap, fmt);
   int n = vsnprintf(msg, sizeof(msg), fmt, ap);
-  va_end(ap);
   if (n >= (int)sizeof(msg))
     cut_whole(msg, sizeof(msg) - 1);
   log->fn(log->ctx, level, msg);
+}
+
+void jc_logf(const jc_log *log, int level, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  jc_vlogf(log, level, fmt, ap);
+  va_end(ap);
 }
 
 const char *jc_log_strerror(int errnum, char *buf, size_t size) {

@@ -29,12 +29,13 @@
       X("memory", "some", MEMORY_PRESSURE),                                    \
       X("memory", "full", MEMORY_PRESSURE), X("io", "some", IO_PRESSURE),      \
       X("io", "full", IO_PRESSURE)
-#define SINGLE_LIST_ROW(ID, field, file, controller, flags, type, instance,   \
-                        group, in_default, ...)                                \
-  [JC_LIST_##ID] = {type, instance, group, in_default, F(ID)},
-#define KEYED_LIST_ROW(ID, file, key, flags, type, instance, group,            \
-                       in_default, ...)                                        \
-  [JC_LIST_##ID] = {type, instance, group, in_default, F(file)},
+#define SINGLE_LIST_ROW(ID, field, file, controller, flags, type, instance,    \
+                        group, ...)                                            \
+  [JC_LIST_##ID] = {type, instance, group, ((flags) & JC_ROW_DEFAULT) != 0,    \
+                    F(ID)},
+#define KEYED_LIST_ROW(ID, file, key, flags, type, instance, group, ...)       \
+  [JC_LIST_##ID] = {type, instance, group, ((flags) & JC_KEY_DEFAULT) != 0,    \
+                    F(file)},
 
 const jc_list_info jc_lists[JC_LIST_COUNT] = {
     /* CPU time (user and system) and cores busy: the default; the rest

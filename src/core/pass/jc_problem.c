@@ -38,12 +38,10 @@ static void complain(jc_collector *c, jc_tracked *t, int level, uint32_t bit,
   if (t->problems & bit)
     return;
   t->problems |= bit;
-  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(msg, sizeof(msg), fmt, ap);
+  jc_vlogf(&c->log, level, fmt, ap);
   va_end(ap);
-  jc_logf(&c->log, level, "%s", msg);
 }
 
 /* Does the cgroup directory still exist?  (A file of it went missing.)

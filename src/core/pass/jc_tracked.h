@@ -115,6 +115,22 @@ void jc_tracked_vanished(jc_collector *c, jc_tracked *t,
  * step's collision hook, or a WARNING). */
 int jc_tracked_resolve_collisions(jc_collector *c);
 
+/* How cgroups that share a name are told (jc_tracked_say_collision): the
+ * words that differ between jc_tracked's WARNING and a step's own line,
+ * each for two cgroups ([0]) and for more ([1]). */
+typedef struct {
+  const char *share[2];  /* "would both be reported as" */
+  const char *why[2];    /* after the name: "", or " (replicas)" */
+  const char *during[2]; /* before what they are reported as: "", or
+                            "while both are there " */
+} jc_collision_words;
+
+/* Says that group[0..count) (count >= 2) share a name, and what each is
+ * reported as now, in one line at level. */
+void jc_tracked_say_collision(const jc_collector *c, int level,
+                              jc_tracked *const *group, size_t count,
+                              const jc_collision_words *w);
+
 /* t's name is `name` now, and the instance it is reported with too: a
  * step that names cgroups, in its track hook (jc_tracked_new has given
  * t its path's or its Instance's name) or later, followed there by

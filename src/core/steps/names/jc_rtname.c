@@ -154,26 +154,18 @@ static void retry(jc_collector *c) {
  */
 static bool collision(const jc_collector *c, jc_tracked *const *group,
                       size_t count) {
+  static const jc_collision_words words = {
+      {"both hold a container its runtime names",
+       "hold containers their runtime names"},
+      {" (a restarted container whose old cgroup is still there, or "
+       "replicas)",
+       " (restarted containers whose old cgroups are still there, or "
+       "replicas)"},
+      {"while both are there ", "while they are there "}};
   for (size_t i = 0; i < count; i++)
     if (!state_of(c, group[i])->named)
       return false;
-  const jc_tracked *a = group[0], *b = group[1];
-  if (count == 2)
-    jc_logf(&c->log, JC_LOG_INFO,
-            "cgroups \"%s\" and \"%s\" both hold a container its runtime "
-            "names \"%s\" (a restarted container whose old cgroup is still "
-            "there, or replicas); while both are there they are reported as "
-            "\"%s\" and \"%s\"",
-            a->relpath, b->relpath, a->name, a->instance, b->instance);
-  else
-    jc_logf(&c->log, JC_LOG_INFO,
-            "cgroups \"%s\", \"%s\" and %zu more hold containers their "
-            "runtime names \"%s\" (restarted containers whose old cgroups "
-            "are still there, or replicas); while they are there each is "
-            "reported as that name, \"~\" and the hash of its path (\"%s\" "
-            "for \"%s\")",
-            a->relpath, b->relpath, count - 2, a->name, b->instance,
-            b->relpath);
+  jc_tracked_say_collision(c, JC_LOG_INFO, group, count, &words);
   return true;
 }
 
