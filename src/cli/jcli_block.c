@@ -3,6 +3,7 @@
  */
 #include "jcli_block.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -52,7 +53,7 @@ static int find(jcli_block *b, const char *path, char *err, size_t n) {
       snprintf(err, n, "%s:%d: " JC_CONFBLOCK_ONLY_ONE " (the first is at "
                        "%s:%d); collectd stops",
                ci->file, ci->line, b->block->file, b->block->line);
-      return -1;
+      return -EINVAL;
     }
     if (!loaded && !autoload) {
       snprintf(err, n, "%s:%d: <Plugin %s> comes before LoadPlugin %s: "
@@ -61,7 +62,7 @@ static int find(jcli_block *b, const char *path, char *err, size_t n) {
                        "and runs the plugin without it; put LoadPlugin %s "
                        "first",
                ci->file, ci->line, PLUGIN, PLUGIN, PLUGIN, PLUGIN);
-      return -1;
+      return -EINVAL;
     }
     loaded = true; /* AutoLoadPlugin loads it here */
     b->block = ci;
@@ -70,20 +71,17 @@ static int find(jcli_block *b, const char *path, char *err, size_t n) {
     snprintf(err, n, "%s: no LoadPlugin %s, in it or its Includes: collectd "
                      "does not run the plugin",
              path, PLUGIN);
-    return -1;
+    return -ENOENT;
   }
   return 0;
 }
 
 int jcli_block_read(const char *path, jcli_block *ret, char *err, size_t n) {
   *ret = (jcli_block){0};
-  if (jcli_cread_file(path, &ret->conf, err, n) < 0)
-    return -1;
-  if (find(ret, path, err, n) < 0) {
+  int r = jcli_cread_file(path, &ret->conf, err, n);
+  if (r == 0 && (r = find(ret, path, err, n)) < 0)
     jcli_block_release(ret);
-    return -1;
-  }
-  return 0;
+  return r;
 }
 
 int jcli_block_apply(const jcli_block *b, jc_config *cfg, char *err,
@@ -92,11 +90,12 @@ int jcli_block_apply(const jcli_block *b, jc_config *cfg, char *err,
     return 0;
   const jc_conf_item *bad = NULL;
   char why[1024];
-  if (jc_confblock_apply(cfg, b->block, &bad, why, sizeof(why)) == 0 &&
-      jc_confblock_finish(cfg, b->block, &bad, why, sizeof(why)) == 0)
-    return 0;
-  snprintf(err, n, "%s:%d: %s", bad->file, bad->line, why);
-  return -1;
+  int r = jc_confblock_apply(cfg, b->block, &bad, why, sizeof(why));
+  if (r == 0)
+    r = jc_confblock_finish(cfg, b->block, &bad, why, sizeof(why));
+  if (r < 0)
+    snprintf(err, n, "%s:%d: %s", bad->file, bad->line, why);
+  return r;
 }
 
 void jcli_block_where(const jcli_block *b, const char *path, char *out,

@@ -45,7 +45,9 @@ typedef struct {
 /* The depth of Include collectd follows (CF_MAX_DEPTH). */
 #define JCLI_CREAD_MAX_DEPTH 8
 
-/* Reads the configuration at path with its Includes.  0, or -1 with err. */
+/* Reads the configuration at path with its Includes.  0, or a negative
+ * errno with err (-ENOENT: not there, -EINVAL: collectd would refuse it,
+ * -ENODATA: it holds nothing, -ELOOP: Includes too deep, -ENOMEM). */
 int jcli_cread_file(const char *path, jcli_cread **ret, char *err, size_t n);
 void jcli_cread_free(jcli_cread *c); /* NULL-safe */
 

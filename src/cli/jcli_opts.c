@@ -94,24 +94,24 @@ void jcli_usage(FILE *out) {
         out);
 }
 
-/* "0.5", "2": seconds, 0.01 to 86400.  -1 when not such a number. */
+/* "0.5", "2": seconds, 0.01 to 86400.  -EINVAL when not such a number. */
 static int parse_seconds(const char *text, double *ret_seconds) {
   char *end;
   errno = 0;
   double v = strtod(text, &end);
   if (errno || end == text || *end || !(v >= 0.01 && v <= 86400))
-    return -1;
+    return -EINVAL;
   *ret_seconds = v;
   return 0;
 }
 
-/* A whole number from 1 to LONG_MAX.  -1 when not such a number. */
+/* A whole number from 1 to LONG_MAX.  -EINVAL when not such a number. */
 static int parse_count(const char *text, long *ret_count) {
   char *end;
   errno = 0;
   long v = strtol(text, &end, 10);
   if (errno || end == text || *end || v < 1)
-    return -1;
+    return -EINVAL;
   *ret_count = v;
   return 0;
 }
@@ -209,15 +209,17 @@ static unsigned bit_of(int key) {
   }
 }
 
+/* A usage error, said in one line: -EINVAL. */
 static int usage_error(const char *command, const char *what, const char *arg) {
   jcli_error("%s: %s \"%s\"; see joule-cgroup --help", command, what, arg);
-  return -1;
+  return -EINVAL;
 }
 
-/* A value the core refused: names the option and the value. */
+/* A value refused (here or by the core), said naming the option and the
+ * value: -EINVAL. */
 static int value_error(const char *option, const char *value, const char *why) {
   jcli_error("--%s \"%s\": %s", option, value, why);
-  return -1;
+  return -EINVAL;
 }
 
 /* The pattern must compile now: a usage error, not a failed run. */
@@ -319,7 +321,7 @@ static int take_rest(jcli_opts *o, unsigned allowed, int argc, char **argv) {
                "Values, GpuLibrary and ProcRoot from the file's <Plugin "
                "joule_cgroup> block; give them there, not as options",
                argv[0]);
-    return -1;
+    return -EINVAL;
   }
   if ((allowed & JCLI_OPT_FILE) && optind < argc)
     o->file = argv[optind++];
@@ -332,7 +334,7 @@ static int take_rest(jcli_opts *o, unsigned allowed, int argc, char **argv) {
     jcli_error("%s: missing command; usage: joule-cgroup %s [OPTIONS] -- CMD "
                "[ARG...]",
                argv[0], argv[0]);
-    return -1;
+    return -EINVAL;
   }
   o->command = argv + optind;
   return 0;
@@ -342,7 +344,7 @@ int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv) {
   *o = (jcli_opts){.cfg = jc_config_new()};
   if (!o->cfg) {
     jcli_error("out of memory");
-    return -1;
+    return -ENOMEM;
   }
   opterr = 0; /* our own one-line messages */
   optind = 1;
@@ -353,7 +355,8 @@ int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv) {
       break;
     if (key == 'h') {
       jcli_usage(stdout);
-      return 1;
+      o->help = true;
+      return 0;
     }
     if (key == ':')
       return usage_error(argv[0], "missing value for option", argv[optind - 1]);
@@ -365,8 +368,9 @@ int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv) {
       return usage_error(argv[0], "option not available here:", name);
     }
     o->given |= bit_of(key);
-    if (apply(o, key, long_options[index].name, optarg) < 0)
-      return -1;
+    int r = apply(o, key, long_options[index].name, optarg);
+    if (r < 0)
+      return r;
   }
   return take_rest(o, allowed, argc, argv);
 }

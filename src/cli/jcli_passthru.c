@@ -27,13 +27,13 @@ int jcli_passthru_open(jcli_passthru *p, const char *pattern, int dest_fd) {
   p->markers = jcli_markers_new(pattern, err, sizeof(err));
   if (!p->markers) {
     jcli_error("--token-pattern \"%s\": %s", pattern, err);
-    return -1;
+    return -EINVAL;
   }
   if (pipe2(ends, O_CLOEXEC) < 0) {
-    jcli_error("cannot make a pipe for the command's output: %s",
-               strerror(errno));
+    int e = errno;
+    jcli_error("cannot make a pipe for the command's output: %s", strerror(e));
     jcli_passthru_close(p);
-    return -1;
+    return -e;
   }
   p->fd = ends[0];
   p->child_fd = ends[1];
