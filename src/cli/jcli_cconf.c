@@ -51,18 +51,18 @@ typedef struct {
   size_t len, pos;
   int line;
   const char *name;
-  char *err;
+  char *why;
   size_t n;
 } parser;
 
 static int fail(parser *p, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail(parser *p, int line, const char *fmt, ...) {
-  int len = snprintf(p->err, p->n, "%s:%d: ", p->name, line);
+  int len = snprintf(p->why, p->n, "%s:%d: ", p->name, line);
   va_list ap;
   va_start(ap, fmt);
   if (len >= 0 && (size_t)len < p->n)
-    vsnprintf(p->err + len, p->n - (size_t)len, fmt, ap);
+    vsnprintf(p->why + len, p->n - (size_t)len, fmt, ap);
   va_end(ap);
   return -EINVAL;
 }
@@ -722,8 +722,8 @@ static int parse_list(parser *p, const jc_conf_item *block, int depth,
 }
 
 int jcli_cconf_parse(const char *text, size_t len, const char *name,
-                     jc_conf_item *ret_root, char *err, size_t n) {
-  parser p = {.s = text, .len = len, .line = 1, .name = name, .err = err,
+                     jc_conf_item *ret_root, char *why, size_t n) {
+  parser p = {.s = text, .len = len, .line = 1, .name = name, .why = why,
               .n = n};
   *ret_root = (jc_conf_item){.file = name};
   int r = parse_list(&p, NULL, 0, ret_root);

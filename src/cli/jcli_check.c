@@ -82,10 +82,10 @@ static int note_selects(const jcli_block *b, select_lines *ret) {
 static int load(const char *path, jc_config *cfg, char *where, size_t size,
                 bool *ret_logged_error, select_lines *selects) {
   jcli_block b;
-  char err[2048];
-  int r = jcli_block_read(path, &b, err, sizeof(err));
+  char why[2048];
+  int r = jcli_block_read(path, &b, why, sizeof(why));
   if (r < 0) {
-    jcli_error("%s", err);
+    jcli_error("%s", why);
     return r;
   }
   bool logged = false;
@@ -97,8 +97,8 @@ static int load(const char *path, jc_config *cfg, char *where, size_t size,
   if (ret_logged_error)
     *ret_logged_error = logged;
   jcli_block_where(&b, path, where, size);
-  if ((r = jcli_block_apply(&b, cfg, err, sizeof(err))) < 0)
-    jcli_error("%s", err);
+  if ((r = jcli_block_apply(&b, cfg, why, sizeof(why))) < 0)
+    jcli_error("%s", why);
   if (r == 0 && selects && (r = note_selects(&b, selects)) < 0)
     jcli_error("out of memory");
   jcli_block_release(&b);
@@ -344,12 +344,12 @@ int jcli_check(int argc, char **argv) {
     return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;
   }
   const char *path = o.file ? o.file : JCLI_COLLECTD_CONF;
-  char where[1200], err[1024];
+  char where[1200], why[1024];
   select_lines lines = {0};
   bool logged_error = false;
   r = load(path, o.cfg, where, sizeof(where), &logged_error, &lines);
-  if (r == 0 && (r = jc_config_finish(o.cfg, err, sizeof(err))) < 0)
-    jcli_error("%s: %s", where, err);
+  if (r == 0 && (r = jc_config_finish(o.cfg, why, sizeof(why))) < 0)
+    jcli_error("%s: %s", where, why);
   if (r == 0) {
     r = preview(o.cfg, path, where, &lines);
     o.cfg = NULL; /* taken */

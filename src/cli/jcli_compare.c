@@ -104,7 +104,7 @@ static const char *run_only_option(const jcli_opts *o) {
 }
 
 static int check_usage(compare_state *s) {
-  char err[256];
+  char why[256];
   const jcli_opts *o = &s->opts;
   s->from_reports = !o->after_dashes;
   if (s->from_reports && run_only_option(o)) {
@@ -130,8 +130,8 @@ static int check_usage(compare_state *s) {
   }
   s->iterations = o->iterations ? o->iterations : DEFAULT_ITERATIONS;
   if (o->max_ratio && (r = jcli_budget_parse(o->max_ratio, true, &s->budget,
-                                             err, sizeof(err))) < 0) {
-    jcli_error("--max-ratio \"%s\": %s", o->max_ratio, err);
+                                             why, sizeof(why))) < 0) {
+    jcli_error("--max-ratio \"%s\": %s", o->max_ratio, why);
     return r;
   }
   if (o->max_ratio && !s->from_reports && s->iterations < 2) {
@@ -206,11 +206,11 @@ static int run_all(compare_state *s, int *status) {
 static int load_all(compare_state *s) {
   for (int i = 0; i < s->opts.operand_count; i++) {
     entrant *e = &s->e[s->n];
-    char err[512];
+    char why[512];
     const char *path = s->opts.operands[i];
-    int r = jcli_load_file(path, &e->loaded, err, sizeof(err));
+    int r = jcli_load_file(path, &e->loaded, why, sizeof(why));
     if (r < 0) {
-      jcli_error("compare: %s: %s", path, err);
+      jcli_error("compare: %s: %s", path, why);
       return r;
     }
     label(e, s->n++);

@@ -16,7 +16,7 @@
 
 typedef struct {
   jcli_cread *conf;
-  char *err;
+  char *why;
   size_t n;
 } reader;
 
@@ -46,7 +46,7 @@ static int rd_fail(reader *rd, int r, const char *fmt, ...)
 static int rd_fail(reader *rd, int r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(rd->err, rd->n, fmt, ap);
+  vsnprintf(rd->why, rd->n, fmt, ap);
   va_end(ap);
   return r;
 }
@@ -150,7 +150,7 @@ static int read_file(reader *rd, const char *file, const char *pattern,
   if (r < 0)
     return rd_fail(rd, r, "%s: %s: cannot read it: %s", where, file,
                    strerror(-r));
-  r = jcli_cconf_parse(text, len, name, out, rd->err, rd->n);
+  r = jcli_cconf_parse(text, len, name, out, rd->why, rd->n);
   free(text);
   if (r == 0 && (r = include_all(rd, out, depth)) < 0)
     jcli_cconf_items_clear(out);
@@ -223,7 +223,7 @@ static int read_dir(reader *rd, const char *dir, const char *pattern,
     if (status != 0) { /* 1: its name does not match the Filter */
       if (status < 0)
         r = note(rd, true, "%s; collectd leaves %s out (ERROR) and reads on",
-                 rd->err, names[i]);
+                 rd->why, names[i]);
       continue;
     }
     r = take_children(out, &got);
@@ -244,7 +244,7 @@ static const char *wordexp_why(int r) {
 }
 
 /* collectd's cf_read_generic: path expanded, each match read.  0, a
- * negative errno, or 1 (err set) when a file does not match the Filter:
+ * negative errno, or 1 (why set) when a file does not match the Filter:
  * collectd then gives up the whole path, which stops it for an Include
  * (-EINVAL there) and skips the entry of a directory. */
 static int read_generic(reader *rd, const char *path, const char *pattern,
@@ -377,17 +377,17 @@ static int include_all(reader *rd, jc_conf_item *root, int depth) {
   return 0;
 }
 
-int jcli_cread_file(const char *path, jcli_cread **ret, char *err, size_t n) {
+int jcli_cread_file(const char *path, jcli_cread **ret, char *why, size_t n) {
   jcli_cread *c = calloc(1, sizeof(*c));
   if (!c) {
-    snprintf(err, n, "out of memory");
+    snprintf(why, n, "out of memory");
     return -ENOMEM;
   }
-  reader rd = {c, err, n};
+  reader rd = {c, why, n};
   struct stat st;
   if (!strpbrk(path, "*?[~$ \t") && stat(path, &st) < 0) { /* plainly not there */
     int e = errno;
-    snprintf(err, n,
+    snprintf(why, n,
              "%s: %s (collectd: \"Configuration file %s is empty\", "
              "and it stops)",
              path, strerror(e), path);
@@ -400,7 +400,7 @@ int jcli_cread_file(const char *path, jcli_cread **ret, char *err, size_t n) {
     return r < 0 ? r : -EINVAL;
   }
   if (c->root.children_num == 0) {
-    snprintf(err, n, "%s holds no configuration%s%s%s (collectd: "
+    snprintf(why, n, "%s holds no configuration%s%s%s (collectd: "
                      "\"Configuration file %s is empty\", and it stops)",
              path, c->note_count ? ": " : "",
              c->note_count ? c->notes[0].text : "",

@@ -224,10 +224,10 @@ static int value_error(const char *option, const char *value, const char *why) {
 
 /* The pattern must compile now: a usage error, not a failed run. */
 static int set_token_pattern(jcli_opts *o, const char *option, const char *v) {
-  char err[256];
-  jcli_markers *m = jcli_markers_new(v, err, sizeof(err));
+  char why[256];
+  jcli_markers *m = jcli_markers_new(v, why, sizeof(why));
   if (!m)
-    return value_error(option, v, err);
+    return value_error(option, v, why);
   jcli_markers_free(m);
   o->token_pattern = v;
   o->phases = true;
@@ -251,20 +251,20 @@ static int apply_compare(jcli_opts *o, int key, const char *option,
 }
 
 static int apply(jcli_opts *o, int key, const char *option, const char *v) {
-  char err[512];
+  char why[512];
   int r = 0;
   switch (key) {
   case KEY_ROOT: o->root = v; break;
-  case KEY_SELECT: r = jc_config_add_pattern(o->cfg, false, v, err, sizeof(err)); break;
-  case KEY_IGNORE: r = jc_config_add_pattern(o->cfg, true, v, err, sizeof(err)); break;
+  case KEY_SELECT: r = jc_config_add_pattern(o->cfg, false, v, why, sizeof(why)); break;
+  case KEY_IGNORE: r = jc_config_add_pattern(o->cfg, true, v, why, sizeof(why)); break;
   case KEY_INSTANCE_FROM:
-    r = jc_config_set_instance_from(o->cfg, v, err, sizeof(err));
+    r = jc_config_set_instance_from(o->cfg, v, why, sizeof(why));
     break;
   case KEY_RUNTIME_ROOT:
-    r = jc_config_set_runtime_root(o->cfg, v, err, sizeof(err));
+    r = jc_config_set_runtime_root(o->cfg, v, why, sizeof(why));
     break;
-  case KEY_COLLECT: r = jc_config_add_collect(o->cfg, v, err, sizeof(err)); break;
-  case KEY_VALUES: r = jc_config_add_values(o->cfg, v, err, sizeof(err)); break;
+  case KEY_COLLECT: r = jc_config_add_collect(o->cfg, v, why, sizeof(why)); break;
+  case KEY_VALUES: r = jc_config_add_values(o->cfg, v, why, sizeof(why)); break;
   case KEY_CONFIG: o->config = v; break;
   case KEY_INTERVAL:
     if (parse_seconds(v, &o->interval) < 0)
@@ -295,16 +295,16 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
   case KEY_CPU_ROOT: o->cpu_root = v; break;
   case KEY_GPU_LIBRARY:
     /* checked as GpuLibrary is; the option is kept for run's own cgroup */
-    r = jc_config_set_gpu_library(o->cfg, v, err, sizeof(err));
+    r = jc_config_set_gpu_library(o->cfg, v, why, sizeof(why));
     o->gpu_library = v;
     break;
   case KEY_PROC_ROOT:
-    r = jc_config_set_proc_root(o->cfg, v, err, sizeof(err));
+    r = jc_config_set_proc_root(o->cfg, v, why, sizeof(why));
     o->proc_root = v;
     break;
   default: return apply_compare(o, key, option, v);
   }
-  return r < 0 ? value_error(option, v, err) : 0;
+  return r < 0 ? value_error(option, v, why) : 0;
 }
 
 /* The positional arguments: run's command, check's file, compare's operands, an error for

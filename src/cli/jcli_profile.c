@@ -66,7 +66,7 @@ static int choose_name(profile *p) {
 /* The root cgroup (ReportRoot) and the run's cgroup as a <Cgroup> block
  * below it: created, read, removed (or kept) by the core. */
 static int configure(profile *p, jc_config **ret) {
-  char err[512], path[PATH_MAX];
+  char why[512], path[PATH_MAX];
   jc_config *cfg = jc_config_new();
   if (!cfg) {
     jcli_error("out of memory");
@@ -75,11 +75,11 @@ static int configure(profile *p, jc_config **ret) {
   cfg->report_root = true;
   const char *below = p->env->below_top;
   snprintf(path, sizeof(path), "%s%s%s", below, below[0] ? "/" : "", p->name);
-  jc_managed *m = jc_config_add_managed(cfg, path, err, sizeof(err));
+  jc_managed *m = jc_config_add_managed(cfg, path, why, sizeof(why));
   int r =
-      m ? jc_config_managed_set_instance(m, "run", err, sizeof(err)) : -EINVAL;
+      m ? jc_config_managed_set_instance(m, "run", why, sizeof(why)) : -EINVAL;
   if (r < 0) {
-    jcli_error("%s: %s", path, err);
+    jcli_error("%s: %s", path, why);
     jc_config_free(cfg);
     return r;
   }
@@ -88,19 +88,19 @@ static int configure(profile *p, jc_config **ret) {
   m->without_missing_controllers = true; /* null figures, one line each */
   /* The report is made of every list (CPU usage, the memory.stat keys),
    * not of the plugin's lean default. */
-  jc_config_add_values(cfg, "*", err, sizeof(err));
+  jc_config_add_values(cfg, "*", why, sizeof(why));
   /* The GPUs, as Collect "gpu" reads them: off, with no line, where no
    * driver or GPU is found (the core says so at INFO, which run does
    * not print). */
   const jcli_profile_env *env = p->env;
   if (env->gpu)
-    r = jc_config_add_collect(cfg, "+gpu", err, sizeof(err));
+    r = jc_config_add_collect(cfg, "+gpu", why, sizeof(why));
   if (r == 0 && env->gpu && env->gpu_library)
-    r = jc_config_set_gpu_library(cfg, env->gpu_library, err, sizeof(err));
+    r = jc_config_set_gpu_library(cfg, env->gpu_library, why, sizeof(why));
   if (r == 0 && env->gpu && env->proc_root)
-    r = jc_config_set_proc_root(cfg, env->proc_root, err, sizeof(err));
+    r = jc_config_set_proc_root(cfg, env->proc_root, why, sizeof(why));
   if (r < 0) {
-    jcli_error("%s", err);
+    jcli_error("%s", why);
     jc_config_free(cfg);
     return r;
   }

@@ -89,13 +89,13 @@ int jcli_hierarchy_root(const char *dir, char *ret_root, size_t size,
 }
 
 int jcli_collector_start(jc_config *cfg, const char *root, jc_collector **ret) {
-  char err[512];
+  char why[512];
   *ret = NULL;
-  int r = jc_config_set_root(cfg, root, err, sizeof(err));
+  int r = jc_config_set_root(cfg, root, why, sizeof(why));
   if (r == 0)
-    r = jc_config_finish(cfg, err, sizeof(err));
+    r = jc_config_finish(cfg, why, sizeof(why));
   if (r < 0) {
-    jcli_error("%s", err);
+    jcli_error("%s", why);
     jc_config_free(cfg);
     return r;
   }

@@ -194,11 +194,11 @@ int jcli_run(int argc, char **argv) {
                               JCLI_OPT_FORMAT | JCLI_OPT_ENERGY |
                               JCLI_OPT_MAX | JCLI_OPT_PLOT | JCLI_OPT_GPU,
                           argc, argv);
-  char err[256];
+  char why[256];
   if (r == 0 && !s.opts.help && s.opts.max &&
-      (r = jcli_budget_parse(s.opts.max, false, &s.budget, err, sizeof(err))) <
+      (r = jcli_budget_parse(s.opts.max, false, &s.budget, why, sizeof(why))) <
           0)
-    jcli_error("--max \"%s\": %s", s.opts.max, err);
+    jcli_error("--max \"%s\": %s", s.opts.max, why);
   if (r < 0 || s.opts.help) {
     jcli_opts_release(&s.opts);
     return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;

@@ -150,7 +150,7 @@ int jcli_sample(int argc, char **argv) {
     jcli_opts_release(&o);
     return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;
   }
-  char where[1200], err[512];
+  char where[1200], why[512];
   if (o.config &&
       jcli_check_load(o.config, o.cfg, where, sizeof(where), NULL) < 0) {
     jcli_opts_release(&o);
@@ -159,9 +159,9 @@ int jcli_sample(int argc, char **argv) {
   /* Values and Collect from the options: one they refuse together (a
    * name that is no list, a list of a group not collected) is a bad value
    * of an option, a usage error, as the option alone would be. */
-  r = o.config ? 0 : jc_config_finish(o.cfg, err, sizeof(err));
+  r = o.config ? 0 : jc_config_finish(o.cfg, why, sizeof(why));
   if (r < 0) {
-    jcli_error("%s", err);
+    jcli_error("%s", why);
     jcli_opts_release(&o);
     return r == -EINVAL ? JCLI_EXIT_USAGE : JCLI_EXIT_FAILURE;
   }
