@@ -25,7 +25,7 @@
  * never negative, a party's times adding up to at most its usage plus its
  * children's, all on the one package of a single-package cpuset.
  */
-// fuzz-sources: jc_procstat.c jc_share.c jc_rapl.c jc_hier.c jc_parse.c jc_log.c
+// fuzz-sources: jc_procstat.c jc_share.c jc_rapl.c jc_hier.c jc_parse.c jc_log.c jc_utf8.c
 #include "fuzz_util.h"
 #include "jc_parse.h"
 #include "jc_procstat.h"

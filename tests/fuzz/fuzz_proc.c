@@ -14,7 +14,7 @@
  * returns 0, -EINVAL or -ERANGE, writes only on success, and never reads
  * past the text.
  */
-// fuzz-sources: jc_proc.c jc_hier.c jc_parse.c jc_log.c
+// fuzz-sources: jc_proc.c jc_hier.c jc_parse.c jc_log.c jc_utf8.c
 #include "fuzz_util.h"
 #include "jc_proc.h"
 
