@@ -88,6 +88,11 @@ typedef struct {
   char **operands;           /* JCLI_OPT_OPERANDS: into argv */
   int operand_count;
   bool after_dashes;         /* the operands came after "--" */
+  /* Paths given relative, made absolute (the plugin's keys take absolute
+   * paths only; on the command line a path is relative to the working
+   * directory, as every command's is); freed by jcli_opts_release. */
+  char *absolute[8];
+  size_t absolute_count;
 } jcli_opts;
 
 /*
