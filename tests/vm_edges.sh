@@ -118,9 +118,9 @@ print((r.get("cpu") or {}).get("usage_usec", 0) > 0,
       r.get("io") is None, r["global"].get("io") is not None)' "$T/report")
 [ "$figures" = "True True True True" ]
 ok $? "C: the command's cpu usage > 0, memory >= 16 MiB, io null; the machine's io still there ($figures)"
-# The VM has no RAPL: the line that says so (cli_energy.sh checks it) is
-# not this one.
-grep -v '^joule-cgroup: energy: ' "$T/err" >"$T/err.io"
+# The VM has no RAPL and no GPU: the lines that say so (cli_energy.sh and
+# cli_gpu.sh check them) are not this one.
+grep -v '^joule-cgroup: energy: ' "$T/err" | grep -v '^joule-cgroup: gpu: ' >"$T/err.io"
 [ "$(grep -c . "$T/err.io")" -eq 1 ] &&
   grep -q "controller \"io\" is not enabled for the children of $parent/q, so $parent/q/joule-cgroup-run-[0-9.]* has no io values; enable it with: echo \"+io\" > $parent/q/cgroup.subtree_control" "$T/err.io"
 ok $? "C: one line on stderr, with the remedy: $(head -n 1 "$T/err.io")"

@@ -145,6 +145,10 @@ static int open_cgroup(profile *p) {
       0;
   if (jc_hier_v1_controllers("/proc/cgroups", &res->v1_controllers) < 0)
     res->v1_controllers = 0;
+  char top[PATH_MAX + 32];
+  snprintf(top, sizeof(top), "%s/cgroup.controllers", p->env->top);
+  res->top_controllers_known =
+      jc_hier_controllers(AT_FDCWD, top, &res->top_controllers) == 0;
   return 0;
 }
 

@@ -77,7 +77,7 @@ int jcli_session_open(jcli_session *s, const jcli_opts *opts) {
       jcli_hierarchy_root(s->root, s->top, sizeof(s->top), &below_top) < 0 ||
       jcli_session_open_output(s, opts->output) < 0 || take_signals(s) < 0)
     return -1;
-  jcli_reader_init(&s->reader);
+  jcli_reader_init(&s->reader, opts->proc_stat);
   jcli_energy_open(&s->reader.energy, opts->powercap_root, opts->proc_stat,
                    opts->cpu_root);
   const char *pattern =

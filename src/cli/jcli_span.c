@@ -162,6 +162,9 @@ void jcli_span_open(jcli_span *s, const jcli_reading *first,
   s->proc.first = s->proc.last = first->proc.counters;
   s->proc.limits = first->proc.limits;
   s->global.first = s->global.last = first->global.counters;
+  s->have_host_first = s->have_host_last = first->have_host;
+  s->host_first = s->host_last = first->host;
+  s->host_cpus = first->host_cpus;
   s->energy_first = s->energy_last = first->energy;
   if (first->proc.have_peak) {
     s->proc.have_peak = true;
@@ -181,6 +184,9 @@ void jcli_span_add(jcli_span *s, const jcli_reading *r) {
     s->ticks++;
   side_after_first(&s->proc, &r->proc);
   side_after_first(&s->global, &r->global);
+  s->have_host_last = r->have_host;
+  s->host_last = r->host;
+  s->host_cpus = r->host_cpus;
   s->energy_last = r->energy;
   memory_in_run(s, r);
   cores_window(s, r);
@@ -253,6 +259,27 @@ bool jcli_side_peak(const jcli_side *d, bool lifetime, double *ret) {
     return true;
   }
   return false;
+}
+
+jcli_cores_why jcli_span_cores_busy(const jcli_span *s, bool global,
+                                    double *ret) {
+  double seconds = jcli_span_seconds(s);
+  if (!global) {
+    jcli_counters c;
+    if (!jcli_side_cpu(&s->proc, &c) || seconds <= 0)
+      return JCLI_CORES_NO_CPU;
+    *ret = (double)c.usage_usec / 1e6 / seconds;
+    return JCLI_CORES_KNOWN;
+  }
+  jc_cputimes d;
+  if (!s->have_host_first || !s->have_host_last ||
+      jc_procstat_delta(&s->host_first, &s->host_last, &d) < 0)
+    return JCLI_CORES_NO_STAT;
+  if (d.total_usec == 0)
+    return JCLI_CORES_TOO_SHORT;
+  *ret = (double)s->host_cpus * (double)(d.total_usec - d.idle_usec) /
+         (double)d.total_usec;
+  return JCLI_CORES_KNOWN;
 }
 
 bool jcli_span_cores_max(const jcli_span *s, double *ret) {

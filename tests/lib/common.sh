@@ -107,10 +107,13 @@ tap_done() {
 }
 
 # no_errors FILE: what `joule-cgroup run` wrote on stderr has no error or
-# warning in it: nothing, or only the lines that say why energy figures are
-# missing ("joule-cgroup: energy: ...", on a host without RAPL;
-# tests/cli_energy.sh checks those).
-no_errors() { ! grep -qv '^joule-cgroup: energy: ' "$1"; }
+# warning in it: nothing, or only the lines that say why energy or GPU
+# figures are missing ("joule-cgroup: energy: ...", on a host without
+# RAPL; "joule-cgroup: gpu: ...", without an NVIDIA driver;
+# tests/cli_energy.sh and tests/cli_gpu.sh check those).
+no_errors() { ! grep -v '^joule-cgroup: gpu: ' "$1" | grep -qv '^joule-cgroup: energy: '; }
+# but_gpu FILE: its lines but the one that says why no GPU was read.
+but_gpu() { grep -v '^joule-cgroup: gpu: ' "$1"; }
 
 # tap_relay FILE: the TAP lines of a helper (ok/not ok without a plan)
 # counted as this test's own; other lines (diagnostics) as they are.
