@@ -364,16 +364,17 @@ LoadPlugin csv
 CONF
 }
 
-# start_watching DIR SELECT COLLECT [MORE-OPTIONS]: collectd in the
-# background (start_collectd) with the plugin reading the cgroups SELECT
-# of the mount, not its root; COLLECT is the Collect values as written in
-# the configuration ('"cpu" "pids"').
+# start_watching DIR SELECT COLLECT [MORE-OPTIONS [EXTRA-GLOBAL-TEXT]]:
+# collectd in the background (start_collectd) with the plugin reading the
+# cgroups SELECT of the mount, not its root; COLLECT is the Collect values
+# as written in the configuration ('"cpu" "pids"'); EXTRA-GLOBAL-TEXT as
+# write_conf's (other plugins' blocks).
 start_watching() {
   write_conf "$1" "  CgroupRoot \"$mnt\"
   ReportRoot false
   Select \"$2\"
   Collect $3
-${4:-}"
+${4:-}" "${5:-}"
   start_collectd "$1"
 }
 
