@@ -1153,6 +1153,30 @@ static void test_host_cores(void) {
   ok(jcli_span_cores_busy(&s, true, &v) == JCLI_CORES_NO_STAT,
      "/proc/stat not read at an edge: not known");
 
+  /* The command's cores over the times its cpu.stat was read: a pass
+   * slowed down 90 ms between a reading's start and that read (a loaded,
+   * emulated machine) does not make one busy CPU look like two. */
+  jcli_reading p = {.kind = JCLI_READ_START, .time_ns = 1000000000};
+  p.proc.counters = (jcli_counters){.have_usage = true, .usage_ns = 1001000000};
+  jcli_reading q = p, e = p;
+  q.kind = JCLI_READ_TICK;
+  q.time_ns = 1100000000;
+  q.proc.counters.usage_ns = 1190000000;
+  q.proc.counters.usage_usec = 189000; /* one CPU from 1.001 s to 1.190 s */
+  e.kind = JCLI_READ_END;
+  e.time_ns = 1200000000;
+  e.proc.counters.usage_ns = 1201000000;
+  e.proc.counters.usage_usec = 189000 + 11000;
+  jcli_span_open(&s, &p, 50000000);
+  jcli_span_add(&s, &q);
+  jcli_span_close(&s, &e);
+  double most = -1;
+  ok(jcli_span_cores_max(&s, &most) && fabs(most - 1.0) < 1e-9 &&
+         jcli_span_cores_busy(&s, false, &v) == JCLI_CORES_KNOWN &&
+         fabs(v - 1.0) < 1e-9,
+     "one busy CPU read late by a slow pass: cores busy 1, its most 1 "
+     "(%.4f; 1.89 over the readings' starts)", most);
+
   jcli_reader rd = {.meminfo_fd = -1};
   char *argv[] = {"prog", NULL};
   jcli_run_info info = {.command = argv, .interval = 0.1,

@@ -85,7 +85,8 @@ static jc_config *configure(profile *p) {
   m->keep = p->env->keep;
   m->without_missing_controllers = true; /* null figures, one line each */
   /* The report is made of every list (CPU usage, the memory.stat keys),
-   * not of the plugin's lean default. */
+   * not of the plugin's lean default; pids for its limit (pids.max). */
+  jc_config_add_collect(cfg, "+pids", err, sizeof(err));
   jc_config_add_values(cfg, "*", err, sizeof(err));
   /* The GPUs, as Collect "gpu" reads them: off, with no line, where no
    * driver or GPU is found (the core says so at INFO, which run does

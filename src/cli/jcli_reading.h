@@ -42,6 +42,7 @@ typedef enum {
 typedef struct {
   bool have_usage, have_times, have_io;
   int64_t usage_usec, user_usec, system_usec;
+  uint64_t usage_ns; /* when usage_usec was read (CLOCK_MONOTONIC) */
   int64_t read_bytes, write_bytes, read_ops, write_ops;
 } jcli_counters;
 

@@ -59,21 +59,26 @@ static void side_after_first(jcli_side *d, const jcli_figures *f) {
   d->limits = f->limits;
 }
 
-/* Cores busy between the anchor and r, once the window is long enough. */
+/* Cores busy between the anchor and r, once the window is long enough:
+ * over the times the cgroup's cpu.stat was read, not those the readings
+ * began at (a pass slowed down between the two, in a loaded or emulated
+ * machine, would count more CPU time than its window holds: 5.5 CPUs
+ * busy of 2 seen so). */
 static void cores_window(jcli_span *s, const jcli_reading *r) {
   const jcli_counters *c = &r->proc.counters;
   if (!c->have_usage)
     return;
-  if (s->have_anchor && r->time_ns - s->anchor_ns < s->min_window_ns)
+  uint64_t at = c->usage_ns ? c->usage_ns : r->time_ns;
+  if (s->have_anchor && at - s->anchor_ns < s->min_window_ns)
     return;
-  if (s->have_anchor && r->time_ns > s->anchor_ns) {
+  if (s->have_anchor && at > s->anchor_ns) {
     double cores = (double)(c->usage_usec - s->anchor_usage) * 1e3 /
-                   (double)(r->time_ns - s->anchor_ns);
+                   (double)(at - s->anchor_ns);
     s->cores_max = s->have_cores_max ? fmax(s->cores_max, cores) : cores;
     s->have_cores_max = true;
   }
   s->have_anchor = true;
-  s->anchor_ns = r->time_ns;
+  s->anchor_ns = at;
   s->anchor_usage = c->usage_usec;
 }
 
@@ -261,10 +266,19 @@ bool jcli_side_peak(const jcli_side *d, bool lifetime, double *ret) {
   return false;
 }
 
+/* The time between the reads of the command's cpu.stat at the span's
+ * edges (its wall time where a read's time is not known). */
+static double usage_seconds(const jcli_span *s) {
+  const jcli_counters *a = &s->proc.first, *b = &s->proc.last;
+  if (a->usage_ns && b->usage_ns && b->usage_ns > a->usage_ns)
+    return (double)(b->usage_ns - a->usage_ns) / 1e9;
+  return jcli_span_seconds(s);
+}
+
 jcli_cores_why jcli_span_cores_busy(const jcli_span *s, bool global,
                                     double *ret) {
-  double seconds = jcli_span_seconds(s);
   if (!global) {
+    double seconds = usage_seconds(s);
     jcli_counters c;
     if (!jcli_side_cpu(&s->proc, &c) || seconds <= 0)
       return JCLI_CORES_NO_CPU;
@@ -284,7 +298,7 @@ jcli_cores_why jcli_span_cores_busy(const jcli_span *s, bool global,
 
 bool jcli_span_cores_max(const jcli_span *s, double *ret) {
   jcli_counters c;
-  double seconds = jcli_span_seconds(s);
+  double seconds = usage_seconds(s);
   if (!jcli_side_cpu(&s->proc, &c) || seconds <= 0)
     return false;
   double average = (double)c.usage_usec / 1e6 / seconds;

@@ -104,7 +104,8 @@ bool jcli_side_range(const jcli_side *d, const jcli_memory_names *names,
 bool jcli_side_peak(const jcli_side *d, bool lifetime, double *ret);
 
 /* Cores busy over the span.  The command's (global false): its
- * usage_usec / wall time, exact at the edges.  The machine's: its CPUs ×
+ * usage_usec / the time between the reads of its cpu.stat at the edges
+ * (about its wall time), exact.  The machine's: its CPUs ×
  * the busy part of their time over the span (/proc/stat: busy / (busy +
  * idle)), so never more than its CPUs: the root cgroup's usage_usec counts
  * whole scheduler ticks, which over a span of a few ticks can be more
