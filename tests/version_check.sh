@@ -50,6 +50,9 @@ gitq() { git -C "$1" -c user.name=t -c user.email=t@t.invalid -c commit.gpgsign=
 if git -C "$top_srcdir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   c="$T/clone"
   git clone -q --no-tags "$top_srcdir" "$c" 2>/dev/null
+  # the clone is of HEAD: its release is its configure.ac's (the tree's
+  # may be changed, not committed yet)
+  ver=$(sed -n 's/^AC_INIT(\[joule_cgroup\], \[\([^]]*\)\].*/\1/p' "$c/configure.ac")
   rel=$(git -C "$c" log -1 --format=%H -G '^AC_INIT\(' -- configure.ac)
   n=$(git -C "$c" rev-list --count "$rel..HEAD")
   head=$(git -C "$c" rev-parse --short=9 HEAD)
@@ -79,6 +82,7 @@ if git -C "$top_srcdir" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   git clone -q --no-tags --depth 1 "file://$c" "$s2" 2>/dev/null
   [ "$(v "$s2" "$next")" = "$next+git.shallow.$(git -C "$s2" rev-parse --short=9 HEAD)" ]
   ok $? "a shallow clone whose history stops after the release commit cannot count: $(v "$s2" "$next")"
+  ver=$(sed -n 's/^AC_INIT(\[joule_cgroup\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
 else
   for i in 1 2 3 4 5 6; do skip "not a git checkout: no clone to make"; done
 fi
