@@ -36,8 +36,9 @@ case $build in "$ver" | "$ver"+git.*) true ;; *) false ;; esac
 ok $? "scripts/version.sh: this tree is $build"
 [ "$("$JC" --version)" = "joule-cgroup $build" ]
 ok $? "joule-cgroup --version: $("$JC" --version)"
-grep -aqF "joule_cgroup plugin: version $build" "$PLUGIN_BUILDDIR/joule_cgroup.so" &&
-  ! grep -aq "joule_cgroup plugin: version $ver[^+]" "$PLUGIN_BUILDDIR/joule_cgroup.so"
+# the string whole, up to its NUL: "version 0.5.0" is in "version 0.5.0+git…"
+python3 -c 'import sys; sys.exit(b"joule_cgroup plugin: version %s\0" % sys.argv[2].encode() not in open(sys.argv[1], "rb").read())' \
+  "$PLUGIN_BUILDDIR/joule_cgroup.so" "$build"
 ok $? "joule_cgroup.so logs \"joule_cgroup plugin: version $build\" at init"
 footer() { sed -n 's/^\.TH [^ ]* [15] [^ ]* "joule_cgroup \([^"]*\)".*/\1/p' "$1"; }
 [ "$(footer "$top_builddir/man/joule-cgroup.1")" = "$build" ] &&
