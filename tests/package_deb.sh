@@ -106,8 +106,12 @@ deb="$T/build/${pkg}_${pkgver}_$(dpkg-architecture -qDEB_HOST_ARCH).deb"
 changes="$T/build/joule-cgroup_${debver}_$(dpkg-architecture -qDEB_HOST_ARCH).changes"
 test -f "$deb" && [ "$(dpkg-deb -f "$deb" Version)" = "$pkgver" ]
 ok $? "built $(basename "$deb"), Version: $(dpkg-deb -f "$deb" Version 2>/dev/null)"
-[ "$pkgver" = "$debver" ] || dpkg --compare-versions "$pkgver" gt "$debver"
-ok $? "dpkg orders $pkgver after the release's $debver"
+if [ "$pkgver" = "$debver" ]; then
+  ok 0 "a release's tree: the package is the release's $debver"
+else
+  dpkg --compare-versions "$pkgver" gt "$debver"
+  ok $? "a build between releases: dpkg orders $pkgver after the release's $debver"
+fi
 
 if [ "$in_git" = 1 ]; then
   git -C "$top_srcdir" status --porcelain --ignored >"$T/status.after"
