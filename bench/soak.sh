@@ -237,7 +237,8 @@ CONF
   bench_stop "$daemon"
   bench_forget "$daemon"
   local ended once lost loud f10 f100
-  ended=$(grep -o "plugin_instance = ${run}_b[0-9-]*, type = cgroup, type_instance = ended" \
+  # each cgroup that held a job and went: its "removed" record, once
+  ended=$(grep -o "plugin_instance = ${run}_b[0-9-]*, type = cgroup, type_instance = removed" \
     "$dir/collectd.log" | sort | uniq -c || true)
   once=$(grep -c '^ *1 ' <<<"$ended" || true)
   lost=$(sed -n 's/.*joule_cgroup plugin: \([0-9]*\) cgroups\{0,1\} emptied and w.* removed before .*/\1/p' \

@@ -6,6 +6,8 @@
 set -euo pipefail
 
 build_pkgs="gcc make autoconf automake libtool pkg-config python3 collectd-core collectd-dev libyajl-dev"
+# git: a checkout's build says which commit it is (scripts/version.sh).
+build_pkgs="$build_pkgs git"
 test_pkgs="valgrind clang libclang-rt-14-dev strace curl python3 rrdtool librrd8 libgcrypt20 libyajl2 fonts-dejavu-core influxdb graphite-carbon python3-whisper"
 # write_prometheus.so's libraries (collectd-core only suggests them) and the
 # Prometheus server; the Debian package's build and its test.

@@ -289,6 +289,23 @@ sys.exit(1 if bad else 0)
 PY
 ok $? "check's series of each cgroup are the values collectd's csv writes ($(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["value_lists"], "lists,", d["series"], "series")' "$T/check.json"))"
 
+# check --config FILE, as list and sample take it: the same report as
+# check FILE; both at once refused; a relative FILE from the working
+# directory.
+"$JC" check --config "$dir/collectd.conf" >"$T/check2.json" 2>/dev/null &&
+  (cd "$dir" && "$JC" check collectd.conf >"$T/check3.json" 2>/dev/null) &&
+  python3 - "$T/check.json" "$T/check2.json" "$T/check3.json" <<'PY'
+import json, sys
+a, b, c = (json.load(open(p)) for p in sys.argv[1:4])
+for d in (a, b, c):
+    d.pop("config"), d.pop("block")
+assert a == b == c, (a, b, c)
+PY
+ok $? "check --config FILE and check with a relative FILE: the same report as check FILE"
+"$JC" check --config "$dir/collectd.conf" "$dir/collectd.conf" >/dev/null 2>"$T/both.err"
+[ $? -eq 2 ] && grep -q 'FILE or --config FILE, not both' "$T/both.err"
+ok $? "check --config FILE FILE: a usage error, exit 2"
+
 # ---- InstanceFrom "container" with no runtime's state (docs/containers.md)
 cp -a "$FIXTURES/hosts/docker" "$T/docker-host"
 mkdir "$T/bare"

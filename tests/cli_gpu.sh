@@ -18,8 +18,12 @@
 #     phases' parts add up to the run's; the example of docs/profiler.md
 #     as written, its printed JSON the page's (the figures that do not
 #     depend on time exact);
-#   - run with a --gpu-library that does not load: gpu null, no line on
-#     stderr about it, exit status 0.
+#   - why there is no GPU figure (no library, the wrong library, NVML
+#     with no GPU, NVML that does not start, no process on a GPU): sample
+#     --collect gpu says it once on stderr and in each line's "unknown";
+#     run with a --gpu-library that does not load: gpu null, exit status
+#     0, one line on stderr and the report's note say why; a GPU the
+#     command did not use: a note.
 . "$(dirname "$0")/lib/common.sh"
 JC="$top_builddir/joule-cgroup"
 fake="$top_builddir/tests/fake-nvml/libnvidia-ml.so.1"
@@ -104,6 +108,45 @@ sed "s|GpuLibrary .*|GpuLibrary \"$T/none/libnvidia-ml.so.1\"|" "$T/gpu.conf" >"
 [ $? -eq 0 ] && grep -q '^joule-cgroup: info: no NVIDIA driver: ' "$T/nodriver.err"
 ok $? "check where the library does not load: exit status 0, the INFO line that says so"
 diag <"$T/nodriver.err"
+
+# ---- why there is no GPU figure: once on stderr, and in the JSON ------------
+# gpu_why NAME WHY-RE SAMPLE-ARGS...: sample --collect gpu says WHY once on
+# stderr ("joule-cgroup: gpu: ..."), as check's INFO line and the
+# plugin's do, and each line's "unknown" has it with the GPU lists.
+gpu_why() {
+  local name=$1 want=$2; shift 2
+  "$JC" sample --root "$root" --count 2 --interval 0.05 --collect gpu \
+    --proc-root "$T/proc" "$@" >"$T/why.json" 2>"$T/why.err"
+  local status=$?
+  [ $status -eq 0 ] && [ "$(grep -c . "$T/why.err")" -eq 1 ] &&
+    grep -qE "^joule-cgroup: gpu: $want" "$T/why.err" &&
+    python3 - "$T/why.json" "$want" <<'PY'
+import json, re, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+assert len(lines) == 2, lines
+for d in lines:
+    g = d["unknown"]["gpu"]
+    assert re.match(sys.argv[2], g["why"]), g
+    assert "memory-<gpu>" in g["lists"] and "derive-energy_<gpu>_uj" in g["lists"], g
+    assert all(not k.startswith(("memory-GPU", "percent-GPU")) for c in d["cgroups"] for k in c["values"]), d
+PY
+  ok $? "sample --collect gpu, $name: exit 0, one line on stderr ($(cat "$T/why.err")), the same in each line's \"unknown\""
+}
+gpu_why "no library" 'no NVIDIA driver: /nonexistent.so: cannot open shared object file' --gpu-library /nonexistent.so
+libc=$(ldd "$JC" | sed -n 's/.*libc\.so\.6 => \([^ ]*\).*/\1/p')
+gpu_why "the wrong library (libc)" "no NVIDIA driver: .* it is not NVML \\(GpuLibrary $libc\\)" --gpu-library "$libc"
+put "# no GPU"
+gpu_why "NVML with no GPU" "NVML \\($fake\\) finds no GPU" --gpu-library "$fake"
+put "fail init -1 999"
+gpu_why "NVML that does not start" "NVML \\($fake\\) does not start: " --gpu-library "$fake"
+# a GPU, and no process of the selected cgroups on it
+put "gpu $uuid 0 1000000 150323855360"
+"$JC" sample --root "$root" --count 1 --interval 0.05 --collect gpu --proc-root "$T/proc" \
+  --gpu-library "$fake" >"$T/idle.json" 2>"$T/idle.err"
+[ $? -eq 0 ] && [ "$(cat "$T/idle.err")" = "joule-cgroup: gpu: no process of the selected cgroups is on a GPU: root's lists alone are sent (the GPUs' own)" ] &&
+  ! grep -q '"unknown"' "$T/idle.json"
+ok $? "a GPU and no process on it: one line says so, nothing is unknown"
+diag <"$T/idle.err"
 
 # ---- run on the real kernel ----------------------------------------------------
 need_kernel
@@ -216,13 +259,25 @@ assert fixed(r["gpu"]) == fixed(page["gpu"]), (r["gpu"], page["gpu"])
 assert fixed(r["host"]) == fixed(page["host"]), (r["host"], page["host"])
 assert list(r["host"][args[1]]) == list(page["host"][args[1]])' "$T/ex/page.json" "$uuid"
 
-# no driver: null, and nothing said about it
+# no driver: null, and why, once on stderr and in the report's notes
 "$JC" run --root "$parent" --gpu-library "$T/no-such-libnvidia-ml.so.1" -- true >"$T/none.json" 2>"$T/none.err"
 ok $? "run with a --gpu-library that does not load: exit status 0"
-check_json "no driver: gpu and global.gpu null" "$T/none.json" '
-assert r["gpu"] is None and r["global"]["gpu"] is None, (r["gpu"], r["global"]["gpu"])'
-! grep -qi 'gpu\|nvml\|nvidia' "$T/none.err"
-ok $? "no driver: no line about it on stderr"
+check_json "no driver: gpu and global.gpu null, a note says why" "$T/none.json" '
+assert r["gpu"] is None and r["global"]["gpu"] is None, (r["gpu"], r["global"]["gpu"])
+n = [x for x in r["notes"] if x.startswith("\"gpu\"")]
+assert n == ["\"gpu\" and \"global.gpu\" are null: no NVIDIA driver: %s/no-such-libnvidia-ml.so.1: cannot open shared object file: No such file or directory (GpuLibrary %s/no-such-libnvidia-ml.so.1)" % (args[0], args[0])], n' "$T"
+[ "$(grep -ci 'gpu\|nvml\|nvidia' "$T/none.err")" -eq 1 ] &&
+  grep -q "^joule-cgroup: gpu: no NVIDIA driver: $T/no-such-libnvidia-ml.so.1: cannot open shared object file: No such file or directory (GpuLibrary $T/no-such-libnvidia-ml.so.1): gpu and global.gpu are null$" "$T/none.err"
+ok $? "no driver: one line on stderr says why"
 diag <"$T/none.err"
+# the fake with a GPU no process of the command uses: a note says so
+put "gpu $uuid 0 1000000 150323855360"
+"$JC" run --root "$parent" --gpu-library "$fake" -- true >"$T/idle-run.json" 2>"$T/idle-run.err"
+ok $? "run with a GPU the command does not use: exit status 0"
+check_json "a GPU the command does not use: its gpu figures 0, a note says none of its processes was on a GPU" "$T/idle-run.json" '
+u = args[0]
+assert r["gpu"][u]["memory_max"] == 0, r["gpu"]
+n = [x for x in r["notes"] if x.startswith("\"gpu\"")]
+assert n == ["\"gpu\": the command\u0027s processes held no memory on any of the 1 GPUs read: none of them was on a GPU"], n' "$uuid"
 
 tap_done

@@ -173,6 +173,40 @@ for err in sys.argv[3:5]:
 PY
 ok $? "list and sample on docker-names: those four keep their path names, each said once on stderr, all of it UTF-8"
 diag <"$T/names.err"
+# Every option that takes a path takes it relative or absolute alike:
+# --root, --runtime-root and --proc-root from the working directory give
+# the same names as their absolute paths (the plugin's keys, which the
+# core checks, take absolute paths only).
+(cd "$T" && "$JC" list --root docker-host/sys/fs/cgroup --runtime-root ./docker-host \
+  --instance-from container --select 'system.slice/docker-*.scope' >"$T/rel.json" 2>"$T/rel.err") &&
+  cmp -s "$T/rt.json" "$T/rel.json" && [ ! -s "$T/rel.err" ]
+ok $? "list --root and --runtime-root relative to the working directory: the same list as absolute"
+(cd "$T/docker-host/var" && "$JC" sample --root ../sys/fs/cgroup --runtime-root .. \
+  --instance-from container --select 'system.slice/docker-*.scope' --proc-root ../../docker-host/proc \
+  --gpu-library ./no-such-libnvidia-ml.so --count 1 --interval 0.1 >"$T/rel.sample" 2>"$T/rel.err")
+[ $? -eq 0 ] && grep -q '"instance":"shop_db"' "$T/rel.sample" && ! grep -q 'absolute' "$T/rel.err"
+ok $? "sample --runtime-root .., --proc-root and --gpu-library relative: taken from the working directory"
+grep absolute "$T/rel.err" | diag
+# --config: the block's Select, InstanceFrom, RuntimeRoot and CgroupRoot,
+# as sample --config and check take them; the relative file too.
+mkdir -p "$T/lc"
+cat >"$T/lc/collectd.conf" <<CONF
+LoadPlugin joule_cgroup
+<Plugin joule_cgroup>
+  CgroupRoot "$T/docker-host/sys/fs/cgroup"
+  Select "system.slice/docker-*.scope"
+  InstanceFrom "container"
+  RuntimeRoot "$T/docker-host"
+  Values "percent-cpu"
+</Plugin>
+CONF
+(cd "$T/lc" && "$JC" list --config collectd.conf >"$T/lc.json" 2>"$T/lc.err") &&
+  cmp -s "$T/rt.json" "$T/lc.json"
+ok $? "list --config FILE: the block's selection and names, the same list as its options"
+diag <"$T/lc.err"
+"$JC" list --config "$T/lc/collectd.conf" --select '*' >/dev/null 2>"$T/lc.err"
+[ $? -eq 2 ] && grep -q 'give them there, not as options' "$T/lc.err"
+ok $? "list --config with --select: refused, the block gives the selection"
 "$JC" list --root "$T/docker-host/sys/fs/cgroup" --runtime-root "$T/docker-host" >/dev/null 2>"$T/rt.err"
 [ $? -ne 0 ] && grep -q 'is used by InstanceFrom "container" only' "$T/rt.err"
 ok $? "--runtime-root without --instance-from container: refused, with the reason"

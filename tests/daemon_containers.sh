@@ -203,9 +203,11 @@ for q in "docs/configuration.md|$conf" "README.md|$readme"; do
   ok $? "${q%%|*}: the names it quotes ($(echo $ex)) are names the page's runtime snippets gave"
 done
 
-# The version: one source (configure.ac), the same in the plugin's INFO
-# line at init and in joule-cgroup --version.
-ver=$(sed -n 's/^AC_INIT(\[joule_cgroup\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
+# The version: one source (configure.ac's release, and the build's
+# version from scripts/version.sh), the same in the plugin's INFO line at
+# init and in joule-cgroup --version.
+rel=$(sed -n 's/^AC_INIT(\[joule_cgroup\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
+ver=$(sh "$top_srcdir/scripts/version.sh" "$top_srcdir" "$rel")
 first=$(echo "$trees" | head -n 1)
 grep -qx "\[info\] joule_cgroup plugin: version $ver" "$T/$first/collectd.log" &&
   [ "$("$top_builddir/joule-cgroup" --version)" = "joule-cgroup $ver" ]

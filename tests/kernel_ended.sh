@@ -180,10 +180,12 @@ lost_before=$(infos)
 ok $? "every job reported with its CPU time: $reported of $ENDED_JOBS within 2 % of its rusage (worst $worst µs, $worst_rel %)${missing:+; not:$missing, $lost_before counted in the INFO}"
 lag=$(sort -n "$T/lag.txt" | awk '{ v[NR] = $1 } END { if (NR) printf "median %d ms, from %d to %d ms", v[int((NR + 1) / 2)], v[1], v[NR] }')
 echo "each final read, after the remover saw the job empty: $lag (csv times, 1 ms steps)" | diag
-notes=$(grep -c 'type_instance = ended' "$dir/collectd.log" || true)
-[ "$notes" -eq "$ENDED_JOBS" ]
-ok $? "NotifyEnd: $notes notifications for $ENDED_JOBS jobs"
-grep -m 1 'type_instance = ended' "$dir/collectd.log" | diag
+# Each job's cgroup goes: its record says "removed" (an "emptied" before
+# it only where a read pass fell in the 0.25 s between).
+notes=$(grep -c 'type = cgroup, type_instance = removed' "$dir/collectd.log" || true)
+[ "$notes" -eq "$ENDED_JOBS" ] && ! grep -q 'type_instance = ended' "$dir/collectd.log"
+ok $? "NotifyEnd: $notes \"removed\" notifications for $ENDED_JOBS jobs whose cgroups went ($(grep -c 'type_instance = emptied' "$dir/collectd.log") \"emptied\" first)"
+grep -m 1 'type_instance = removed' "$dir/collectd.log" | diag
 
 jobs race fast >"$T/race.txt"
 [ "$(grep -c . "$T/race.txt")" -eq "$ENDED_JOBS" ]
@@ -208,6 +210,11 @@ settle tally_raced
 printf '%s' "$uncaught" | diag
 [ $((caught + lost)) -eq "$ENDED_JOBS" ]
 ok $? "a remover that races: $caught of $ENDED_JOBS caught ($((100 * caught / ENDED_JOBS)) %), the $lost others counted in the INFO lines"
+# a record for each one caught, "removed"; none for one lost
+removed_all() { [ "$(grep -c 'type = cgroup, type_instance = removed' "$dir/collectd.log")" -ge $((ENDED_JOBS + caught)) ]; }
+settle removed_all
+[ "$(grep -c 'type = cgroup, type_instance = removed' "$dir/collectd.log")" -eq $((ENDED_JOBS + caught)) ]
+ok $? "NotifyEnd: a \"removed\" record for each of the $caught caught, none for the $lost lost"
 
 fds_end=$(plugin_fds "$COLLECTD_PID")
 stop_collectd

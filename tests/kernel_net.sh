@@ -217,9 +217,9 @@ ok $? "the pod's if_octets-eth0 never went backwards ($(grep -vc '^epoch' "$f") 
 # 1442 bytes sent, nothing received), as of the last read pass.
 solo_pid=$(cat "$parent/solo/cgroup.procs")
 kill "$solo_pid"
-ended() { grep -q "cgroup $run/solo ended after" "$dir/collectd.log"; }
+ended() { grep -q "cgroup $run/solo emptied after .* and stays" "$dir/collectd.log"; }
 wait_until ended
-line=$(grep "cgroup $run/solo ended after" "$dir/collectd.log")
+line=$(grep "cgroup $run/solo emptied after .* and stays" "$dir/collectd.log")
 grep -q "network 0.0 MiB received, 0.1 MiB sent" <<<"$line"
 ok $? "NotifyEnd of the solo container: $(sed 's/.*message = //' <<<"$line")"
 wait_reads 2 "$dir" "$pod" if_octets-eth0

@@ -12,18 +12,45 @@
 #   2. A job in group/job; job and group removed 0.25 s after the job
 #      ended: group's last ps_cputime is the job's CPU time (within 2 %
 #      of its rusage), stamped at or before its removal.
+#   3. NotifyEnd tells an end from an emptying (docs/configuration.md,
+#      NotifyEnd), through collectd's NotificationExec: the parent gets
+#      one "emptied" record per job below it and never "removed"; "svc", a
+#      service whose cgroup is reused for 3 jobs, one "emptied" record a
+#      job with the totals since it was made (growing), then "removed"
+#      once when it goes; "gone", removed at once after its job, one
+#      "removed"; group of 2. ends "removed".  The page's own "a
+#      container ended" program and block, as written, see the removed
+#      ones alone.
 . "$(dirname "$0")/lib/common.sh"
 need_kernel
 need_collectd
 CGJOB=$top_builddir/tests/cgjob
 need "built tests/cgjob" -- test -x "$CGJOB"
+need "user nobody (exec plugin runs NotificationExec as a user)" -- id nobody
 : "${REGULAR_JOBS:=10}"
 
 make_run_parent joule-regular
 hand_down_controllers
-mkdir "$parent/clock"
+mkdir "$parent/clock" "$parent/svc"
 dir="$T/regular"
-JC_INTERVAL=2 start_watching "$dir" "$run\" \"$run/clock\" \"$run/group" '"cpu"' "  NotifyEnd true"
+# Every record (notification_exec's n.* files), and the page's example:
+# its program as written, its log file in the notes directory; its block
+# as written, the program's path the test's.
+notification_exec
+python3 - "$top_srcdir/docs/configuration.md" "$T/container-ended" "$notes/container-ended.log" >"$T/example.block" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+sec = text[text.index("**A container ended**"):]
+block, script = re.findall(r"^```(?:sh)?\n(.*?)^```$", sec, re.S | re.M)[:2]
+open(sys.argv[2], "w").write(script.replace("/var/log/container-ended.log", sys.argv[3]))
+print(block.replace("/usr/local/bin/container-ended", sys.argv[2]), end="")
+PY
+chmod 755 "$T/container-ended"
+grep -q 'NotificationExec "nobody"' "$T/example.block"
+ok $? "docs/configuration.md: the block and the program of \"a container ended\"" || tap_done
+exec_block="$exec_block
+$(grep -vx 'LoadPlugin exec' "$T/example.block")" # loaded above already
+JC_INTERVAL=2 start_watching "$dir" "$run\" \"$run/clock\" \"$run/group\" \"$run/svc\" \"$run/gone" '"cpu"' "  NotifyEnd true" "$exec_block"
 wait_until _csv_has 1 "$dir" "${run}_clock" ps_cputime
 ok $? "collectd runs at Interval 2, the parent and its clock selected" || tap_done
 # Past a read of the clock: the parent's is written as well.
@@ -62,6 +89,61 @@ at=$(echo "$last" | cut -d, -f1)
 awk -v g="$got" -v u="$used" -v a="$at" -v r="$removed" \
   'BEGIN { d = g - u; if (d < 0) d = -d; exit !(u > 0 && d <= 0.02 * u && a <= r) }'
 ok $? "a parent that goes: its final ps_cputime $got µs (the job's rusage $used µs), stamped $at, before its removal at $removed"
+
+# ---- 3. an end told apart from an emptying ---------------------------------
+# records PATH: "end cpu_user_seconds" of each record of cgroup PATH, in
+# the order collectd ran the program (its files' times).
+records() {
+  local f
+  for f in $(ls -tr "$notes"/n.* 2>/dev/null); do
+    grep -qx "cgroup: $1" "$f" || continue
+    echo "$(sed -n 's/^end: //p' "$f") $(sed -n 's/^cpu_user_seconds: //p' "$f")"
+  done
+}
+for i in 1 2 3; do
+  wait_reads 1 "$dir" "${run}_clock" ps_cputime
+  "$CGJOB" --busy-ms 100 "$parent/svc" >/dev/null
+done
+wait_reads 2 "$dir" "${run}_clock" ps_cputime
+rmdir "$parent/svc"
+mkdir "$parent/gone"
+wait_reads 1 "$dir" "${run}_clock" ps_cputime
+"$CGJOB" --busy-ms 100 "$parent/gone" >/dev/null
+rmdir "$parent/gone"
+wait_reads 2 "$dir" "${run}_clock" ps_cputime
+svc_removed() { [ "$(records "$run/svc" | grep -c '^removed')" -ge 1 ] && [ "$(records "$run/gone" | grep -c '^removed')" -ge 1 ]; }
+wait_until svc_removed
+
+# The parent emptied at the end of each job below it: the REGULAR_JOBS of
+# 1., group's, svc's 3 and gone's.
+jobs=$((REGULAR_JOBS + 5))
+records "$run" >"$T/parent.rec"
+[ "$(grep -c . "$T/parent.rec")" -eq "$jobs" ] && ! grep -qv '^emptied ' "$T/parent.rec"
+ok $? "children that come and go: the parent $(grep -c . "$T/parent.rec") records for the $jobs jobs below it, each \"emptied\", none \"removed\""
+grep -c "plugin_instance = $run, type = cgroup, type_instance = emptied, message = cgroup $run emptied after .* s and stays: CPU" "$dir/collectd.log" | grep -qx "$jobs"
+ok $? "... its type instance \"emptied\" in collectd's log, the message \"… emptied after … s and stays: …\""
+records "$run/svc" >"$T/svc.rec"
+sed 's/^/svc: /' "$T/svc.rec" | diag
+[ "$(sed -n 1,3p "$T/svc.rec" | grep -c '^emptied ')" -eq 3 ] && [ "$(sed -n '4,$p' "$T/svc.rec")" = "$(sed -n 4p "$T/svc.rec")" ] &&
+  sed -n 4p "$T/svc.rec" | grep -q '^removed ' &&
+  awk 'NR <= 3 { if (NR > 1 && $2 <= last) bad = 1; last = $2 } NR == 4 && $2 != last { bad = 1 } END { exit bad }' "$T/svc.rec"
+ok $? "a service's cgroup reused for 3 jobs: 3 \"emptied\" records, their CPU totals growing, then one \"removed\" with the last totals"
+grep -q "type_instance = removed, message = cgroup $run/svc was removed .* s after it emptied: CPU" "$dir/collectd.log"
+ok $? "... its removal says how long after it emptied"
+[ "$(records "$run/gone")" = "$(records "$run/gone" | grep '^removed ')" ] && [ "$(records "$run/gone" | grep -c .)" -eq 1 ] &&
+  grep -q "type_instance = removed, message = cgroup $run/gone ended after .* s and was removed: CPU" "$dir/collectd.log"
+ok $? "a cgroup removed at once after its job: one record, \"removed\" ($(records "$run/gone"))"
+records "$run/group" | tail -n 1 | grep -q '^removed '
+ok $? "the group of 2., gone: its last record \"removed\" ($(records "$run/group" | tr '\n' ' '))"
+# The page's program: the removed ones, each once; never the parent, never
+# an "emptied" record.
+ended_log=$notes/container-ended.log
+sed 's/^/container-ended.log: /' "$ended_log" | diag
+[ "$(grep -c " ${run}_svc ($run/svc) ended: " "$ended_log")" -eq 1 ] &&
+  [ "$(grep -c " ${run}_gone ($run/gone) ended: " "$ended_log")" -eq 1 ] &&
+  [ "$(grep -c " ${run}_group ($run/group) ended: " "$ended_log")" -eq 1 ] &&
+  [ "$(grep -c . "$ended_log")" -eq 3 ] && ! grep -q 'emptied after' "$ended_log"
+ok $? "docs' \"a container ended\": the three cgroups that went, once each; not the parent, no \"emptied\""
 
 stop_collectd
 [ "$(loud_lines "$dir")" -eq 0 ]

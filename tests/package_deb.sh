@@ -56,25 +56,26 @@ purge_at_exit() {
 }
 CLEANUPS+=(purge_at_exit)
 
-# ---- build from a clean copy ------------------------------------------------
+# ---- build from the release tarball's tree -----------------------------------
+# What `make dist` packs (make distdir: the same tree, not packed), with
+# its .tarball-version: the package is built as from a tarball, and says
+# the version of the tree it was made from.
 ver=$(sed -n 's/^AC_INIT(\[joule_cgroup\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
 src="$T/build/joule-cgroup-$ver"
-mkdir -p "$src"
+mkdir -p "$T/build"
 in_git=0
 git -C "$top_srcdir" rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
-if [ "$in_git" = 1 ]; then
-  # The files git knows or would add (working-tree contents), no build output.
-  git -C "$top_srcdir" status --porcelain --ignored >"$T/status.before"
-  (cd "$top_srcdir" && git ls-files -z --cached --others --exclude-standard |
-    tar --null -T - --ignore-failed-read -cf - 2>/dev/null) | tar -C "$src" -xf -
-else
-  tar -C "$top_srcdir" --exclude='./_build*' --exclude=./autom4te.cache -cf - . |
-    tar -C "$src" -xf -
-fi
+[ "$in_git" = 1 ] && git -C "$top_srcdir" status --porcelain --ignored >"$T/status.before"
+buildver=$(sh "$top_srcdir/scripts/version.sh" "$top_srcdir" "$ver")
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$top_builddir" distdir \
+  distdir="$src" >"$T/distdir.log" 2>&1
+status=$?
 # A tarball's tree (make distcheck) is read-only; the copy must not be.
 chmod -R u+w "$src"
-test -f "$src/debian/rules" && test -f "$src/configure.ac"
-ok $? "a clean copy of the tree in $src"
+[ $status -eq 0 ] && test -f "$src/debian/rules" && test -f "$src/configure.ac" &&
+  [ "$(cat "$src/.tarball-version")" = "$buildver" ]
+ok $? "make distdir: the tarball's tree in $src, its .tarball-version $buildver"
+diag <"$T/distdir.log"
 
 # In a clean environment, as on a fresh machine: nothing of the make
 # running this test (its MAKEFLAGS carries automake's
@@ -98,10 +99,19 @@ ok $? "the build compiled with -Wall -Wextra -Werror"
 debver=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 [ "${debver%-*}" = "$ver" ]
 ok $? "debian/changelog's version $debver is configure.ac's $ver"
-deb="$T/build/${pkg}_${debver}_$(dpkg-architecture -qDEB_HOST_ARCH).deb"
+# The package's version: the build's, with the changelog's revision; a
+# build between releases is ordered after the release it follows.
+pkgver="$buildver-${debver##*-}"
+deb="$T/build/${pkg}_${pkgver}_$(dpkg-architecture -qDEB_HOST_ARCH).deb"
 changes="$T/build/joule-cgroup_${debver}_$(dpkg-architecture -qDEB_HOST_ARCH).changes"
-test -f "$deb"
-ok $? "built $(basename "$deb")"
+test -f "$deb" && [ "$(dpkg-deb -f "$deb" Version)" = "$pkgver" ]
+ok $? "built $(basename "$deb"), Version: $(dpkg-deb -f "$deb" Version 2>/dev/null)"
+if [ "$pkgver" = "$debver" ]; then
+  ok 0 "a release's tree: the package is the release's $debver"
+else
+  dpkg --compare-versions "$pkgver" gt "$debver"
+  ok $? "a build between releases: dpkg orders $pkgver after the release's $debver"
+fi
 
 if [ "$in_git" = 1 ]; then
   git -C "$top_srcdir" status --porcelain --ignored >"$T/status.after"
@@ -220,6 +230,12 @@ wait "$cpid" 2>/dev/null
 [ -n "$v" ] && awk -v v="$v" 'BEGIN { exit !(v > 0) }'
 ok $? "its read of the real kernel reaches csv: root ps_cputime user = $v"
 
+# The one version of the build everywhere the package says it.
+[ "$(/usr/bin/joule-cgroup --version)" = "joule-cgroup $buildver" ] &&
+  grep -qF "joule_cgroup plugin: version $buildver" "$cdir/collectd.log" &&
+  [ "$(zcat /usr/share/man/man1/joule-cgroup.1.gz | sed -n 's/^\.TH [^ ]* [15] [^ ]* "joule_cgroup \([^"]*\)".*/\1/p')" = "$buildver" ] &&
+  [ "$(zcat /usr/share/man/man5/joule_cgroup.5.gz | sed -n 's/^\.TH [^ ]* [15] [^ ]* "joule_cgroup \([^"]*\)".*/\1/p')" = "$buildver" ]
+ok $? "$buildver in /usr/bin/joule-cgroup --version, the plugin's INFO line at init, both man pages' footers"
 out=$(/usr/bin/joule-cgroup list 2>"$T/list.err")
 status=$?
 [ $status -eq 0 ] && python3 -c '

@@ -91,6 +91,156 @@ def code_keys(top):
     return keys
 
 
+# ---- counts of lists per cgroup, from the catalogue ---------------------
+
+# The kernel the counts are given for: Debian 12's (docs/compatibility.md);
+# a list whose file a later kernel added is counted as "on <kernel>".
+BASE_KERNEL = (6, 1)
+
+PER = (('<instance>', 'GPU instance'), ('<gpu>', 'GPU'), ('<zone>', 'zone'),
+       ('<interface>', 'interface'))
+
+
+def kernel_of(text):
+    return tuple(int(x) for x in text.split('.')) if text != '-' else None
+
+
+def catalogue(lists, tdb):
+    """The default lists as dicts: name, groups, when (a set), kernel,
+    root (the root may send it), files, per (placeholder), series."""
+    out = []
+    for l in lists:
+        name, typ, ti, grp, dflt, when, kernel, root, files = l
+        if dflt != 'default':
+            continue
+        out.append({
+            'name': name, 'groups': set(grp.split('+')),
+            'when': set() if when == 'always' else set(when.split('+')),
+            'kernel': kernel_of(kernel), 'root': root == 'root',
+            'files': set() if files == '-' else set(files.split(',')),
+            'per': next((p for k, p in PER if k in ti), None),
+            'series': len(tdb.get(typ, [()])),
+        })
+    return out
+
+
+def of_group(cat, group):
+    """A group's lists, as configuration.md counts them: a list of limits
+    and another group is the limits group's."""
+    return [l for l in cat if group in l['groups'] and
+            (group == 'limits' or 'limits' not in l['groups'])]
+
+
+def group_phrase(cat, group):
+    """"2, + 3 under its own quota": the lists per cgroup a group sends, in
+    the words of configuration.md's Collect table."""
+    ls = of_group(cat, group)
+    parts = []
+
+    def add(n, text):
+        if n:
+            parts.append(text % n)
+    def per(l):
+        return ' per %s' % l['per'] if l['per'] else ''
+    base = [l for l in ls if not l['when'] - {'used', 'owner'} and
+            not (l['kernel'] and l['kernel'] > BASE_KERNEL)]
+    if base:
+        used = ' its processes used' if any('used' in l['when'] for l in base) else ''
+        parts.append('%d%s%s' % (len(base), per(base[0]), used))
+    add(len([l for l in ls if 'quota' in l['when']]), '+ %d under its own quota')
+    newer = sorted({l['kernel'] for l in ls if l['kernel'] and l['kernel'] > BASE_KERNEL})
+    for k in newer:
+        add(len([l for l in ls if l['kernel'] == k]), '+ %%d on %s' % '.'.join(map(str, k)))
+    limited = [l for l in ls if 'limit' in l['when']]
+    if limited:
+        parts.append(('0 without a limit, up to %d' if not parts else 'up to %d with limits') % len(limited))
+    root = [l for l in ls if 'root' in l['when'] and 'mig' not in l['when']]
+    if root:
+        parts.append('+ %d%s on `root`' % (len(root), per(root[0])))
+    mig = [l for l in ls if 'mig' in l['when'] and 'root' not in l['when']]
+    if mig:
+        parts.append('+ %d%s in MIG mode' % (len(mig), per(mig[0])))
+    mig_root = [l for l in ls if 'mig' in l['when'] and 'root' in l['when']]
+    if mig_root:
+        parts.append('+ %d%s on `root`' % (len(mig_root), per(mig_root[0])))
+    text = ', '.join(parts) or '0'
+    if ls and all('owner' in l['when'] for l in ls):
+        text += ", on the namespace's owner only"
+    return text
+
+
+def sent(cat, groups, kernel=BASE_KERNEL, root=False, limits=(),
+         quota=False):
+    """The default lists of groups one cgroup sends: of a kernel, the root
+    or not, with the limit files `limits` (its own or an ancestor's) and a
+    quota of its own or not; lists per zone, GPU and interface left out."""
+    out = []
+    for l in cat:
+        if not l['groups'] <= set(groups) or l['per']:
+            continue
+        w = l['when']
+        if (root and not l['root']) or ('root' in w and not root) or \
+                (l['kernel'] and l['kernel'] > kernel) or \
+                ('quota' in w and not quota) or \
+                ('limit' in w and not l['files'] & set(limits)) or \
+                w & {'used', 'mig', 'owner'}:
+            continue
+        out.append(l)
+    return out
+
+
+def counts(cat, groups, **facts):
+    """(lists, series) of sent()."""
+    ls = sent(cat, groups, **facts)
+    return len(ls), sum(l['series'] for l in ls)
+
+
+def count_checks(cat, conf, metrics, top):
+    text = ' '.join(metrics.split())
+    readme = ' '.join(open(os.path.join(top, 'README.md'), encoding='utf-8').read().split())
+    compat = open(os.path.join(top, 'docs/compatibility.md'), encoding='utf-8').read()
+    default = ('cpu', 'memory', 'io', 'limits')
+    bad = []
+
+    def row(label, want):
+        m = re.search(r'\| %s[^|]*\| \+? ?(\d+) \| \+? ?(\d+) \|' % re.escape(label), text)
+        got = m and (int(m.group(1)), int(m.group(2)))
+        if got != want:
+            bad.append('metrics.md "%s": %s, the catalogue: %s' % (label, got, want))
+    service = counts(cat, default)
+    row('a service with no limit:', service)
+    row('the same on Linux 6.12, collectd as root:', counts(cat, default, kernel=(6, 12)))
+    row('the root cgroup (`root`):', counts(cat, default, root=True))
+    for group, label in (('pressure', '`pressure`: the stall counters'),
+                         ('events', '`events`')):
+        row(label, tuple(a - b for a, b in zip(counts(cat, default + (group,)), service)))
+    pids = tuple(a - b for a, b in zip(counts(cat, default + ('pids',)), service))
+    pids_limited = tuple(a - b for a, b in zip(counts(cat, default + ('pids',), limits=('pids.max',)),
+                                               counts(cat, default, limits=('pids.max',))))
+    want = '| + %d, + %d | + %d, + %d |' % (pids[0], pids_limited[0], pids[1], pids_limited[1])
+    if want not in text:
+        bad.append('metrics.md `pids`: no "%s"' % want)
+    own = counts(cat, default, limits=('cpu.max', 'memory.max'), quota=True)
+    want = ('%d value lists for a cgroup without a limit, stored as %d series' % service)
+    if want not in readme:
+        bad.append('README: no "%s"' % want)
+    want = '%d lists and %d series for one with its own `cpu.max` and `memory.max`' % own
+    if want not in readme:
+        bad.append('README: no "%s"' % want)
+    energy = [l for l in cat if 'energy' in l['groups']]
+    want = 'Value lists, each of one value (one series): %d per zone for the host, %d per zone for each cgroup' % (
+        len(energy), len([l for l in energy if 'root' not in l['when']]))
+    if want not in text:
+        bad.append('metrics.md, energy: no "%s"' % want)
+    # a hybrid host: the cpu lists that need no controller (cpu.stat is in
+    # every cgroup)
+    hybrid = ', '.join('`%s`' % l['name'] for l in of_group(cat, 'cpu') if not l['when'])
+    if '| cpu | %s (cpu.stat' % hybrid not in compat:
+        bad.append('compatibility.md: the hybrid host\'s cpu row is not "%s"' % hybrid)
+    ok(not bad, 'the counts of lists per cgroup in metrics.md, the README and compatibility.md are the catalogue\'s '
+       '(a service: %d lists, %d series; with its own cpu.max and memory.max: %d, %d)' % (service + own), bad)
+
+
 def main(top, lists_path, types_path):
     conf = open(os.path.join(top, 'docs/configuration.md'), encoding='utf-8').read()
     metrics = open(os.path.join(top, 'docs/metrics.md'), encoding='utf-8').read()
@@ -124,6 +274,7 @@ def main(top, lists_path, types_path):
     # Collect groups
     head, rows = table(section(conf, '### Collect'))
     shown = {r[0].strip('`'): r for r in rows}
+    shown_rows = dict(shown)
     dcol = head.index('default')
     bad = []
     for word, dflt in groups:
@@ -135,6 +286,21 @@ def main(top, lists_path, types_path):
     bad += ['%s: not a group of the code' % w for w in shown]
     ok(len(groups) >= 8 and not bad,
        'the Collect table of docs/configuration.md: one row per group of the code (%d), its default' % len(groups), bad)
+
+    # the counts of lists per cgroup: configuration.md's Collect table (and
+    # so joule_cgroup(5)), metrics.md, the README and compatibility.md,
+    # each made from the catalogue
+    cat = catalogue(lists, tdb)
+    head, rows = table(section(conf, '### Collect'))
+    ccol = head.index('lists per cgroup')
+    bad = []
+    for word, _ in groups:
+        r = shown_rows.get(word)
+        want = group_phrase(cat, word)
+        if r is not None and r[ccol] != want:
+            bad.append('%s: "%s", the catalogue: "%s"' % (word, r[ccol], want))
+    ok(not bad, 'the Collect table of docs/configuration.md: each group\'s lists per cgroup as the catalogue counts them', bad)
+    count_checks(cat, conf, metrics, top)
 
     # value lists
     head, rows = table(section(metrics, '## The catalogue'))
@@ -150,7 +316,7 @@ def main(top, lists_path, types_path):
        ['not in the code: %s' % ' '.join(unknown)] + ['twice: %s' % ' '.join(dup)])
     col = {h: i for i, h in enumerate(head)}
     bad = []
-    for name, typ, ti, grp, dflt in lists:
+    for name, typ, ti, grp, dflt in (l[:5] for l in lists):
         if name not in names:
             continue
         r = rows[names.index(name)]

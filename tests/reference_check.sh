@@ -19,6 +19,58 @@ tap_relay "$T/tap"
 [ "$status" -le 1 ] && grep -q '^1\.\.' "$T/tap"
 ok $? "reference_check.py ran to its end (exit status $status)"
 
+# `joule-cgroup check`, held to the catalogue: on the 6.12 fixture tree,
+# with each group alone, the default set and every group of a cgroup
+# file (but cgroups: the tree has no cgroup.stat; daemon_fixture.sh reads
+# one), the lists it counts for three cgroups are those the catalogue
+# says such a cgroup sends (reference_check.sent): a service without a
+# limit, one below a slice's CPU, memory and pids limits with a
+# memory.high of its own, and that slice, under its own CPU quota.
+if [ -x "$top_builddir/joule-cgroup" ]; then
+  sets="cpu memory io limits pressure events pids default all"
+  for g in $sets; do
+    case $g in
+    default) collect='"cpu" "memory" "io" "limits"' ;;
+    all) collect='"cpu" "memory" "io" "limits" "pressure" "events" "pids"' ;;
+    *) collect="\"$g\"" ;;
+    esac
+    printf 'LoadPlugin joule_cgroup\n<Plugin joule_cgroup>\n  CgroupRoot "%s"\n  Select "**"\n  Collect %s\n</Plugin>\n' \
+      "$FIXTURES/k6.12-debian" "$collect" >"$T/check-$g.conf"
+    "$top_builddir/joule-cgroup" check "$T/check-$g.conf" >"$T/check-$g.json" 2>/dev/null
+  done
+  python3 -B - "$top_srcdir" "$T" "$types_db" $sets >"$T/check.tap" <<'PY'
+import json, os, sys
+sys.path.insert(0, sys.argv[1] + '/tests')
+import reference_check as rc
+top, tmp, tdb_path, sets = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+lists = [l.rstrip('\n').split('\t')[1:] for l in open(os.path.join(tmp, 'lists')) if l.startswith('list\t')]
+cat = rc.catalogue(lists, rc.types_db(tdb_path))
+cgroups = {
+    'system.slice/db.service': {},
+    'limited.slice/batch.service': {'limits': ('cpu.max', 'memory.max', 'memory.high', 'pids.max')},
+    'limited.slice': {'limits': ('cpu.max', 'memory.max', 'pids.max'), 'quota': True},
+}
+groups = {'default': ('cpu', 'memory', 'io', 'limits'),
+          'all': ('cpu', 'memory', 'io', 'limits', 'pressure', 'events', 'pids')}
+bad, n = [], 0
+for g in sets:
+    doc = json.load(open(os.path.join(tmp, 'check-%s.json' % g)))
+    got = {c['cgroup']: (sorted(c['values']), c['series']) for c in doc['cgroups']}
+    for cgroup, facts in cgroups.items():
+        want = rc.sent(cat, groups.get(g, (g,)), **facts)
+        names = sorted(l['name'] for l in want)
+        have = got.get(cgroup, ([], 0))
+        n += 1
+        if have != (names, sum(l['series'] for l in want)):
+            bad.append('%s, Collect %s: check %s, the catalogue %s' % (cgroup, g, have, (names, sum(l['series'] for l in want))))
+print('%s 1 - joule-cgroup check counts what the catalogue says each cgroup sends (%d cases: %d sets of groups, 3 cgroups)' % (
+    'not ok' if bad else 'ok', n, len(sets)))
+for b in bad:
+    print('# ' + b)
+PY
+  tap_relay "$T/check.tap"
+fi
+
 # make rebuilds the page whenever a page of the docs changed; made here
 # from the tree as it is, it has as many lines.
 python3 -B "$top_srcdir/scripts/mkman.py" --set VERSION=0 --set docdir=/d \

@@ -5,16 +5,24 @@
  * made from them) to the code:
  *
  *   group  WORD  default|opt-in
- *   list   NAME  TYPE  TYPE_INSTANCE  GROUP[+GROUP]  default|opt-in
+ *   list   NAME  TYPE  TYPE_INSTANCE  GROUP[+GROUP]  default|opt-in  WHEN  KERNEL  ROOT  FILES
  *
- * TYPE_INSTANCE is "-" when the list has none.  The MemoryStat lists are
- * made from whatever keys the configuration names: they are printed with
- * "<key>" for the key, as the catalogue names them, and MemoryStat as
- * their default.
+ * TYPE_INSTANCE is "-" when the list has none.  WHEN is where it is sent
+ * (jc_lists.h, JC_WHEN_*: quota, limit, root, used, mig, owner, joined by
+ * "+"; "always"), KERNEL the first Linux that has its file where the
+ * file table says ("-" where the catalogue does not: the kernel column
+ * of docs/metrics.md), ROOT "root" when the root cgroup can send it and
+ * "-" when one of its files is never there (jc_file_info.absent_at_root),
+ * FILES the cgroup files it is made from ("memory.max,memory.current";
+ * "-": none, a step's own).
+ * The MemoryStat lists are made from whatever keys the configuration
+ * names: they are printed with "<key>" for the key, as the catalogue
+ * names them, and MemoryStat as their default.
  */
 #include "jc_lists.h"
 #include "jc_sample.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 static void print_groups(unsigned mask) {
@@ -25,6 +33,50 @@ static void print_groups(unsigned mask) {
       printf("%s%s", sep, jc_sample_collect_word(i, NULL));
       sep = "+";
     }
+}
+
+/* The first kernel of each list made from a row of jc_sample.h's tables. */
+#define SINGLE_KERNEL(ID, field, file, controller, flags, type, instance,     \
+                      group, kernel)                                           \
+  [JC_LIST_##ID] = kernel,
+#define KEYED_KERNEL(ID, file, key, flags, type, instance, group, kernel)     \
+  [JC_LIST_##ID] = kernel,
+static const char *const kernels[JC_LIST_COUNT] = {
+    JC_SINGLE_FILES(SINGLE_KERNEL) JC_KEYED_FIGURES(KEYED_KERNEL)};
+
+static void print_when(unsigned when) {
+  static const struct {
+    unsigned bit;
+    const char *word;
+  } words[] = {{JC_WHEN_QUOTA, "quota"}, {JC_WHEN_LIMIT, "limit"},
+               {JC_WHEN_ROOT, "root"},   {JC_WHEN_USED, "used"},
+               {JC_WHEN_MIG, "mig"},     {JC_WHEN_OWNER, "owner"}};
+  const char *sep = "";
+  for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+    if (when & words[i].bit) {
+      printf("%s%s", sep, words[i].word);
+      sep = "+";
+    }
+  if (!*sep)
+    printf("always");
+}
+
+static void print_files(uint32_t files) {
+  const char *sep = "";
+  for (int f = 0; f < JC_FILE_COUNT; f++)
+    if (files & (1u << f)) {
+      printf("%s%s", sep, jc_sample_files[f].name);
+      sep = ",";
+    }
+  if (!*sep)
+    printf("-");
+}
+
+static bool at_root(uint32_t files) {
+  for (int f = 0; f < JC_FILE_COUNT; f++)
+    if ((files & (1u << f)) && jc_sample_files[f].absent_at_root)
+      return false;
+  return true;
 }
 
 int main(void) {
@@ -40,11 +92,16 @@ int main(void) {
     printf("list\t%s\t%s\t%s\t", name, jc_lists[i].type,
            jc_lists[i].type_instance[0] ? jc_lists[i].type_instance : "-");
     print_groups(jc_lists[i].groups);
-    printf("\t%s\n", jc_lists[i].in_default ? "default" : "opt-in");
+    printf("\t%s\t", jc_lists[i].in_default ? "default" : "opt-in");
+    print_when(jc_lists[i].when);
+    printf("\t%s\t%s\t", kernels[i] ? kernels[i] : "-",
+           at_root(jc_lists[i].files) ? "root" : "-");
+    print_files(jc_lists[i].files);
+    printf("\n");
   }
   /* jc_config_add_memstat: a byte key is memory-<key>, an event key
    * (jc_sample_memstat_key_is_event) derive-memory_<key>. */
-  printf("list\tmemory-<key>\tmemory\t<key>\tmemory\tMemoryStat\n");
-  printf("list\tderive-memory_<key>\tderive\tmemory_<key>\tmemory\tMemoryStat\n");
+  printf("list\tmemory-<key>\tmemory\t<key>\tmemory\tMemoryStat\talways\t-\troot\tmemory.stat\n");
+  printf("list\tderive-memory_<key>\tderive\tmemory_<key>\tmemory\tMemoryStat\talways\t-\troot\tmemory.stat\n");
   return ferror(stdout) ? 1 : 0;
 }

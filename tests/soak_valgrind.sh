@@ -76,7 +76,7 @@ settle() {
 # The churn: a new cgroup per step (every fourth with a child, every
 # other one with a process of 0.2 s), the one made four steps earlier
 # removed (once empty and its record logged), until the reads are done.
-ended_record() { grep -q "plugin_instance = ${run}_$1, type = cgroup, type_instance = ended" "$dir/collectd.log"; }
+ended_record() { grep -q "plugin_instance = ${run}_$1, type = cgroup, type_instance = emptied" "$dir/collectd.log"; }
 empty() { grep -qx 'populated 0' "$parent/$1/cgroup.events"; }
 # finish FROM TO: each of sFROM..sTO that had a process is empty and its
 # record logged.
@@ -120,10 +120,11 @@ wait "$vg_pid"
 
 [ "$n_reads" -ge "$SOAK_READS" ]
 ok $? "valgrind: $n_reads reads with $i cgroups created and removed"
-records=$(grep -c "plugin_instance = ${run}_s[0-9]*, type = cgroup, type_instance = ended" "$dir/collectd.log" || true)
-[ "$records" -eq "$populated" ] && [ "$populated" -gt 0 ] &&
+records=$(grep -c "plugin_instance = ${run}_s[0-9]*, type = cgroup, type_instance = emptied" "$dir/collectd.log" || true)
+removals=$(grep -c "plugin_instance = ${run}_s[0-9]*, type = cgroup, type_instance = removed" "$dir/collectd.log" || true)
+[ "$records" -eq "$populated" ] && [ "$removals" -eq "$populated" ] && [ "$populated" -gt 0 ] &&
   ! grep -q 'removed before .* final figures could be read' "$dir/collectd.log"
-ok $? "valgrind: the end path ran: $records NotifyEnd records for the $populated cgroups that had a process and ended, none lost"
+ok $? "valgrind: the end path ran: $records NotifyEnd records \"emptied\" for the $populated cgroups that had a process and ended, then $removals \"removed\" when they went, none lost"
 grep -q 'ERROR SUMMARY: 0 errors' "$dir/valgrind.txt"
 ok $? "valgrind: no invalid access ($(grep -o 'ERROR SUMMARY: [0-9]* errors' "$dir/valgrind.txt"))"
 grep -q 'definitely lost: 0 bytes' "$dir/valgrind.txt" && grep -q 'indirectly lost: 0 bytes' "$dir/valgrind.txt"
@@ -247,12 +248,12 @@ jobs 100
 heap_warm=$(settled_heap 2 1) fds_warm=$(plugin_fds "$COLLECTD_PID") w_warm=$(watches "$COLLECTD_PID")
 jobs $((SOAK_END_SECONDS * 10))
 heap_end=$(settled_heap 2 1) fds_end=$(plugin_fds "$COLLECTD_PID") w_end=$(watches "$COLLECTD_PID")
-ended=$(grep -c 'type_instance = ended' "$dir/collectd.log" || true)
+ended=$(grep -c 'type = cgroup, type_instance = removed' "$dir/collectd.log" || true)
 stop_collectd
 [ "$w_end" -eq "$w_warm" ] && [ "$fds_end" -eq "$fds_warm" ]
 ok $? "jobs that end: $((SOAK_END_SECONDS * 10)) more in $SOAK_END_SECONDS s; inotify watches $w_warm, then $w_end; descriptors on the tree $fds_warm, then $fds_end"
 [ $((heap_end - heap_warm)) -le 256 ]
-ok $? "jobs that end: heap in use $heap_warm kB after 100 jobs, $heap_end kB after $((SOAK_END_SECONDS * 10)) more; $ended NotifyEnd notifications for $((100 + SOAK_END_SECONDS * 10)) jobs"
+ok $? "jobs that end: heap in use $heap_warm kB after 100 jobs, $heap_end kB after $((SOAK_END_SECONDS * 10)) more; $ended NotifyEnd \"removed\" notifications for $((100 + SOAK_END_SECONDS * 10)) jobs"
 [ "$(loud_lines "$dir")" -eq 0 ]
 ok $? "jobs that end: no WARNING or ERROR from the plugin"
 tap_done

@@ -163,6 +163,11 @@ static void make_reading(jcli_reader *rd, jcli_read_kind kind, uint64_t t_ms,
   put(rd, &proc_target, JC_LIST_MEMORY_MAX_PERCENT, NULL, 3.0, -1);
   put(rd, &root_target, JC_LIST_MEMSTAT, "anon", 5e9, -1);
   rd->filling = NULL;
+  /* /proc/stat of a machine of 2 CPUs, busy what the root's usage says */
+  ret->have_host = true;
+  ret->host_cpus = 2;
+  ret->host.total_usec = 2 * t_ms * 1000 + 10000;
+  ret->host.idle_usec = ret->host.total_usec - (uint64_t)f->root_usage;
 }
 
 static void test_reading(void) {
@@ -481,8 +486,12 @@ static void test_documents(void) {
   res[0].exit_status = 0;
   res[1].exit_status = 3;
   char *argv[] = {"prog", "a,b", NULL};
-  jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 2, NULL, NULL, NULL};
+  jcli_run_info info = {.command = argv,
+                        .interval = 0.1,
+                        .global_cgroup = "/sys/fs/cgroup",
+                        .token_pattern = JCLI_MARKERS_DEFAULT,
+                        .names = &rd.names,
+                        .iterations = 2};
   jcli_json *j = jcli_json_new(false);
   jcli_report_iterations_json(&info, res, 2, j);
   FILE *f = tmpfile();
@@ -681,8 +690,12 @@ static void test_energy(void) {
   is_near(joules(run, 1, HOST), 0, 0, "package-0's core: untouched, 0 J");
 
   char *argv[] = {"prog", NULL};
-  jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", JCLI_MARKERS_DEFAULT,
-                        &rd.names, 0, &m->zones, NULL, NULL};
+  jcli_run_info info = {.command = argv,
+                        .interval = 0.1,
+                        .global_cgroup = "/sys/fs/cgroup",
+                        .token_pattern = JCLI_MARKERS_DEFAULT,
+                        .names = &rd.names,
+                        .energy = &m->zones};
   jcli_json *j = jcli_json_new(false);
   jcli_report_json(&info, &res, j);
   FILE *f = tmpfile();
@@ -891,8 +904,10 @@ static void test_null_notes(void) {
   };
   jcli_reader rd = {.meminfo_fd = -1};
   char *argv[] = {"prog", NULL};
-  jcli_run_info info = {argv, 0.1, "/sys/fs/cgroup", NULL, &rd.names, 0,
-                        NULL, NULL, NULL};
+  jcli_run_info info = {.command = argv,
+                        .interval = 0.1,
+                        .global_cgroup = "/sys/fs/cgroup",
+                        .names = &rd.names};
   for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     jcli_result res;
     jcli_result_init(&res, false, 0);
@@ -921,8 +936,11 @@ static void test_null_notes(void) {
   FILE *f = tmpfile();
   jcli_json_write(j, fileno(f));
   jcli_json_free(j);
-  ok(strstr(slurp(f), "is null:") == NULL,
-     "memory and io read: no note says a figure is null");
+  char *text = slurp(f);
+  ok(strstr(text, "\\\"memory\\\" is null") == NULL &&
+         strstr(text, "\\\"io\\\" is null") == NULL &&
+         strstr(text, "\\\"memory.peak\\\" is null") == NULL,
+     "memory and io read: no note says they are null");
   fclose(f);
   jcli_result_release(&res[0]);
 }
@@ -1057,6 +1075,170 @@ static void test_gpu(void) {
      "a GPU first read inside the span: no edge to count from");
 }
 
+
+/* The report of a result, as JSON text (the notes' quotes escaped). */
+static char *report_text(const jcli_run_info *info, const jcli_result *res) {
+  jcli_json *j = jcli_json_new(false);
+  jcli_report_json(info, res, j);
+  FILE *f = tmpfile();
+  jcli_json_write(j, fileno(f));
+  jcli_json_free(j);
+  char *text = slurp(f);
+  fclose(f);
+  return text;
+}
+
+/* The machine's cores busy: its CPUs × the busy part of their time from
+ * /proc/stat, never more than its CPUs where the root's usage_usec,
+ * counted in whole scheduler ticks, holds more than the wall time; null
+ * with a note when /proc/stat did not move over the span. */
+static void test_host_cores(void) {
+  static const char stat[] =
+      "cpu  100 0 100 800 0 0 0 0 0 0\n"
+      "cpu0 50 0 50 400 0 0 0 0 0 0\n"
+      "cpu2 50 0 50 400 0 0 0 0 0 0\n"
+      "intr 12345 0 1 2\nctxt 99\n";
+  jc_cputimes t;
+  unsigned cpus = 0;
+  ok(jcli_procstat_cpus(stat, sizeof(stat) - 1, 100, &t, &cpus) == 0 &&
+         cpus == 2 && t.total_usec == 10000000 && t.idle_usec == 8000000,
+     "/proc/stat: the sum line, and 2 online CPUs (cpu0, cpu2; cpu1 "
+     "offline)");
+  ok(jcli_procstat_cpus(stat, 60, 100, &t, &cpus) == 0 && cpus == 1,
+     "a text that ends without its newline: its last line counted");
+  ok(jcli_procstat_cpus("intr 1\n", 7, 100, &t, &cpus) < 0,
+     "no sum line: not known");
+  jcli_reading a = {.kind = JCLI_READ_START, .time_ns = 0}, b, c;
+  a.global.counters = (jcli_counters){.have_usage = true};
+  a.proc.counters = (jcli_counters){.have_usage = true};
+  a.have_host = true;
+  a.host_cpus = 2;
+  a.host = (jc_cputimes){1000000, 500000};
+  b = a;
+  b.kind = JCLI_READ_END;
+  b.time_ns = 6000000; /* 6 ms */
+  b.global.counters.usage_usec = 16000; /* 4 ticks of 4 ms: 2.67 cores */
+  b.proc.counters.usage_usec = 5000;
+  b.host = (jc_cputimes){1000000 + 12000, 500000 + 2000};
+  jcli_span s;
+  jcli_span_open(&s, &a, 0);
+  jcli_span_close(&s, &b);
+  double v = -1;
+  ok(jcli_span_cores_busy(&s, true, &v) == JCLI_CORES_KNOWN &&
+         fabs(v - 2.0 * 10000 / 12000) < 1e-9,
+     "the machine's cores busy over 6 ms: 2 CPUs x 10 of 12 ms busy = %.4f, "
+     "not the 2.67 of the root's ticks over the wall time",
+     v);
+  ok(jcli_span_cores_busy(&s, false, &v) == JCLI_CORES_KNOWN &&
+         fabs(v - 5000.0 / 6000) < 1e-9,
+     "the command's: its exact usage_usec / wall time (%.4f)", v);
+  bool bounded = true;
+  for (uint64_t busy = 0; busy <= 12000; busy += 1000) {
+    b.host.idle_usec = 500000 + (12000 - busy);
+    jcli_span_open(&s, &a, 0);
+    jcli_span_close(&s, &b);
+    bounded &= jcli_span_cores_busy(&s, true, &v) == JCLI_CORES_KNOWN &&
+               v >= 0 && v <= 2;
+  }
+  ok(bounded, "from idle to all busy: never below 0, never above 2 CPUs");
+  c = b;
+  c.time_ns = 9000000;
+  jcli_span_open(&s, &b, 0);
+  jcli_span_close(&s, &c);
+  ok(jcli_span_cores_busy(&s, true, &v) == JCLI_CORES_TOO_SHORT,
+     "/proc/stat did not move over the span: not known");
+  c.have_host = false;
+  jcli_span_open(&s, &b, 0);
+  jcli_span_close(&s, &c);
+  ok(jcli_span_cores_busy(&s, true, &v) == JCLI_CORES_NO_STAT,
+     "/proc/stat not read at an edge: not known");
+
+  /* The command's cores over the times its cpu.stat was read: a pass
+   * slowed down 90 ms between a reading's start and that read (a loaded,
+   * emulated machine) does not make one busy CPU look like two. */
+  jcli_reading p = {.kind = JCLI_READ_START, .time_ns = 1000000000};
+  p.proc.counters = (jcli_counters){.have_usage = true, .usage_ns = 1001000000};
+  jcli_reading q = p, e = p;
+  q.kind = JCLI_READ_TICK;
+  q.time_ns = 1100000000;
+  q.proc.counters.usage_ns = 1190000000;
+  q.proc.counters.usage_usec = 189000; /* one CPU from 1.001 s to 1.190 s */
+  e.kind = JCLI_READ_END;
+  e.time_ns = 1200000000;
+  e.proc.counters.usage_ns = 1201000000;
+  e.proc.counters.usage_usec = 189000 + 11000;
+  jcli_span_open(&s, &p, 50000000);
+  jcli_span_add(&s, &q);
+  jcli_span_close(&s, &e);
+  double most = -1;
+  ok(jcli_span_cores_max(&s, &most) && fabs(most - 1.0) < 1e-9 &&
+         jcli_span_cores_busy(&s, false, &v) == JCLI_CORES_KNOWN &&
+         fabs(v - 1.0) < 1e-9,
+     "one busy CPU read late by a slow pass: cores busy 1, its most 1 "
+     "(%.4f; 1.89 over the readings' starts)", most);
+
+  jcli_reader rd = {.meminfo_fd = -1};
+  char *argv[] = {"prog", NULL};
+  jcli_run_info info = {.command = argv, .interval = 0.1,
+                        .global_cgroup = "/sys/fs/cgroup", .names = &rd.names};
+  jcli_result res;
+  jcli_result_init(&res, false, 0);
+  c = b;
+  c.time_ns = 9000000;
+  jcli_result_start(&res, &b);
+  jcli_result_end(&res, &c);
+  char *text = report_text(&info, &res);
+  ok(strstr(text, "\"cores_busy\":null") &&
+         strstr(text, "\\\"global.cpu.cores_busy\\\" is null (the run): "
+                      "/proc/stat, whose CPU times count in 1/100 s, did not "
+                      "move over the span"),
+     "the report: global.cpu.cores_busy null, and the note that says why");
+  jcli_result_release(&res);
+}
+
+/* A limit null because its controller is missing says so; one null
+ * where the cgroup has the controller is no limit, and says nothing.  No
+ * GPU read: the probe's words. */
+static void test_limit_and_gpu_notes(void) {
+  jcli_reader rd = {.meminfo_fd = -1};
+  char *argv[] = {"prog", NULL};
+  jcli_run_info info = {.command = argv, .interval = 0.1,
+                        .global_cgroup = "/sys/fs/cgroup", .names = &rd.names};
+  jcli_result res;
+  run_script(&rd, &res, true); /* a memory.max and a CPU limit, no pids.max */
+  res.cgroup = strdup("/sys/fs/cgroup/jobs/run-1");
+  res.controllers_known = true;
+  res.controllers = JC_CTRL_CPU | JC_CTRL_MEMORY | JC_CTRL_IO | JC_CTRL_PIDS;
+  char *text = report_text(&info, &res);
+  ok(strstr(text, "\"pids_max\":null") && !strstr(text, "limits.pids_max"),
+     "pids_max null where the cgroup has the pids controller: no limit, no "
+     "note");
+  res.controllers = JC_CTRL_CPU | JC_CTRL_MEMORY | JC_CTRL_IO;
+  res.v1_controllers = JC_CTRL_PIDS;
+  text = report_text(&info, &res);
+  ok(strstr(text, "\\\"limits.pids_max\\\" is null: the limit cannot be "
+                  "read, and null does not mean unlimited here: the pids "
+                  "controller is bound to cgroup v1 on this host "
+                  "(/proc/cgroups), so /sys/fs/cgroup/jobs/run-1, in cgroup "
+                  "v2, has none") &&
+         !strstr(text, "limits.memory_max") && !strstr(text, "limits.cpu"),
+     "pids_max null where the pids controller is in cgroup v1: a note that "
+     "says it cannot be known; the limits read say nothing");
+  res.v1_controllers = 0;
+  text = report_text(&info, &res);
+  ok(!strstr(text, "limits.pids_max"),
+     "... and where its parent does not enable it, none: its effective "
+     "limit is its ancestors', and there is none");
+  info.gpu_why = "no NVIDIA driver: libnvidia-ml.so.1: cannot open shared "
+                 "object file (GpuLibrary libnvidia-ml.so.1)";
+  text = report_text(&info, &res);
+  ok(strstr(text, "\"gpu\":null") &&
+         strstr(text, "\\\"gpu\\\" and \\\"global.gpu\\\" are null: no "
+                      "NVIDIA driver: libnvidia-ml.so.1"),
+     "no GPU read: gpu null, and the note gives the driver's words");
+  jcli_result_release(&res);
+}
+
 int main(void) {
   test_markers();
   test_meminfo();
@@ -1069,6 +1251,8 @@ int main(void) {
   test_energy_packages();
   test_numbers();
   test_null_notes();
+  test_host_cores();
+  test_limit_and_gpu_notes();
   test_gpu();
   printf("1..%d\n", tap_count);
   return tap_failed != 0;

@@ -499,9 +499,11 @@ static uint64_t last_time; /* its time_ns: 0 for a list of a pass */
 static char end_message[512];
 static size_t end_meta;
 
+static const char *counted = "job"; /* the cgroup collect_cb counts */
+
 static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
   (void)ctx;
-  if (strcmp(t->relpath, "job") == 0 && strcmp(m->type, "ps_cputime") == 0) {
+  if (strcmp(t->relpath, counted) == 0 && strcmp(m->type, "ps_cputime") == 0) {
     cpu_lists++;
     last_user = (double)m->derive[0];
     last_time = m->time_ns;
@@ -511,10 +513,22 @@ static void collect_cb(void *ctx, const jc_target *t, const jc_metric *m) {
 static jc_note_meta end_facts[16]; /* keys are the core's literals */
 static jc_severity end_severity;
 static char end_instance[128], end_cgroup[128];
+/* Every NotifyEnd record in order: "<type instance> <cgroup>: <message>" */
+static char end_records[16][600];
+static size_t end_count;
+
+/* The record i told since the count was reset, or "". */
+static const char *end_record(size_t i) {
+  return i < end_count && i < 16 ? end_records[i] : "";
+}
 
 static void end_cb(void *ctx, const jc_target *t, const jc_notification *n) {
   (void)ctx;
   if (strcmp(n->type, "cgroup") == 0) {
+    if (end_count < 16)
+      snprintf(end_records[end_count], sizeof(end_records[0]), "%s %s: %s",
+               n->type_instance, t->relpath, n->message);
+    end_count++;
     snprintf(end_message, sizeof(end_message), "%s", n->message);
     end_meta = n->meta_count;
     for (size_t i = 0; i < n->meta_count && i < 16; i++)
@@ -580,12 +594,12 @@ static void test_end(void) {
   fx_write("job/cpu.stat", "usage_usec 9000\nuser_usec 6000\nsystem_usec 3000\n");
   fx_write("job/cgroup.events", "populated 0\nfrozen 0\n");
   uint64_t read_at = jc_wall_ns();
+  end_count = 0;
   jc_collector_handle_events(c, collect_cb, NULL);
   is_int(cpu_lists, 0, "emptied: its final figures are read at once and "
          "held while it is there");
-  ok(strncmp(end_message, "cgroup job ended after ", 23) == 0 &&
-         strstr(end_message, ": CPU 0.01 s user, 0.00 s system") && end_meta >= 3,
-     "NotifyEnd: one notification with its totals (%s)", end_message);
+  is_int(end_count, 0, "NotifyEnd: its record waits until the cgroup goes "
+         "or a pass finds it still there");
   jc_collector_handle_events(c, collect_cb, NULL);
   is_int(cpu_lists, 0, "nothing more until it changes again");
   /* Made after init: one found empty after a job ran in it (its cpu.stat
@@ -594,28 +608,36 @@ static void test_end(void) {
   fx_write("late/cgroup.events", "populated 0\nfrozen 0\n");
   fx_cgroup("fresh", 0);
   fx_write("fresh/cgroup.events", "populated 0\nfrozen 0\n");
-  end_message[0] = '\0';
   jc_collector_handle_events(c, collect_cb, NULL);
-  ok(find(c, "late") && find(c, "fresh") &&
-         strncmp(end_message, "cgroup late ended after ", 24) == 0,
-     "a cgroup found empty after a job ran in it: read as ended (%s)",
-     end_message);
-  end_message[0] = '\0';
-  jc_collector_handle_events(c, collect_cb, NULL);
-  is_str(end_message, "", "one not used yet: no end, and nothing more");
+  ok(find(c, "late") && find(c, "fresh") && end_count == 0,
+     "two cgroups made after init: found, no record yet");
+  /* A pass: job and late are still there, each told "emptied", their
+   * figures the job's; fresh, never used, nothing. */
+  jc_collector_read(c, collect_cb, NULL);
+  ok(end_count == 2 &&
+         strncmp(end_record(0), "emptied job: cgroup job emptied after ", 38) == 0 &&
+         strstr(end_record(0), " s and stays: CPU 0.01 s user, 0.00 s system") &&
+         strncmp(end_record(1), "emptied late: cgroup late emptied after ", 40) == 0 &&
+         strcmp(end_facts[0].key, "end") == 0 &&
+         strcmp(end_facts[0].text, "emptied") == 0,
+     "a pass finds them still there: each told \"emptied\" (type instance "
+     "and meta data end), with its totals (%s | %s)",
+     end_record(0), end_record(1));
   /* The kernel's second notification of the same job (its emptying, told
    * apart from its filling), read after both: no second record.  Then
-   * another job, filled and emptied in one event: told. */
+   * another job, filled and emptied in one event: its record waits. */
+  end_count = 0;
   fx_write("late/cgroup.events", "populated 0\nfrozen 0\n");
   jc_collector_handle_events(c, collect_cb, NULL);
-  is_str(end_message, "", "an empty cgroup's second event with no CPU time "
-         "since its end: no second record");
+  jc_collector_read(c, collect_cb, NULL);
+  is_int(end_count, 0, "an empty cgroup's second event with no CPU time "
+         "since its end, then a pass: no second record");
   fx_write("late/cpu.stat", "usage_usec 2500\nuser_usec 1500\nsystem_usec 1000\n");
   fx_write("late/cgroup.events", "populated 0\nfrozen 0\n");
+  read_at = jc_wall_ns();
   jc_collector_handle_events(c, collect_cb, NULL);
-  ok(strncmp(end_message, "cgroup late ended after ", 24) == 0,
-     "another job since (its CPU time grew), filled and emptied in one "
-     "event: its record (%s)", end_message);
+  is_int(end_count, 0, "another job since (its CPU time grew), filled and "
+         "emptied in one event: its record waits");
   fx_remove("job");
   fx_remove("lost");
   fx_remove("late");
@@ -623,15 +645,27 @@ static void test_end(void) {
   infos = 0;
   usleep(20000);
   uint64_t sent_at = jc_wall_ns();
+  cpu_lists = 0;
+  counted = "late";
   jc_collector_read(c, collect_cb, NULL);
-  ok(cpu_lists == 1 && last_user == 6000 && last_time >= read_at &&
+  counted = "job";
+  ok(cpu_lists == 1 && last_user == 1500 && last_time >= read_at &&
          last_time + 10000000 <= sent_at,
      "removed: its held final figures are sent, stamped when they were "
      "read (user %g µs)", last_user);
+  ok(end_count == 2 &&
+         strncmp(end_record(0), "removed job: cgroup job was removed ", 36) == 0 &&
+         strstr(end_record(0), " s after it emptied: CPU 0.01 s user") &&
+         strncmp(end_record(1), "removed late: cgroup late ended after ", 38) == 0 &&
+         strstr(end_record(1), " s and was removed: CPU 0.00 s user"),
+     "then removed: job, told \"emptied\" already, told \"removed\" once "
+     "more with the same totals; late's waiting record told \"removed\" "
+     "(%s | %s)", end_record(0), end_record(1));
   ok(find(c, "job") == NULL && find(c, "lost") == NULL && infos >= 1 &&
          strstr(last_log, "1 cgroup emptied and was removed before its final "
                           "figures could be read"),
-     "a cgroup removed while populated is counted, said once (%s)", last_log);
+     "a cgroup removed while populated is counted, said once, and has no "
+     "record (%s)", last_log);
   /* Found empty; a job fills and empties it (one event, as inotify merges
    * the two) and it goes before the plugin looks: counted too. */
   fx_write("quick/cgroup.events", "populated 0\nfrozen 0\n");
@@ -667,29 +701,48 @@ static void test_end_stays(void) {
   jc_tracked *job = find(c, "job");
   uint64_t baseline = job ? job->prior.rate.time_ns : 0;
   cpu_lists = 0;
-  int notes = 0;
+  end_count = 0;
   for (int i = 0; i < 3; i++) {
+    /* each job's CPU time, so that each emptying is a job's end */
+    char stat[128];
+    snprintf(stat, sizeof(stat), "usage_usec %d\nuser_usec %d\nsystem_usec 0\n",
+             2000 * (i + 1), 2000 * (i + 1));
+    fx_write("job/cpu.stat", stat);
     fx_write("job/cgroup.events", "populated 0\nfrozen 0\n");
-    end_message[0] = '\0';
     jc_collector_handle_events(c, collect_cb, NULL);
-    notes += end_message[0] != '\0';
     fx_write("job/cgroup.events", "populated 1\nfrozen 0\n");
     jc_collector_handle_events(c, collect_cb, NULL);
   }
-  ok(cpu_lists == 0 && notes == 3 && job &&
+  ok(cpu_lists == 0 && end_count == 2 && job &&
          job->prior.rate.time_ns == baseline,
-     "emptied 3 times between passes: no list sent (%d), a NotifyEnd each "
-     "(%d), the rates' baseline the last pass's", cpu_lists, notes);
+     "emptied 3 times between passes: no list sent (%d), the first two jobs "
+     "told \"emptied\" when the cgroup filled again (%zu), the rates' "
+     "baseline the last pass's", cpu_lists, end_count);
   jc_collector_read(c, collect_cb, NULL);
-  ok(cpu_lists == 1 && last_time == 0, "the pass: one point, of the pass");
+  ok(cpu_lists == 1 && last_time == 0 && end_count == 3 &&
+         strstr(end_record(2), "emptied job: cgroup job emptied after ") &&
+         strstr(end_record(2), " s and stays: CPU 0.01 s user"),
+     "the pass: one point, of the pass; the third job told \"emptied\", "
+     "its totals the cgroup's since it began (%s)", end_record(2));
+  bool all_emptied = true;
+  for (size_t i = 0; i < 3; i++)
+    all_emptied &= strncmp(end_record(i), "emptied job: ", 13) == 0;
+  ok(all_emptied, "a cgroup reused for 3 jobs: 3 records, each \"emptied\", "
+     "none \"removed\"");
   fx_write("job/cgroup.events", "populated 0\nfrozen 0\n");
+  fx_write("job/cpu.stat", "usage_usec 9000\nuser_usec 9000\nsystem_usec 0\n");
   jc_collector_handle_events(c, collect_cb, NULL);
   jc_collector_read(c, collect_cb, NULL);
-  is_int(cpu_lists, 2, "emptied, then a pass: its point only");
+  ok(cpu_lists == 2 && end_count == 4 &&
+         strncmp(end_record(3), "emptied job: ", 13) == 0,
+     "emptied, then a pass: its point only, and \"emptied\"");
   fx_remove("job");
   jc_collector_read(c, collect_cb, NULL);
-  is_int(cpu_lists, 2, "then removed: nothing more (the pass had sent its "
-         "final figures)");
+  ok(cpu_lists == 2 && end_count == 5 &&
+         strncmp(end_record(4), "removed job: cgroup job was removed ", 36) == 0 &&
+         strstr(end_record(4), " s after it emptied: CPU 0.01 s user"),
+     "then removed: no figure more (the pass had sent its final figures), "
+     "one \"removed\" record (%s)", end_record(4));
   jc_collector_free(c);
   fx_cleanup();
 }
@@ -767,12 +820,18 @@ static void test_end_record(void) {
   end_meta = 0;
   jc_collector_handle_events(c, collect_cb, NULL);
   double elapsed = (double)(jc_now_ns() - t0) / 1e9;
+  /* It goes: its record, "removed" */
+  fx_remove("cg/job");
+  jc_collector_handle_events(c, collect_cb, NULL);
   const jc_note_meta *seen = fact("seconds");
   ok(end_severity == JC_NOTIF_OKAY && strcmp(end_instance, "job") == 0 &&
          strcmp(end_cgroup, "job") == 0,
      "NotifyEnd: OKAY, the job's instance, the cgroup meta data \"job\"");
-  is_int(end_meta, 8, "eight facts: seconds, CPU user and system, memory "
-         "peak, I/O read and written, OOM kills, energy");
+  const jc_note_meta *end = fact("end");
+  ok(end && end->kind == JC_META_TEXT && strcmp(end->text, "removed") == 0 &&
+         end_meta == 9,
+     "nine facts: end \"removed\" (it went), seconds, CPU user and system, "
+     "memory peak, I/O read and written, OOM kills, energy (%zu)", end_meta);
   ok(seen && seen->kind == JC_META_NUMBER && seen->number >= 0.03 &&
          seen->number <= elapsed,
      "seconds: %g, from its watch at init to its end (the test's clock: "
@@ -794,7 +853,8 @@ static void test_end_record(void) {
      "(%g)", energy ? energy->number : -1);
   char want[400];
   snprintf(want, sizeof(want),
-           "cgroup job ended after %.1f s: CPU 2.25 s user, 1.25 s system; "
+           "cgroup job ended after %.1f s and was removed: CPU 2.25 s user, "
+           "1.25 s system; "
            "memory peak 128.0 MiB; I/O 1.0 MiB read, 16.0 MiB written; 1 OOM "
            "kill; energy 2.0 J",
            seen ? seen->number : -1);

@@ -5,6 +5,12 @@
 # largest memory.current sampled >= N MiB and io write bytes = 16 MiB
 # (±2 %); the cgroup is gone afterwards.  Independent source: what the
 # command did (memhog's pages, dd's bytes).
+# Nulls told apart (docs/report-schema.md, nulls) where every controller
+# is there: without a limit, limits null and no note says a word of them
+# (nor of memory or io); below a slice with memory.max 64 MiB, cpu.max
+# 0.5 and pids.max 100, those three numbers and memory_high null with no
+# note; the machine's cores busy never above its CPUs; sample's lines
+# have no "unknown".
 . "$(dirname "$0")/lib/common.sh"
 JC="$top_builddir/joule-cgroup"
 need "built joule-cgroup" -- test -x "$JC"
@@ -46,4 +52,58 @@ ok $? "io write_bytes $wb = $W MiB ±2 % (dd wrote $((W * MIB)) with O_DIRECT)"
 ok $? "io write_ops $wo >= $W"
 [ -n "${cg:-}" ] && [ ! -e "$cg" ]
 ok $? "the run's cgroup $cg is gone afterwards"
+
+# ---- nulls: none, or unknown with a note -------------------------------------
+# notes_of REPORT: the notes that say a figure is null, but energy's and
+# the GPUs' (the VM has neither RAPL nor a GPU).
+nulls_said() {
+  python3 -c 'import json, re, sys
+r = json.load(open(sys.argv[1]))
+print("\n".join(n for n in r["notes"] if re.match(r"\"[a-z_.]+\"( and \"[a-z_.]+\")? (is|are) null", n)
+                and not n.startswith(("\"energy\"", "\"gpu\""))))' "$1"
+}
+cpus=$(grep -c '^processor' /proc/cpuinfo)
+python3 - "$T/report" "$cpus" >"$T/py.err" 2>&1 <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+l = r["limits"]
+assert l == {"cpu_cores": None, "memory_max": None, "memory_high": None, "pids_max": None}, l
+assert r["memory"] is not None and r["io"] is not None and r["global"]["io"] is not None, r
+c = r["global"]["cpu"]["cores_busy"]
+assert c is None or 0 <= c <= int(sys.argv[2]), c
+m = r["cpu"]["cores_busy_max"]
+assert 0 < m <= int(sys.argv[2]) * 1.02, m
+PY
+ok $? "no limit: every limit null; memory, io and the machine's io there; the machine's cores busy and the command's most within the $cpus CPUs"
+diag <"$T/py.err"
+[ -z "$(nulls_said "$T/report")" ]
+ok $? "... and no note says a figure is null: a null limit is none"
+nulls_said "$T/report" | diag
+
+mkdir "$parent/lim"
+echo 67108864 >"$parent/lim/memory.max"
+echo "50000 100000" >"$parent/lim/cpu.max"
+echo 100 >"$parent/lim/pids.max"
+for c in cpu memory io pids; do echo "+$c" >"$parent/lim/cgroup.subtree_control"; done
+"$JC" run --root "$parent/lim" -- sleep 0.3 >"$T/lim.json" 2>"$T/lim.err"
+ok $? "run below a slice with memory.max 64 MiB, cpu.max 0.5 CPU, pids.max 100: status 0"
+python3 -c 'import json, sys
+l = json.load(open(sys.argv[1]))["limits"]
+assert l == {"cpu_cores": 0.5, "memory_max": 67108864, "memory_high": None, "pids_max": 100}, l' "$T/lim.json" >"$T/py.err" 2>&1
+ok $? "its limits the slice's: cpu_cores 0.5, memory_max 67108864, pids_max 100; memory_high null (none)"
+diag <"$T/py.err"
+[ -z "$(nulls_said "$T/lim.json")" ]
+ok $? "... no note says a limit is null"
+rmdir "$parent/lim"
+
+# sample with every controller: nothing unknown, on the line or a cgroup
+mkdir "$parent/s"
+"$JC" sample --select "$run/*" --count 1 --interval 0.2 >"$T/sample.json" 2>"$T/sample.err"
+ok $? "sample of the run's parent's children: status 0"
+python3 -c 'import json, sys
+d = json.loads(open(sys.argv[1]).readline())
+assert "unknown" not in d and not any("unknown" in c for c in d["cgroups"]), d
+assert any(c["cgroup"].endswith("/s") and "memory-current" in c["values"] and "disk_octets" in c["values"] for c in d["cgroups"]), d' "$T/sample.json"
+ok $? "sample: memory and io of every cgroup, no \"unknown\" where every controller is there"
+rmdir "$parent/s"
 tap_done

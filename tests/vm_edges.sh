@@ -26,7 +26,8 @@
 #      wrote and read, ps_cputime within 2 % of its rusage or of the
 #      cgroup's own count after the job's exit (the job runs a moment
 #      after its parent took its rusage); the NotifyEnd record
-#      (NotificationExec) has the same memory peak and I/O bytes exact,
+#      (NotificationExec), "removed" since its cgroup went, has the same
+#      memory peak and I/O bytes exact,
 #      CPU seconds within 2 % of the same, 0 OOM kills, and a
 #      time it was seen within the test's own clock around the job.
 # Independent sources: the kernel's own files (cpu.max gone from the child
@@ -118,9 +119,9 @@ print((r.get("cpu") or {}).get("usage_usec", 0) > 0,
       r.get("io") is None, r["global"].get("io") is not None)' "$T/report")
 [ "$figures" = "True True True True" ]
 ok $? "C: the command's cpu usage > 0, memory >= 16 MiB, io null; the machine's io still there ($figures)"
-# The VM has no RAPL: the line that says so (cli_energy.sh checks it) is
-# not this one.
-grep -v '^joule-cgroup: energy: ' "$T/err" >"$T/err.io"
+# The VM has no RAPL and no GPU: the lines that say so (cli_energy.sh and
+# cli_gpu.sh check them) are not this one.
+grep -v '^joule-cgroup: energy: ' "$T/err" | grep -v '^joule-cgroup: gpu: ' >"$T/err.io"
 [ "$(grep -c . "$T/err.io")" -eq 1 ] &&
   grep -q "controller \"io\" is not enabled for the children of $parent/q, so $parent/q/joule-cgroup-run-[0-9.]* has no io values; enable it with: echo \"+io\" > $parent/q/cgroup.subtree_control" "$T/err.io"
 ok $? "C: one line on stderr, with the remedy: $(head -n 1 "$T/err.io")"
@@ -229,8 +230,9 @@ note=$(ended_note "$job")
 fact() { sed -n "s/^$1: //p" "$note"; }
 diag <"$note"
 grep -qx 'Severity: OKAY' "$note" && grep -qx 'Type: cgroup' "$note" &&
-  grep -qx 'TypeInstance: ended' "$note" && grep -qx "PluginInstance: $inst" "$note"
-ok $? "E: one NotifyEnd record through NotificationExec: OKAY, cgroup/ended, instance $inst"
+  grep -qx 'TypeInstance: removed' "$note" && grep -qx 'end: removed' "$note" &&
+  grep -qx "PluginInstance: $inst" "$note"
+ok $? "E: one NotifyEnd record through NotificationExec: OKAY, cgroup/removed (meta data end: removed: its cgroup went), instance $inst"
 [ "$(fact memory_peak_bytes)" = "$peak" ] && [ "$(fact io_read_bytes)" = $((8 * MIB)) ] &&
   [ "$(fact io_write_bytes)" = $((16 * MIB)) ] && [ "$(fact oom_kills)" = 0 ]
 ok $? "E: the record's memory_peak_bytes $(fact memory_peak_bytes) (the final memory-peak), io_read_bytes $(fact io_read_bytes), io_write_bytes $(fact io_write_bytes), oom_kills $(fact oom_kills)"
@@ -239,10 +241,11 @@ ok $? "E: the record's CPU $(fact cpu_user_seconds) s user + $(fact cpu_system_s
 awk -v v="$(fact seconds)" -v a="$t0" -v b="$t2" 'BEGIN { exit !(v > 0 && v <= b - a) }'
 ok $? "E: seen $(fact seconds) s: more than 0, at most the $(awk -v a="$t0" -v b="$t2" 'BEGIN { printf "%.2f", b - a }') s from the job's start to the record"
 stop_collectd
-[ "$(grep -c 'type_instance = ended' "$dir/collectd.log")" -eq "$n" ] &&
-  grep -q "message = cgroup $run/fin/$job ended after .*: CPU .* s user, .* s system; memory peak .* MiB; I/O 8.0 MiB read, 16.0 MiB written; 0 OOM kills\$" "$dir/collectd.log"
-ok $? "E: the log has one record per job, the message with I/O 8.0 MiB read, 16.0 MiB written"
-grep 'type_instance = ended' "$dir/collectd.log" | diag
+[ "$(grep -c 'type = cgroup, type_instance = removed' "$dir/collectd.log")" -eq "$n" ] &&
+  ! grep -q 'type = cgroup, type_instance = emptied' "$dir/collectd.log" &&
+  grep -q "message = cgroup $run/fin/$job ended after .* s and was removed: CPU .* s user, .* s system; memory peak .* MiB; I/O 8.0 MiB read, 16.0 MiB written; 0 OOM kills\$" "$dir/collectd.log"
+ok $? "E: the log has one record per job, \"removed\", the message with I/O 8.0 MiB read, 16.0 MiB written"
+grep 'type = cgroup' "$dir/collectd.log" | diag
 [ "$(loud_lines "$dir")" -eq 0 ]
 ok $? "E: no ERROR or WARNING"
 tap_done

@@ -1,5 +1,6 @@
 /*
- * jcli_check — `joule-cgroup check [FILE]`: collectd's configuration
+ * jcli_check — `joule-cgroup check [FILE | --config FILE]`: collectd's
+ * configuration
  * (default /etc/collectd/collectd.conf) read as collectd reads it
  * (jcli_cread), its <Plugin joule_cgroup> block found as collectd finds
  * it and checked by the plugin's own code (jc_confblock, jc_config), then
@@ -338,12 +339,18 @@ static int preview(jc_config *cfg, const char *path, const char *where,
 
 int jcli_check(int argc, char **argv) {
   jcli_opts o;
-  int r = jcli_opts_parse(&o, JCLI_OPT_FILE, argc, argv);
+  int r = jcli_opts_parse(&o, JCLI_OPT_FILE | JCLI_OPT_CONFIG, argc, argv);
+  if (r == 0 && o.file && o.config) {
+    jcli_error("check: the configuration is FILE or --config FILE, not both "
+               "(\"%s\", \"%s\")",
+               o.file, o.config);
+    r = -EINVAL;
+  }
   if (r < 0 || o.help) {
     jcli_opts_release(&o);
     return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;
   }
-  const char *path = o.file ? o.file : JCLI_COLLECTD_CONF;
+  const char *path = o.config ? o.config : o.file ? o.file : JCLI_COLLECTD_CONF;
   char where[1200], why[1024];
   select_lines lines = {0};
   bool logged_error = false;

@@ -84,14 +84,15 @@ static void cpu_cells(csv *c, const row_of *r, const jcli_side *d,
   jcli_counters k;
   bool have = jcli_side_cpu(d, &k);
   bool times = have && k.have_times;
-  double seconds = jcli_span_seconds(r->span);
+  double cores = 0;
+  bool have_cores = have && jcli_span_cores_busy(r->span, d == &r->span->global,
+                                                 &cores) == JCLI_CORES_KNOWN;
   char name[64];
 #define NAME(suffix) (snprintf(name, sizeof(name), "%s%s", prefix, suffix), name)
   cell_int(c, NAME("cpu_usage_usec"), have, k.usage_usec);
   cell_int(c, NAME("cpu_user_usec"), times, k.user_usec);
   cell_int(c, NAME("cpu_system_usec"), times, k.system_usec);
-  cell_double(c, NAME("cpu_cores_busy"), have && seconds > 0,
-              have ? (double)k.usage_usec / 1e6 / seconds : 0);
+  cell_double(c, NAME("cpu_cores_busy"), have_cores, cores);
 #undef NAME
 }
 

@@ -1,6 +1,8 @@
 /*
  * jcli_list — `joule-cgroup list`: what a selection picks, as JSON, to try
- * Select/Ignore patterns before they go into collectd's configuration.
+ * Select/Ignore patterns before they go into collectd's configuration, or
+ * those of a configuration's block (--config FILE, read as `check` reads
+ * it).
  *
  *   {"root": "/sys/fs/cgroup",
  *    "cgroups": [{"instance": "root", "cgroup": "/"},
@@ -10,6 +12,7 @@
  * It is the collector's own tracked set after init, so names, collisions
  * and the walk are exactly the plugin's.
  */
+#include "jcli_check.h"
 #include "jcli_commands.h"
 #include "jcli_json.h"
 #include "jcli_opts.h"
@@ -18,6 +21,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -54,17 +58,30 @@ static int print_list(const jc_collector *c) {
 
 int jcli_list(int argc, char **argv) {
   jcli_opts o;
-  int r = jcli_opts_parse(
-      &o, JCLI_OPT_ROOT | JCLI_OPT_SELECT | JCLI_OPT_INSTANCE_FROM, argc, argv);
+  int r = jcli_opts_parse(&o,
+                          JCLI_OPT_ROOT | JCLI_OPT_SELECT |
+                              JCLI_OPT_INSTANCE_FROM | JCLI_OPT_CONFIG,
+                          argc, argv);
   if (r < 0 || o.help) {
     jcli_opts_release(&o);
     return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;
   }
+  /* --config: the block's Select, Ignore, InstanceFrom and CgroupRoot, as
+   * `sample --config` takes them */
+  char where[1200];
+  if (o.config && jcli_check_load(o.config, o.cfg, where, sizeof(where), NULL) < 0) {
+    jcli_opts_release(&o);
+    return JCLI_EXIT_FAILURE;
+  }
   /* A list is the walk and the names: no accounting file is read, so
-   * nothing but naming problems (collisions) is reported. */
+   * nothing but naming problems (collisions) is reported; a block's
+   * Values have no list to choose then. */
   o.cfg->collect = 0;
+  for (size_t i = 0; i < o.cfg->values_count; i++)
+    free(o.cfg->values[i]);
+  o.cfg->values_count = 0;
   jc_collector *c;
-  r = jcli_collector_at(o.root, o.cfg, &c);
+  r = jcli_collector_at(o.root ? o.root : o.cfg->root, o.cfg, &c);
   o.cfg = NULL; /* taken */
   bool no_state;
   if (r == 0) {

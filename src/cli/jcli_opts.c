@@ -10,8 +10,10 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* "(cpu memory ...)": the core's Collect groups, the default set first,
  * so that a group the core gains is in the usage with no word here. */
@@ -36,6 +38,7 @@ void jcli_usage(FILE *out) {
       "usage: joule-cgroup list   [--root DIR] [--select PAT]... [--ignore PAT]...\n"
       "                           [--instance-from path|basename|container]\n"
       "                           [--runtime-root DIR]\n"
+      "       joule-cgroup list   --config FILE [--root DIR]\n"
       "       joule-cgroup sample [--root DIR] [--select PAT]... [--ignore PAT]...\n"
       "                           [--instance-from path|basename|container]\n"
       "                           [--runtime-root DIR] [--collect GROUP]...\n"
@@ -43,7 +46,7 @@ void jcli_usage(FILE *out) {
       "                           [--gpu-library LIB] [--proc-root DIR]\n"
       "       joule-cgroup sample --config FILE [--root DIR] [--interval SEC]\n"
       "                           [--count N]\n"
-      "       joule-cgroup check  [FILE]\n"
+      "       joule-cgroup check  [FILE | --config FILE]\n"
       "       joule-cgroup run    [--root DIR] [--interval SEC] [--keep]\n"
       "                           [--phases [--token-pattern RE]]\n"
       "                           [--iterations N] [--format json|csv]\n"
@@ -86,7 +89,8 @@ void jcli_usage(FILE *out) {
       "        compare reports of run --iterations; 122 when --max-ratio\n"
       "        is exceeded (FIG: wall cpu memory io energy)\n"
       "\n"
-      "Patterns, groups and globs are the plugin's Select, Ignore, Collect\n",
+      "Paths may be relative or absolute.  Patterns, groups and globs are the\n"
+      "plugin's Select, Ignore, Collect\n",
       out);
   put_collect_groups(out);
   fputs(" and Values; see\n"
@@ -222,6 +226,33 @@ static int value_error(const char *option, const char *value, const char *why) {
   return -EINVAL;
 }
 
+/* path as the core takes it: an absolute path as it is; a relative one
+ * from the working directory, as the shell would resolve it (realpath
+ * where it exists, else joined to the directory), kept in o.  NULL after
+ * an error line. */
+static const char *absolute_path(jcli_opts *o, const char *option,
+                                 const char *path) {
+  if (path[0] == '/' || !path[0])
+    return path; /* "" is the core's to refuse, with its words */
+  char cwd[PATH_MAX], joined[2 * PATH_MAX + 2], resolved[PATH_MAX];
+  if (!getcwd(cwd, sizeof(cwd))) {
+    value_error(option, path, strerror(errno));
+    return NULL;
+  }
+  snprintf(joined, sizeof(joined), "%s/%s", cwd, path);
+  const char *abs = realpath(joined, resolved) ? resolved : joined;
+  if (o->absolute_count == sizeof(o->absolute) / sizeof(*o->absolute)) {
+    value_error(option, path, "too many relative paths on one command line");
+    return NULL;
+  }
+  char *copy = strdup(abs);
+  if (!copy) {
+    value_error(option, path, "out of memory");
+    return NULL;
+  }
+  return o->absolute[o->absolute_count++] = copy;
+}
+
 /* The pattern must compile now: a usage error, not a failed run. */
 static int set_token_pattern(jcli_opts *o, const char *option, const char *v) {
   char why[256];
@@ -250,9 +281,19 @@ static int apply_compare(jcli_opts *o, int key, const char *option,
   return 0;
 }
 
+/* The options whose value is a path the core checks as the plugin's key:
+ * relative ones made absolute first. */
+static bool takes_core_path(int key, const char *v) {
+  return key == KEY_RUNTIME_ROOT || key == KEY_PROC_ROOT ||
+         (key == KEY_GPU_LIBRARY && strchr(v, '/')); /* else a name dlopen
+                                                        looks up */
+}
+
 static int apply(jcli_opts *o, int key, const char *option, const char *v) {
   char why[512];
   int r = 0;
+  if (takes_core_path(key, v) && !(v = absolute_path(o, option, v)))
+    return -1;
   switch (key) {
   case KEY_ROOT: o->root = v; break;
   case KEY_SELECT: r = jc_config_add_pattern(o->cfg, false, v, why, sizeof(why)); break;
@@ -378,4 +419,7 @@ int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv) {
 void jcli_opts_release(jcli_opts *o) {
   jc_config_free(o->cfg);
   o->cfg = NULL;
+  for (size_t i = 0; i < o->absolute_count; i++)
+    free(o->absolute[i]);
+  o->absolute_count = 0;
 }

@@ -90,6 +90,11 @@ typedef struct {
   bool after_dashes;         /* the operands came after "--" */
   bool help;                 /* --help: the usage was printed, nothing else
                                 is to be done */
+  /* Paths given relative, made absolute (the plugin's keys take absolute
+   * paths only; on the command line a path is relative to the working
+   * directory, as every command's is); freed by jcli_opts_release. */
+  char *absolute[8];
+  size_t absolute_count;
 } jcli_opts;
 
 /*

@@ -87,7 +87,8 @@ static int configure(profile *p, jc_config **ret) {
   m->keep = p->env->keep;
   m->without_missing_controllers = true; /* null figures, one line each */
   /* The report is made of every list (CPU usage, the memory.stat keys),
-   * not of the plugin's lean default. */
+   * not of the plugin's lean default; pids for its limit (pids.max). */
+  jc_config_add_collect(cfg, "+pids", why, sizeof(why));
   jc_config_add_values(cfg, "*", why, sizeof(why));
   /* The GPUs, as Collect "gpu" reads them: off, with no line, where no
    * driver or GPU is found (the core says so at INFO, which run does
@@ -148,6 +149,10 @@ static int open_cgroup(profile *p) {
       0;
   if (jc_hier_v1_controllers("/proc/cgroups", &res->v1_controllers) < 0)
     res->v1_controllers = 0;
+  char top[PATH_MAX + 32];
+  snprintf(top, sizeof(top), "%s/cgroup.controllers", p->env->top);
+  res->top_controllers_known =
+      jc_hier_controllers(AT_FDCWD, top, &res->top_controllers) == 0;
   return 0;
 }
 

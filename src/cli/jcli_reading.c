@@ -14,18 +14,31 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-void jcli_reader_init(jcli_reader *rd) {
+/* /proc/stat's CPU lines: some 150 bytes a CPU, the sum line first; the
+ * lines after them ("intr ...") are not needed whole. */
+#define STAT_TEXT_MAX (1u << 20)
+
+void jcli_reader_init(jcli_reader *rd, const char *proc_stat) {
   *rd = (jcli_reader){.meminfo_fd = -1};
   rd->meminfo_fd = open("/proc/meminfo", O_RDONLY | O_CLOEXEC);
+  rd->stat_text = malloc(STAT_TEXT_MAX);
+  rd->stat_open =
+      rd->stat_text && jc_procstat_open(&rd->stat, proc_stat) == 0;
 }
 
 void jcli_reader_release(jcli_reader *rd) {
   if (rd->meminfo_fd >= 0)
     close(rd->meminfo_fd);
   rd->meminfo_fd = -1;
+  if (rd->stat_open)
+    jc_procstat_close(&rd->stat);
+  rd->stat_open = false;
+  free(rd->stat_text);
+  rd->stat_text = NULL;
   jcli_energy_close(&rd->energy);
 }
 
@@ -181,6 +194,7 @@ void jcli_reader_totals(void *ctx, const jc_target *t,
       .have_times = totals->have_times,
       .have_io = totals->have_io,
       .usage_usec = (int64_t)totals->usage_usec,
+      .usage_ns = totals->usage_ns,
       .user_usec = (int64_t)totals->user_usec,
       .system_usec = (int64_t)totals->system_usec,
       .read_bytes = (int64_t)totals->io_read_bytes,
@@ -230,6 +244,40 @@ int jcli_meminfo_used(const char *text, size_t len, uint64_t *ret_bytes) {
   return 0;
 }
 
+int jcli_procstat_cpus(const char *text, size_t len, long ticks_per_second,
+                       jc_cputimes *ret_times, unsigned *ret_cpus) {
+  if (jc_procstat_parse(text, len, ticks_per_second, ret_times) < 0)
+    return -ENODATA;
+  unsigned cpus = 0;
+  const char *end = text + len, *p = memchr(text, '\n', len);
+  for (p = p ? p + 1 : end; p < end;) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    int cpu;
+    jc_cputimes t;
+    if (jc_procstat_parse_line(p, (size_t)((nl ? nl : end) - p),
+                               ticks_per_second, &cpu, &t) < 0)
+      break; /* the CPU lines end: "intr ..." */
+    cpus++;
+    p = nl ? nl + 1 : end;
+  }
+  *ret_cpus = cpus;
+  return 0;
+}
+
+/* The machine's CPU time and online CPUs, from /proc/stat. */
+static void read_host(jcli_reader *rd, jcli_reading *ret) {
+  if (!rd->stat_open)
+    return;
+  ssize_t len = jc_procstat_read_text(&rd->stat, rd->stat_text, STAT_TEXT_MAX);
+  /* a text as long as the buffer may end inside the CPU lines */
+  ret->have_host =
+      len > 0 && len < (ssize_t)STAT_TEXT_MAX &&
+      jcli_procstat_cpus(rd->stat_text, (size_t)len,
+                                    rd->stat.ticks_per_second, &ret->host,
+                                    &ret->host_cpus) == 0 &&
+      ret->host_cpus > 0;
+}
+
 /* The machine's memory in use, as the root cgroup's "current". */
 static void read_meminfo(jcli_reader *rd, jcli_figures *global) {
   char buf[8192];
@@ -249,6 +297,7 @@ void jcli_reader_take(jcli_reader *rd, jc_collector *c, jcli_read_kind kind,
   rd->filling = ret;
   jc_collector_set_totals(c, jcli_reader_totals, rd);
   jc_collector_read(c, jcli_reader_add, rd);
+  read_host(rd, ret);
   read_meminfo(rd, &ret->global);
   rd->filling = NULL;
   jcli_energy_edge edge = kind == JCLI_READ_START ? JCLI_ENERGY_START

@@ -9,7 +9,7 @@
  * The root cgroup has no memory.current by design; its "current" is the
  * memory the machine has in use, MemTotal - MemAvailable of /proc/meminfo.
  *
- *   jcli_reader rd;  jcli_reader_init(&rd);      names table, meminfo fd
+ *   jcli_reader rd;  jcli_reader_init(&rd, NULL);    names table, meminfo fd
  *   jcli_reader_take(&rd, collector, kind, &reading);   every read
  *   jcli_reader_release(&rd);
  *
@@ -21,6 +21,7 @@
 #define JCLI_READING_H
 
 #include "jc_collector.h"
+#include "jc_procstat.h"
 #include "jcli_energy.h"
 
 #include <stdbool.h>
@@ -41,6 +42,7 @@ typedef enum {
 typedef struct {
   bool have_usage, have_times, have_io;
   int64_t usage_usec, user_usec, system_usec;
+  uint64_t usage_ns; /* when usage_usec was read (CLOCK_MONOTONIC) */
   int64_t read_bytes, write_bytes, read_ops, write_ops;
 } jcli_counters;
 
@@ -81,6 +83,13 @@ typedef struct {
   jcli_read_kind kind;
   uint64_t time_ns; /* CLOCK_MONOTONIC, just before the read pass */
   jcli_figures proc, global;
+  /* The machine's CPUs from /proc/stat, right after the pass: their time
+   * busy and idle since boot, and how many are online (its cpuN lines):
+   * the machine's cores busy over a span is the busy part of its CPUs'
+   * time, which no count in scheduler ticks can push past the CPUs. */
+  bool have_host;
+  jc_cputimes host;
+  unsigned host_cpus;
   jcli_energy_counters energy; /* all zero without RAPL */
 } jcli_reading;
 
@@ -99,11 +108,17 @@ typedef struct {
   jcli_memory_names names;
   jcli_gpu_names gpus;
   int meminfo_fd; /* /proc/meminfo, kept open; -1 when it cannot be read */
+  bool stat_open; /* stat: /proc/stat (or --proc-stat), kept open */
+  jc_procstat stat;
+  char *stat_text; /* its CPU lines, read whole: STAT_TEXT_MAX bytes */
   jcli_energy_meter energy; /* opened by the caller (jcli_energy_open) */
   jcli_reading *filling; /* during jcli_reader_take() */
 } jcli_reader;
 
-void jcli_reader_init(jcli_reader *rd);
+/* proc_stat: /proc/stat's path (NULL: the kernel's), whose CPU lines give
+ * the machine's cores busy (and the energy meter's split, which opens its
+ * own). */
+void jcli_reader_init(jcli_reader *rd, const char *proc_stat);
 void jcli_reader_release(jcli_reader *rd); /* closes the energy meter too */
 
 /* Reads every cgroup c tracks: the root cgroup is "global", any other
@@ -125,6 +140,12 @@ int jcli_memory_find(const jcli_memory_names *names, const char *name);
 
 /* Index of GPU uuid, added when new; -ENOSPC when the table is full. */
 int jcli_gpu_index(jcli_gpu_names *gpus, const char *uuid);
+
+/* The sum line of /proc/stat's whole text (jc_procstat_parse) and the
+ * number of its cpuN lines, the online CPUs.  0, or -ENODATA when the sum
+ * line is not there. */
+int jcli_procstat_cpus(const char *text, size_t len, long ticks_per_second,
+                       jc_cputimes *ret_times, unsigned *ret_cpus);
 
 /* MemTotal - MemAvailable from the text of /proc/meminfo.  0, or
  * -ENODATA when either line is missing (-EBADMSG: not a number). */

@@ -7,9 +7,12 @@
  */
 #include "jcli_report.h"
 
+#include "jcli_why.h"
+
 #include "jc_hier.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,13 +54,13 @@ static void json_cpu(const jcli_span *s, const jcli_side *d, bool proc,
     jcli_json_null(j);
     return;
   }
-  double seconds = jcli_span_seconds(s), share;
+  double share, cores = 0;
+  bool have_cores = jcli_span_cores_busy(s, !proc, &cores) == JCLI_CORES_KNOWN;
   jcli_json_map_open(j);
   key_int(j, "usage_usec", c.usage_usec);
   key_maybe(j, "user_usec", c.have_times, (double)c.user_usec);
   key_maybe(j, "system_usec", c.have_times, (double)c.system_usec);
-  key_maybe(j, "cores_busy", seconds > 0,
-            rounded((double)c.usage_usec / 1e6 / seconds));
+  key_maybe(j, "cores_busy", have_cores, rounded(cores));
   if (proc) {
     double cores_max;
     bool have_max = jcli_span_cores_max(s, &cores_max);
@@ -283,71 +286,272 @@ static void json_phases(const jcli_run_info *info, const jcli_result *res,
   jcli_json_array_close(j);
 }
 
-/* Why the command's "memory" or "io" is null: the controller its cgroup
- * lacks, and why it lacks it. */
-static void note_missing(const jcli_result *res, unsigned bit, char *note,
-                         size_t size) {
-  const char *name = jc_hier_ctrl_name(bit);
-  const char *cgroup = res->cgroup ? res->cgroup : "";
-  const char *slash = strrchr(cgroup, '/');
-  int parent = slash ? (int)(slash - cgroup) : 0;
-  if (res->controllers_known && !(res->controllers & bit) &&
-      (res->v1_controllers & bit))
-    snprintf(note, size,
-             "\"%s\" is null: the %s controller is bound to cgroup v1 on "
-             "this host (/proc/cgroups), so %s, in cgroup v2, has none",
-             name, name, cgroup);
-  else if (res->controllers_known && !(res->controllers & bit))
-    snprintf(note, size,
-             "\"%s\" is null: the %s controller is not enabled for the "
-             "children of %.*s, so %s has none; enable it with: echo "
-             "\"+%s\" > %.*s/cgroup.subtree_control",
-             name, name, parent, cgroup, cgroup, name, parent, cgroup);
-  else if (res->controllers_known)
-    snprintf(note, size,
-             "\"%s\" is null: %s has the %s controller, and none of its "
-             "%s files could be read",
-             name, cgroup, name, name);
-  else
-    snprintf(note, size, "\"%s\" is null: none of the %s files of %s could "
-             "be read", name, name, cgroup);
+/* Notes (docs/report-schema.md, nulls): every null of the run object
+ * that means "cannot be known" says why in one note, which names the
+ * figure as its path in the document and the spans it is null in; a null
+ * that means "there is none" (no limit, no signal, no phases) has none. */
+
+typedef struct {
+  jcli_json *j;
+  char text[2048];
+} notes;
+
+static void note(notes *n, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void note(notes *n, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(n->text, sizeof(n->text), fmt, ap);
+  va_end(ap);
+  jcli_json_string(n->j, n->text);
 }
 
-static void json_notes(const jcli_run_info *info, const jcli_result *res,
-                       jcli_json *j) {
-  char note[1024];
-  jcli_json_key(j, "notes");
-  jcli_json_array_open(j);
+/* Why the command's cgroup has no controller bit; the root cgroup's with
+ * global. */
+static void why_controller(const jcli_run_info *info, const jcli_result *res,
+                           bool global, unsigned bit, char *why,
+                           size_t size) {
+  const char *cgroup = global ? info->global_cgroup
+                              : res->cgroup ? res->cgroup : "";
+  bool known = global ? res->top_controllers_known : res->controllers_known;
+  unsigned have = global ? res->top_controllers : res->controllers;
+  const char *name = jc_hier_ctrl_name(bit);
+  if (known && !(have & bit))
+    jcli_why_no_controller(cgroup, global, res->v1_controllers, bit, why,
+                           size);
+  else if (known)
+    snprintf(why, size,
+             "%s has the %s controller, and none of its %s files could be "
+             "read",
+             cgroup, name, name);
+  else
+    snprintf(why, size, "none of the %s files of %s could be read", name,
+             cgroup);
+}
+
+/* A figure of each span, as a test over it: is it null there? */
+typedef bool (*span_test)(const jcli_span *s);
+
+/* " (the run)", " (2 of 3 phases)", " (the run and 3 of 3 phases)";
+ * false when null in no span. */
+static bool where_null(const jcli_result *res, span_test null_in, char *out,
+                       size_t size) {
+  bool run = null_in(&res->run);
+  size_t phases = 0;
+  for (size_t i = 0; i < res->phase_count; i++)
+    phases += null_in(&res->phases[i].span);
+  if (!run && !phases)
+    return false;
+  if (!phases)
+    snprintf(out, size, " (the run)");
+  else
+    snprintf(out, size, " (%s%zu of %zu phases)", run ? "the run and " : "",
+             phases, res->phase_count);
+  return true;
+}
+
+/* memory.peak null where memory was read; lifetime: the run's, which
+ * may take memory.peak. */
+static bool peak_null(const jcli_span *s, bool lifetime) {
+  double peak;
+  return s->proc.memory_seen && !jcli_side_peak(&s->proc, lifetime, &peak);
+}
+
+/* Why the machine's cores busy is not known (JCLI_CORES_KNOWN where its
+ * CPU time is not either: "global.cpu" is null and says so). */
+static jcli_cores_why host_cores(const jcli_span *s) {
+  double v;
+  jcli_counters c;
+  return jcli_side_cpu(&s->global, &c) ? jcli_span_cores_busy(s, true, &v)
+                                       : JCLI_CORES_KNOWN;
+}
+static bool host_cores_unread(const jcli_span *s) {
+  return host_cores(s) == JCLI_CORES_NO_STAT;
+}
+static bool host_cores_short(const jcli_span *s) {
+  return host_cores(s) == JCLI_CORES_TOO_SHORT;
+}
+static bool share_null(const jcli_span *s) {
+  double v;
+  jcli_counters c;
+  return jcli_side_cpu(&s->proc, &c) && !jcli_span_share(s, &v);
+}
+
+/* The command's memory, io and limits, and the machine's io and memory:
+ * null where a cgroup lacks the controller (or its files). */
+static void controller_notes(notes *n, const jcli_run_info *info,
+                             const jcli_result *res) {
+  char why[1024];
   jcli_counters io;
   double peak;
   const jcli_side *proc = &res->run.proc;
   if (!proc->memory_seen && !jcli_side_peak(proc, true, &peak)) {
-    note_missing(res, JC_CTRL_MEMORY, note, sizeof(note));
-    jcli_json_string(j, note);
+    why_controller(info, res, false, JC_CTRL_MEMORY, why, sizeof(why));
+    note(n, "\"memory\" is null: %s", why);
   }
+  if (peak_null(&res->run, true))
+    note(n, "\"memory.peak\" is null (the run): %s has no memory.peak "
+            "(Linux 5.19 and later have it) and no interval peak",
+         res->cgroup ? res->cgroup : "");
+  size_t phases_without = 0;
+  for (size_t i = 0; i < res->phase_count; i++)
+    phases_without += peak_null(&res->phases[i].span, false);
+  if (phases_without)
+    note(n, "\"memory.peak\" is null (%zu of %zu phases): a phase's peak is "
+            "known from the interval peak only (Linux 6.12 and later); "
+            "memory.peak is the cgroup's since it began",
+         phases_without, res->phase_count);
   if (!jcli_side_io(proc, &io)) {
-    note_missing(res, JC_CTRL_IO, note, sizeof(note));
-    jcli_json_string(j, note);
+    why_controller(info, res, false, JC_CTRL_IO, why, sizeof(why));
+    note(n, "\"io\" is null: %s", why);
   }
-  if (res->phases_on && res->markers == 0) {
-    snprintf(note, sizeof(note),
-             "no line of the command's output matched the token pattern "
-             "\"%s\": one phase spans the whole run",
-             info->token_pattern);
-    jcli_json_string(j, note);
+  /* A limit is null by nature where the host has the controller in
+   * cgroup v2 and no cgroup above the command's set one (the effective
+   * limit is the smallest of its own and its ancestors': one whose parent
+   * does not enable the controller has theirs); where the host binds it
+   * to cgroup v1, a v1 limit may hold that cannot be read here. */
+  static const struct {
+    unsigned bit;
+    const char *keys;
+  } limits[] = {
+      {JC_CTRL_CPU, "\"limits.cpu_cores\" is null"},
+      {JC_CTRL_MEMORY, "\"limits.memory_max\" and \"limits.memory_high\" are null"},
+      {JC_CTRL_PIDS, "\"limits.pids_max\" is null"},
+  };
+  const jcli_limits *l = &proc->limits;
+  bool have[] = {l->have_cpu_cores, l->have_memory_max || l->have_memory_high,
+                 l->have_pids_max};
+  for (size_t i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+    if (have[i] || !res->controllers_known ||
+        (res->controllers & limits[i].bit) ||
+        !(res->v1_controllers & limits[i].bit))
+      continue;
+    why_controller(info, res, false, limits[i].bit, why, sizeof(why));
+    note(n, "%s: the limit cannot be read, and null does not mean "
+            "unlimited here: %s",
+         limits[i].keys, why);
   }
-  if (res->markers_lost) {
-    snprintf(note, sizeof(note),
-             "out of memory: %zu marker lines were not made phase boundaries",
-             res->markers_lost);
-    jcli_json_string(j, note);
+  const jcli_side *global = &res->run.global;
+  if (!jcli_side_io(global, &io)) {
+    why_controller(info, res, true, JC_CTRL_IO, why, sizeof(why));
+    note(n, "\"global.io\" is null: %s", why);
   }
-  if (res->series.lost) {
-    snprintf(note, sizeof(note),
-             "out of memory: %zu samples were not kept in the series",
-             res->series.lost);
-    jcli_json_string(j, note);
+  if (!global->memory_seen)
+    note(n, "\"global.memory\" is null: neither the root cgroup's "
+            "memory.stat nor /proc/meminfo could be read");
+}
+
+/* The CPU figures of the spans. */
+static void cpu_notes(notes *n, const jcli_run_info *info,
+                      const jcli_result *res) {
+  char at[64];
+  jcli_counters c;
+  if (!jcli_side_cpu(&res->run.proc, &c))
+    note(n, "\"cpu\" is null: the cpu.stat of %s could not be read",
+         res->cgroup ? res->cgroup : "");
+  else if (!c.have_times)
+    note(n, "\"cpu.user_usec\" and \"cpu.system_usec\" are null: the "
+            "cpu.stat of %s has no user_usec and system_usec",
+         res->cgroup ? res->cgroup : "");
+  if (!jcli_side_cpu(&res->run.global, &c))
+    note(n, "\"global.cpu\" is null: the cpu.stat of %s could not be read",
+         info->global_cgroup);
+  if (where_null(res, host_cores_unread, at, sizeof(at)))
+    note(n, "\"global.cpu.cores_busy\" is null%s: /proc/stat could not be "
+            "read at both edges",
+         at);
+  if (where_null(res, host_cores_short, at, sizeof(at)))
+    note(n, "\"global.cpu.cores_busy\" is null%s: /proc/stat, whose CPU "
+            "times count in 1/100 s, did not move over the span; the "
+            "machine's busy cores are its CPUs times the busy part of that "
+            "time, never counted from a span that short",
+         at);
+  if (where_null(res, share_null, at, sizeof(at)))
+    note(n, "\"cpu.share_of_host\" is null%s: the machine's CPU time "
+            "(global.cpu.usage_usec, counted in scheduler ticks) did not "
+            "move over the span",
+         at);
+}
+
+/* Energy: the meter's lines; a zone's null, and the command's part's. */
+static void energy_notes(notes *n, const jcli_run_info *info,
+                         const jcli_result *res) {
+  for (size_t i = 0; i < info->energy_note_count; i++)
+    note(n, "%s%s", zone_count(info) ? "energy: " : "\"energy\" is null: ",
+         info->energy_notes[i]);
+  for (size_t z = 0; z < zone_count(info); z++) {
+    size_t host = 0, share = 0, spans = 1 + res->phase_count;
+    for (size_t i = 0; i < spans; i++) {
+      jcli_zone_energy e;
+      jcli_span_energy(i ? &res->phases[i - 1].span : &res->run, z, &e);
+      host += !e.have_host;
+      share += e.have_host && !e.have_share;
+    }
+    const char *label = info->energy->zone[z].label;
+    if (host)
+      note(n, "\"energy.%s\" and \"global.energy.%s\" are null in %zu of "
+              "%zu spans: the zone was not read at both edges, or an "
+              "interval between two readings may have held more than one "
+              "wrap of its counter (never guessed)",
+           label, label, host, spans);
+    if (share)
+      note(n, "\"energy.%s.energy_j\" and \"global.energy.%s.idle_j\" are "
+              "null in %zu of %zu spans: /proc/stat could not be read, or "
+              "the run was too short for it to move",
+           label, label, share, spans);
   }
+}
+
+/* The GPUs: why none was read; or why the command has no GPU figure. */
+static void gpu_notes(notes *n, const jcli_run_info *info,
+                      const jcli_result *res) {
+  if (info->gpu_why) {
+    note(n, "\"gpu\" and \"global.gpu\" are null: %s", info->gpu_why);
+    return;
+  }
+  bool used = false;
+  for (size_t i = 0; i < gpu_count(info); i++) {
+    const jcli_gpu_span *g = &res->run.gpu[i];
+    jcli_gpu_energy e;
+    bool have = jcli_span_gpu(&res->run, i, &e);
+    const char *u = info->gpus->uuid[i];
+    used |= g->proc_memory_max > 0;
+    if (g->seen && !e.have_sm)
+      note(n, "\"gpu.%s.sm_percent\" is null: the driver gives no process "
+              "utilisation for this GPU",
+           u);
+    if (g->seen && !have)
+      note(n, "\"gpu.%s.energy_j\" is null: the board has no energy "
+              "counter, or the GPU was not read at the run's first reading, "
+              "or it was lost or reset within it (docs/gpu.md, energy)",
+           u);
+  }
+  if (gpu_count(info) && !used)
+    note(n, "\"gpu\": the command's processes held no memory on any of the "
+            "%zu GPUs read: none of them was on a GPU",
+         gpu_count(info));
+}
+
+static void json_notes(const jcli_run_info *info, const jcli_result *res,
+                       jcli_json *j) {
+  notes n = {.j = j};
+  jcli_json_key(j, "notes");
+  jcli_json_array_open(j);
+  cpu_notes(&n, info, res);
+  controller_notes(&n, info, res);
+  energy_notes(&n, info, res);
+  gpu_notes(&n, info, res);
+  if (res->phases_on && res->markers == 0)
+    note(&n,
+         "no line of the command's output matched the token pattern "
+         "\"%s\": one phase spans the whole run",
+         info->token_pattern);
+  if (res->markers_lost)
+    note(&n, "out of memory: %zu marker lines were not made phase boundaries",
+         res->markers_lost);
+  if (res->series.lost)
+    note(&n, "out of memory: %zu samples were not kept in the series",
+         res->series.lost);
   jcli_json_array_close(j);
 }
 

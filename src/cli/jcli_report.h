@@ -24,6 +24,12 @@ typedef struct {
   const jcli_energy_zones *energy; /* the host's RAPL zones; NULL: none */
   const jcli_gpu_names *gpus;      /* the GPUs read (run); NULL: none */
   const jcli_budget_check *budget; /* --max: the checks; NULL without */
+  /* Why figures are null, from outside the spans: the energy meter's
+   * lines (why energy is null, or a zone's), and why no GPU was read
+   * (NULL: GPUs were read, or not asked for). */
+  const char (*energy_notes)[1024];
+  size_t energy_note_count;
+  const char *gpu_why;
 } jcli_run_info;
 
 void jcli_report_json(const jcli_run_info *info, const jcli_result *res,

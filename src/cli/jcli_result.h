@@ -46,6 +46,10 @@ typedef struct {
    * parent hands down) and those the host binds to cgroup v1. */
   bool controllers_known;
   unsigned controllers, v1_controllers;
+  /* The same of the root cgroup read for "global" (its
+   * cgroup.controllers: what the hierarchy has). */
+  bool top_controllers_known;
+  unsigned top_controllers;
 
   jcli_span run;
   bool phases_on;          /* --phases: phases are recorded */

@@ -28,6 +28,8 @@
 #include "jcli_session.h"
 #include "jcli_stderr.h"
 
+#include "jc_gpu.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,11 +44,14 @@ typedef struct {
   size_t runs; /* to make: --iterations, or 1 */
   size_t done, cap;
   jcli_outcome *outcomes; /* of the runs made, for --max and --plot */
+  bool gpu_off; /* no GPU read: gpu_why says why */
+  char gpu_why[768];
 } run_state;
 
 /* ---- the report ---------------------------------------------------------- */
 
 static jcli_run_info run_info(const run_state *s) {
+  const jcli_energy_meter *m = &s->session.reader.energy;
   return (jcli_run_info){
       .command = s->opts.command,
       .interval = s->session.env.interval,
@@ -57,7 +62,21 @@ static jcli_run_info run_info(const run_state *s) {
       .energy = &s->session.reader.energy.zones,
       .gpus = &s->session.reader.gpus,
       .budget = s->opts.max ? &s->check : NULL,
+      .energy_notes = m->note,
+      .energy_note_count = m->notes,
+      .gpu_why = s->gpu_off ? s->gpu_why : NULL,
   };
+}
+
+/* No GPU was read in any run: why (jc_gpu_probe, the plugin's words),
+ * once, for the report's note and a line on stderr. */
+static void ask_gpu_why(run_state *s) {
+  if (s->session.reader.gpus.count || s->done == 0)
+    return;
+  s->gpu_off = jc_gpu_probe(s->opts.gpu_library, NULL, NULL, s->gpu_why,
+                            sizeof(s->gpu_why)) < 0;
+  if (s->gpu_off && !s->gpu_why[0])
+    snprintf(s->gpu_why, sizeof(s->gpu_why), "out of memory");
 }
 
 static int print_report(run_state *s) {
@@ -81,6 +100,8 @@ static int print_report(run_state *s) {
   if (r < 0)
     jcli_error("cannot write the report: %s", strerror(-r));
   jcli_energy_print_notes(&s->session.reader.energy); /* why energy is null */
+  if (s->gpu_off)
+    jcli_error("gpu: %s: gpu and global.gpu are null", s->gpu_why);
   return r;
 }
 
@@ -160,6 +181,7 @@ static int run_all(run_state *s) {
   int failed = run_iterations(s, &status);
   if (failed)
     return failed;
+  ask_gpu_why(s);
   if (measure_all(s) < 0)
     return JCLI_EXIT_RUN_FAILED;
   if (s->opts.max)

@@ -88,7 +88,7 @@ int jcli_session_open(jcli_session *s, const jcli_opts *opts) {
     r = take_signals(s);
   if (r < 0)
     return r;
-  jcli_reader_init(&s->reader);
+  jcli_reader_init(&s->reader, opts->proc_stat);
   jcli_energy_open(&s->reader.energy, opts->powercap_root, opts->proc_stat,
                    opts->cpu_root);
   const char *pattern =

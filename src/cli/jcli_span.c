@@ -59,21 +59,26 @@ static void side_after_first(jcli_side *d, const jcli_figures *f) {
   d->limits = f->limits;
 }
 
-/* Cores busy between the anchor and r, once the window is long enough. */
+/* Cores busy between the anchor and r, once the window is long enough:
+ * over the times the cgroup's cpu.stat was read, not those the readings
+ * began at (a pass slowed down between the two, in a loaded or emulated
+ * machine, would count more CPU time than its window holds: 5.5 CPUs
+ * busy of 2 seen so). */
 static void cores_window(jcli_span *s, const jcli_reading *r) {
   const jcli_counters *c = &r->proc.counters;
   if (!c->have_usage)
     return;
-  if (s->have_anchor && r->time_ns - s->anchor_ns < s->min_window_ns)
+  uint64_t at = c->usage_ns ? c->usage_ns : r->time_ns;
+  if (s->have_anchor && at - s->anchor_ns < s->min_window_ns)
     return;
-  if (s->have_anchor && r->time_ns > s->anchor_ns) {
+  if (s->have_anchor && at > s->anchor_ns) {
     double cores = (double)(c->usage_usec - s->anchor_usage) * 1e3 /
-                   (double)(r->time_ns - s->anchor_ns);
+                   (double)(at - s->anchor_ns);
     s->cores_max = s->have_cores_max ? fmax(s->cores_max, cores) : cores;
     s->have_cores_max = true;
   }
   s->have_anchor = true;
-  s->anchor_ns = r->time_ns;
+  s->anchor_ns = at;
   s->anchor_usage = c->usage_usec;
 }
 
@@ -162,6 +167,9 @@ void jcli_span_open(jcli_span *s, const jcli_reading *first,
   s->proc.first = s->proc.last = first->proc.counters;
   s->proc.limits = first->proc.limits;
   s->global.first = s->global.last = first->global.counters;
+  s->have_host_first = s->have_host_last = first->have_host;
+  s->host_first = s->host_last = first->host;
+  s->host_cpus = first->host_cpus;
   s->energy_first = s->energy_last = first->energy;
   if (first->proc.have_peak) {
     s->proc.have_peak = true;
@@ -181,6 +189,9 @@ void jcli_span_add(jcli_span *s, const jcli_reading *r) {
     s->ticks++;
   side_after_first(&s->proc, &r->proc);
   side_after_first(&s->global, &r->global);
+  s->have_host_last = r->have_host;
+  s->host_last = r->host;
+  s->host_cpus = r->host_cpus;
   s->energy_last = r->energy;
   memory_in_run(s, r);
   cores_window(s, r);
@@ -255,9 +266,39 @@ bool jcli_side_peak(const jcli_side *d, bool lifetime, double *ret) {
   return false;
 }
 
+/* The time between the reads of the command's cpu.stat at the span's
+ * edges (its wall time where a read's time is not known). */
+static double usage_seconds(const jcli_span *s) {
+  const jcli_counters *a = &s->proc.first, *b = &s->proc.last;
+  if (a->usage_ns && b->usage_ns && b->usage_ns > a->usage_ns)
+    return (double)(b->usage_ns - a->usage_ns) / 1e9;
+  return jcli_span_seconds(s);
+}
+
+jcli_cores_why jcli_span_cores_busy(const jcli_span *s, bool global,
+                                    double *ret) {
+  if (!global) {
+    double seconds = usage_seconds(s);
+    jcli_counters c;
+    if (!jcli_side_cpu(&s->proc, &c) || seconds <= 0)
+      return JCLI_CORES_NO_CPU;
+    *ret = (double)c.usage_usec / 1e6 / seconds;
+    return JCLI_CORES_KNOWN;
+  }
+  jc_cputimes d;
+  if (!s->have_host_first || !s->have_host_last ||
+      jc_procstat_delta(&s->host_first, &s->host_last, &d) < 0)
+    return JCLI_CORES_NO_STAT;
+  if (d.total_usec == 0)
+    return JCLI_CORES_TOO_SHORT;
+  *ret = (double)s->host_cpus * (double)(d.total_usec - d.idle_usec) /
+         (double)d.total_usec;
+  return JCLI_CORES_KNOWN;
+}
+
 bool jcli_span_cores_max(const jcli_span *s, double *ret) {
   jcli_counters c;
-  double seconds = jcli_span_seconds(s);
+  double seconds = usage_seconds(s);
   if (!jcli_side_cpu(&s->proc, &c) || seconds <= 0)
     return false;
   double average = (double)c.usage_usec / 1e6 / seconds;

@@ -67,6 +67,11 @@ typedef struct {
   size_t ticks;        /* ticks strictly inside */
   bool in_run_seen;    /* a reading counted for the memory ranges */
   jcli_side proc, global;
+  /* the machine's CPU time (/proc/stat) at the edges, its online CPUs at
+   * the last */
+  bool have_host_first, have_host_last;
+  jc_cputimes host_first, host_last;
+  unsigned host_cpus;
   jcli_energy_counters energy_first, energy_last; /* at the edges */
   /* cores busy over windows of at least min_window_ns */
   uint64_t min_window_ns, anchor_ns;
@@ -97,6 +102,24 @@ bool jcli_side_range(const jcli_side *d, const jcli_memory_names *names,
 /* The span's true peak: the interval peak's max; else, with lifetime,
  * memory.peak at the last reading (right for the whole run only). */
 bool jcli_side_peak(const jcli_side *d, bool lifetime, double *ret);
+
+/* Cores busy over the span.  The command's (global false): its
+ * usage_usec / the time between the reads of its cpu.stat at the edges
+ * (about its wall time), exact.  The machine's: its CPUs ×
+ * the busy part of their time over the span (/proc/stat: busy / (busy +
+ * idle)), so never more than its CPUs: the root cgroup's usage_usec counts
+ * whole scheduler ticks, which over a span of a few ticks can be more
+ * than the wall time holds.  false when not known; then *ret_why (global)
+ * says why: /proc/stat not read at both edges, or not moved (a span
+ * shorter than its resolution). */
+typedef enum {
+  JCLI_CORES_KNOWN,
+  JCLI_CORES_NO_CPU,   /* no usage_usec (the command's), or no wall time */
+  JCLI_CORES_NO_STAT,  /* /proc/stat not read at both edges */
+  JCLI_CORES_TOO_SHORT /* /proc/stat did not move over the span */
+} jcli_cores_why;
+jcli_cores_why jcli_span_cores_busy(const jcli_span *s, bool global,
+                                    double *ret);
 
 /* The highest cores busy of the span: over each stretch between
  * readings at least min_window_ns apart, and over the span as a whole

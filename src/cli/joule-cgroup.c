@@ -15,7 +15,7 @@
  *
  * Licensed under the MIT license.
  */
-#include "jc_autoconf.h"
+#include "jc_version.h" /* this build's version (scripts/version.sh) */
 
 #include "jcli_commands.h"
 #include "jcli_opts.h"
@@ -49,7 +49,7 @@ int main(int argc, char **argv) {
     return JCLI_EXIT_OK;
   }
   if (strcmp(word, "--version") == 0) {
-    printf("joule-cgroup %s\n", PACKAGE_VERSION);
+    printf("joule-cgroup %s\n", JC_VERSION);
     return JCLI_EXIT_OK;
   }
   for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)

@@ -107,10 +107,13 @@ tap_done() {
 }
 
 # no_errors FILE: what `joule-cgroup run` wrote on stderr has no error or
-# warning in it: nothing, or only the lines that say why energy figures are
-# missing ("joule-cgroup: energy: ...", on a host without RAPL;
-# tests/cli_energy.sh checks those).
-no_errors() { ! grep -qv '^joule-cgroup: energy: ' "$1"; }
+# warning in it: nothing, or only the lines that say why energy or GPU
+# figures are missing ("joule-cgroup: energy: ...", on a host without
+# RAPL; "joule-cgroup: gpu: ...", without an NVIDIA driver;
+# tests/cli_energy.sh and tests/cli_gpu.sh check those).
+no_errors() { ! grep -v '^joule-cgroup: gpu: ' "$1" | grep -qv '^joule-cgroup: energy: '; }
+# but_gpu FILE: its lines but the one that says why no GPU was read.
+but_gpu() { grep -v '^joule-cgroup: gpu: ' "$1"; }
 
 # tap_relay FILE: the TAP lines of a helper (ok/not ok without a plan)
 # counted as this test's own; other lines (diagnostics) as they are.
@@ -361,16 +364,17 @@ LoadPlugin csv
 CONF
 }
 
-# start_watching DIR SELECT COLLECT [MORE-OPTIONS]: collectd in the
-# background (start_collectd) with the plugin reading the cgroups SELECT
-# of the mount, not its root; COLLECT is the Collect values as written in
-# the configuration ('"cpu" "pids"').
+# start_watching DIR SELECT COLLECT [MORE-OPTIONS [EXTRA-GLOBAL-TEXT]]:
+# collectd in the background (start_collectd) with the plugin reading the
+# cgroups SELECT of the mount, not its root; COLLECT is the Collect values
+# as written in the configuration ('"cpu" "pids"'); EXTRA-GLOBAL-TEXT as
+# write_conf's (other plugins' blocks).
 start_watching() {
   write_conf "$1" "  CgroupRoot \"$mnt\"
   ReportRoot false
   Select \"$2\"
   Collect $3
-${4:-}"
+${4:-}" "${5:-}"
   start_collectd "$1"
 }
 

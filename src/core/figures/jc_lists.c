@@ -18,12 +18,12 @@
 
 /* The pressure lists of one resource (its file) and line. */
 #define PSI_STALL(res, line, file)                                             \
-  {"derive", res "_" line "_stall_usec", PSI, true, F(file)}
-#define PSI_LOAD(res, line, file) {"load", res "_" line, PSI, false, F(file)}
+  {"derive", res "_" line "_stall_usec", PSI, true, F(file), 0}
+#define PSI_LOAD(res, line, file) {"load", res "_" line, PSI, false, F(file), 0}
 #define PSI_AVG(res, line, file)                                               \
-  {"pressure", res "_" line "_avg10", PSI, false, F(file)},                    \
-      {"pressure", res "_" line "_avg60", PSI, false, F(file)},                \
-      {"pressure", res "_" line "_avg300", PSI, false, F(file)}
+  {"pressure", res "_" line "_avg10", PSI, false, F(file), 0},                 \
+      {"pressure", res "_" line "_avg60", PSI, false, F(file), 0},             \
+      {"pressure", res "_" line "_avg300", PSI, false, F(file), 0}
 #define PSI_ALL(X)                                                             \
   X("cpu", "some", CPU_PRESSURE), X("cpu", "full", CPU_PRESSURE),              \
       X("memory", "some", MEMORY_PRESSURE),                                    \
@@ -32,36 +32,36 @@
 #define SINGLE_LIST_ROW(ID, field, file, controller, flags, type, instance,    \
                         group, ...)                                            \
   [JC_LIST_##ID] = {type, instance, group, ((flags) & JC_ROW_DEFAULT) != 0,    \
-                    F(ID)},
+                    F(ID), 0},
 #define KEYED_LIST_ROW(ID, file, key, flags, type, instance, group, ...)       \
   [JC_LIST_##ID] = {type, instance, group, ((flags) & JC_KEY_DEFAULT) != 0,    \
-                    F(file)},
+                    F(file), 0},
 
 const jc_list_info jc_lists[JC_LIST_COUNT] = {
     /* CPU time (user and system) and cores busy: the default; the rest
      * follows from them (usage = user + system, percent = cores / CPUs). */
-    [JC_LIST_PS_CPUTIME] = {"ps_cputime", "", CPU, true, F(CPU_STAT)},
-    [JC_LIST_CPU_CORES] = {"gauge", "cpu_cores", CPU, true, F(CPU_STAT)},
+    [JC_LIST_PS_CPUTIME] = {"ps_cputime", "", CPU, true, F(CPU_STAT), 0},
+    [JC_LIST_CPU_CORES] = {"gauge", "cpu_cores", CPU, true, F(CPU_STAT), 0},
     [JC_LIST_CPU_USAGE_USEC] = {"derive", "cpu_usage_usec", CPU, false,
-                                F(CPU_STAT)},
-    [JC_LIST_CPU_PERCENT] = {"percent", "cpu", CPU, false, F(CPU_STAT)},
+                                F(CPU_STAT), 0},
+    [JC_LIST_CPU_PERCENT] = {"percent", "cpu", CPU, false, F(CPU_STAT), 0},
     /* Throttling: by default only once the cgroup was under a quota
      * (nr_periods > 0; always 0 before); bursts: opt-in. */
     [JC_LIST_CPU_NR_PERIODS] = {"derive", "cpu_nr_periods", CPU, true,
-                                F(CPU_STAT)},
+                                F(CPU_STAT), JC_WHEN_QUOTA},
     [JC_LIST_CPU_NR_THROTTLED] = {"derive", "cpu_nr_throttled", CPU, true,
-                                  F(CPU_STAT)},
+                                  F(CPU_STAT), JC_WHEN_QUOTA},
     [JC_LIST_CPU_THROTTLED_USEC] = {"derive", "cpu_throttled_usec", CPU, true,
-                                    F(CPU_STAT)},
+                                    F(CPU_STAT), JC_WHEN_QUOTA},
     [JC_LIST_CPU_NR_BURSTS] = {"derive", "cpu_nr_bursts", CPU, false,
-                               F(CPU_STAT)},
+                               F(CPU_STAT), 0},
     [JC_LIST_CPU_BURST_USEC] = {"derive", "cpu_burst_usec", CPU, false,
-                                F(CPU_STAT)},
+                                F(CPU_STAT), 0},
     /* The single-value files, one gauge each (jc_sample.h's rows). */
     JC_SINGLE_FILES(SINGLE_LIST_ROW)
-    [JC_LIST_DISK_OCTETS] = {"disk_octets", "", JC_COLLECT_IO, true,
-                             F(IO_STAT)},
-    [JC_LIST_DISK_OPS] = {"disk_ops", "", JC_COLLECT_IO, true, F(IO_STAT)},
+    [JC_LIST_DISK_OCTETS] = {"disk_octets", "", JC_COLLECT_IO, true, F(IO_STAT),
+                             0},
+    [JC_LIST_DISK_OPS] = {"disk_ops", "", JC_COLLECT_IO, true, F(IO_STAT), 0},
     /* Pressure: the stall totals, from which any window's average follows
      * exactly; the kernel's own averages are opt-in, three to a list
      * (load) or one (the pressure-* gauges of the first releases). */
@@ -78,55 +78,69 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
      * can be above it (a burst, a limit lowered below the usage), which a
      * writer that checks ranges (rrdtool) would throw away. */
     [JC_LIST_CPU_LIMIT_CORES] = {"gauge", "cpu_limit_cores", LIM, true,
-                                 F(CPU_MAX)},
+                                 F(CPU_MAX), JC_WHEN_LIMIT},
     [JC_LIST_CPU_LIMIT_PERCENT] = {"gauge", "cpu_limit_percent", LIM | CPU,
-                                   true, F(CPU_MAX) | F(CPU_STAT)},
-    [JC_LIST_MEMORY_MAX] = {"memory", "max", LIM, true, F(MEMORY_MAX)},
-    [JC_LIST_MEMORY_HIGH] = {"memory", "high", LIM, true, F(MEMORY_HIGH)},
+                                   true, F(CPU_MAX) | F(CPU_STAT),
+                                   JC_WHEN_LIMIT},
+    [JC_LIST_MEMORY_MAX] = {"memory", "max", LIM, true, F(MEMORY_MAX),
+                            JC_WHEN_LIMIT},
+    [JC_LIST_MEMORY_HIGH] = {"memory", "high", LIM, true, F(MEMORY_HIGH),
+                             JC_WHEN_LIMIT},
     [JC_LIST_MEMORY_MAX_PERCENT] = {"gauge", "memory_max_percent", LIM | MEM,
-                                    true, F(MEMORY_MAX) | F(MEMORY_CURRENT)},
+                                    true, F(MEMORY_MAX) | F(MEMORY_CURRENT),
+                                    JC_WHEN_LIMIT},
     [JC_LIST_PIDS_MAX] = {"count", "pids_max", LIM | JC_COLLECT_PIDS, true,
-                          F(PIDS_MAX)},
+                          F(PIDS_MAX), JC_WHEN_LIMIT},
     /* Energy (jc_energy): per RAPL zone, read once per pass; a cgroup's
      * part by its CPU time. */
     [JC_LIST_ENERGY] = {"derive", "energy_<zone>_uj", JC_COLLECT_ENERGY, true,
-                        F(CPU_STAT)},
+                        F(CPU_STAT), 0},
     [JC_LIST_ENERGY_IDLE] = {"derive", "energy_<zone>_idle_uj",
-                             JC_COLLECT_ENERGY, true, 0},
-    [JC_LIST_POWER] = {"power", "<zone>", JC_COLLECT_ENERGY, true, 0},
+                             JC_COLLECT_ENERGY, true, 0, JC_WHEN_ROOT},
+    [JC_LIST_POWER] = {"power", "<zone>", JC_COLLECT_ENERGY, true, 0,
+                       JC_WHEN_ROOT},
     /* GPUs (jc_gpu): per GPU, <gpu> its UUID, one NVML read per GPU and
      * pass; a cgroup's figures are its processes' (and its descendants'),
      * the root's the GPU's whole. */
-    [JC_LIST_GPU_MEMORY] = {"memory", "<gpu>", JC_COLLECT_GPU, true, 0},
-    [JC_LIST_GPU_MEMORY_TOTAL] = {"memory", "<gpu>_total", JC_COLLECT_GPU,
-                                  true, 0},
-    [JC_LIST_GPU_SM] = {"percent", "<gpu>_sm", JC_COLLECT_GPU, true, 0},
-    [JC_LIST_GPU_ENERGY] = {"derive", "energy_<gpu>_uj", JC_COLLECT_GPU,
-                            true, 0},
+    [JC_LIST_GPU_MEMORY] = {"memory", "<gpu>", JC_COLLECT_GPU, true, 0,
+                            JC_WHEN_USED},
+    [JC_LIST_GPU_MEMORY_TOTAL] = {"memory", "<gpu>_total", JC_COLLECT_GPU, true,
+                                  0, JC_WHEN_ROOT},
+    [JC_LIST_GPU_SM] = {"percent", "<gpu>_sm", JC_COLLECT_GPU, true, 0,
+                        JC_WHEN_USED},
+    [JC_LIST_GPU_ENERGY] = {"derive", "energy_<gpu>_uj", JC_COLLECT_GPU, true,
+                            0, JC_WHEN_USED},
     [JC_LIST_GPU_ENERGY_IDLE] = {"derive", "energy_<gpu>_idle_uj",
-                                 JC_COLLECT_GPU, true, 0},
+                                 JC_COLLECT_GPU, true, 0, JC_WHEN_ROOT},
     /* MIG: per GPU instance of a GPU whose MIG mode is on. */
     [JC_LIST_GPU_INSTANCE_MEMORY] = {"memory", "<gpu>_gi<instance>",
-                                     JC_COLLECT_GPU, true, 0},
+                                     JC_COLLECT_GPU, true, 0,
+                                     JC_WHEN_USED | JC_WHEN_MIG},
     [JC_LIST_GPU_INSTANCE_TOTAL] = {"memory", "<gpu>_gi<instance>_total",
-                                    JC_COLLECT_GPU, true, 0},
+                                    JC_COLLECT_GPU, true, 0,
+                                    JC_WHEN_ROOT | JC_WHEN_MIG},
     /* Network (jc_net): per interface of a network namespace, rx and tx,
      * on the cgroup that owns the namespace; from /proc/<pid>/net/dev,
      * read once per namespace, no cgroup file. */
-    [JC_LIST_IF_OCTETS] = {"if_octets", "<interface>", NET, true, 0},
-    [JC_LIST_IF_PACKETS] = {"if_packets", "<interface>", NET, true, 0},
-    [JC_LIST_IF_ERRORS] = {"if_errors", "<interface>", NET, true, 0},
-    [JC_LIST_IF_DROPPED] = {"if_dropped", "<interface>", NET, true, 0},
+    [JC_LIST_IF_OCTETS] = {"if_octets", "<interface>", NET, true, 0,
+                           JC_WHEN_OWNER},
+    [JC_LIST_IF_PACKETS] = {"if_packets", "<interface>", NET, true, 0,
+                            JC_WHEN_OWNER},
+    [JC_LIST_IF_ERRORS] = {"if_errors", "<interface>", NET, true, 0,
+                           JC_WHEN_OWNER},
+    [JC_LIST_IF_DROPPED] = {"if_dropped", "<interface>", NET, true, 0,
+                            JC_WHEN_OWNER},
     /* The namespace's health (net/snmp, net/netstat), opt-in: the few
      * counters that explain a slow service (docs/metrics.md, Network). */
     [JC_LIST_TCP_RETRANS_SEGS] = {"protocol_counter", "Tcp_RetransSegs", NET,
-                                  false, 0},
+                                  false, 0, JC_WHEN_OWNER},
     [JC_LIST_TCP_LISTEN_OVERFLOWS] = {"protocol_counter",
-                                      "TcpExt_ListenOverflows", NET, false, 0},
-    [JC_LIST_TCP_LISTEN_DROPS] = {"protocol_counter", "TcpExt_ListenDrops",
-                                  NET, false, 0},
-    [JC_LIST_UDP_RCVBUF_ERRORS] = {"protocol_counter", "Udp_RcvbufErrors",
-                                   NET, false, 0},
+                                      "TcpExt_ListenOverflows", NET, false, 0,
+                                      JC_WHEN_OWNER},
+    [JC_LIST_TCP_LISTEN_DROPS] = {"protocol_counter", "TcpExt_ListenDrops", NET,
+                                  false, 0, JC_WHEN_OWNER},
+    [JC_LIST_UDP_RCVBUF_ERRORS] = {"protocol_counter", "Udp_RcvbufErrors", NET,
+                                   false, 0, JC_WHEN_OWNER},
 };
 
 void jc_lists_name(const char *type, const char *type_instance, char *out,

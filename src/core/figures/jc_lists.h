@@ -95,12 +95,34 @@ typedef enum {
   JC_LIST_MEMSTAT_EVENT,
 } jc_list_id;
 
+/* Where a chosen list is sent, beyond its files being there: the
+ * catalogue's own words for the counts of lists per cgroup that
+ * docs/configuration.md's Collect table and docs/metrics.md give (held to
+ * them by tests/reference_check.py, from tests/reference_lists).  0:
+ * wherever its files are read, on every cgroup (the root has what its
+ * files give it: jc_file_info.absent_at_root); a list with a placeholder
+ * in its type instance is one per zone, GPU, GPU instance or interface. */
+enum {
+  JC_WHEN_QUOTA = 1u << 0, /* in the default set, once the cgroup's own
+                              CPU quota was in force (before, 0: the
+                              throttling counters; jc_metrics) */
+  JC_WHEN_LIMIT = 1u << 1, /* where the cgroup has that limit, its own or
+                              an ancestor's */
+  JC_WHEN_ROOT = 1u << 2,  /* on the root cgroup only */
+  JC_WHEN_USED = 1u << 3,  /* where the cgroup's processes use that GPU
+                              (on the root: any process) */
+  JC_WHEN_MIG = 1u << 4,   /* per GPU instance of a GPU in MIG mode */
+  JC_WHEN_OWNER = 1u << 5, /* on the cgroup that owns the network
+                              namespace */
+};
+
 typedef struct {
   const char *type;          /* of collectd's standard types.db */
   const char *type_instance; /* "" when none */
   unsigned groups;           /* JC_COLLECT_* groups it needs, all of them */
   bool in_default;           /* sent unless Values says otherwise */
   uint32_t files;            /* the jc_file_id bits it is made from */
+  unsigned when;             /* JC_WHEN_*: where it is sent (0: always) */
 } jc_list_info;
 
 extern const jc_list_info jc_lists[JC_LIST_COUNT];

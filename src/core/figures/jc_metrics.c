@@ -122,8 +122,9 @@ static void emit_cpu_rates(const sink *k, const jc_sample *s,
   *rate = (jc_rate_state){true, usage, s->time_ns};
 }
 
-/* The cpu.stat counters of lists id..: the throttling ones, when chosen
- * by default, only once the cgroup was under a quota (before, always 0). */
+/* The cpu.stat counters of lists id..: those the catalogue sends under a
+ * quota only (JC_WHEN_QUOTA, the throttling ones), when chosen by
+ * default, only once the cgroup was under a quota (before, always 0). */
 static void emit_cpu_counters(const sink *k, const jc_sample *s) {
   static const struct {
     jc_list_id id;
@@ -141,7 +142,7 @@ static void emit_cpu_counters(const sink *k, const jc_sample *s) {
     jc_list_id id = counters[i].id;
     if (!has_cpu(s, counters[i].key) ||
         (k->sel->list[id] == JC_SEL_DEFAULT && !quota_seen &&
-         id != JC_LIST_CPU_USAGE_USEC))
+         (jc_lists[id].when & JC_WHEN_QUOTA)))
       continue;
     put_derive(k, id, s->cpu[counters[i].key]);
   }

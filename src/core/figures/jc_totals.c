@@ -14,6 +14,7 @@ static void cpu_of(const jc_sample *s, jc_totals *t) {
   if (!jc_sample_has(s, JC_FILE_CPU_STAT))
     return;
   t->usage_usec = s->cpu[JC_CPU_USAGE_USEC];
+  t->usage_ns = s->time_ns;
   t->have_usage = has_cpu(s, JC_CPU_USAGE_USEC) && fits(t->usage_usec);
   t->user_usec = s->cpu[JC_CPU_USER_USEC];
   t->system_usec = s->cpu[JC_CPU_SYSTEM_USEC];

@@ -24,6 +24,8 @@ typedef struct {
   bool have_usage; /* cpu.stat usage_usec */
   bool have_times; /* cpu.stat user_usec and system_usec */
   uint64_t usage_usec, user_usec, system_usec;
+  uint64_t usage_ns; /* CLOCK_MONOTONIC when cpu.stat was read: the time
+                        its usage is of, for a rate over two reads */
   bool have_memory_peak; /* memory.peak (Linux 5.19 and later) */
   uint64_t memory_peak;  /* bytes */
   bool have_io;          /* io.stat, summed over its devices */

@@ -25,12 +25,22 @@ struct jc_end_held {
   char type_instance[128];
 };
 
-/* The held lists of a cgroup that went, to be sent. */
+/* NotifyEnd's record of a cgroup's last end (jc_end_state.record). */
+struct jc_end_record {
+  jc_totals totals;    /* of its final read */
+  double seconds;      /* how long it was seen populated */
+  uint64_t ended_ns;   /* when it was read */
+  uint64_t pass;       /* the read passes begun then */
+  bool told;           /* told "emptied": it stayed */
+};
+
+/* The held lists of a cgroup that went, and its record, to be sent. */
 typedef struct {
   char instance[128];
   char *relpath, *meta;
   struct jc_end_held *held;
   size_t count;
+  struct jc_end_record *record; /* NULL: none */
 } gone_figures;
 
 /* The step's own state. */
@@ -41,6 +51,8 @@ typedef struct {
   gone_figures *gone; /* to send */
   size_t gone_count, gone_capacity;
   bool held;          /* a tracked cgroup holds lists */
+  uint64_t passes;    /* read passes begun */
+  size_t waiting;     /* records not told yet, of tracked cgroups */
 } end_self;
 
 static end_self *self(const jc_collector *c) {
@@ -151,10 +163,9 @@ static void watch(const jc_collector *c, jc_tracked *t) {
   }
 }
 
-/* t went with lists held: they are to be sent (at most one cgroup's
- * more than the last time; out of memory, they are dropped). */
-static void keep_gone(const jc_collector *c, const jc_tracked *t,
-                      jc_end_state *e) {
+/* t went with lists held or a record: they are to be sent (at most one
+ * cgroup's more than the last time; out of memory, they are dropped). */
+static void keep_gone(const jc_collector *c, const jc_tracked *t, jc_end_state *e) {
   end_self *s = self(c);
   if (s->gone_count == s->gone_capacity) {
     size_t cap = s->gone_capacity ? 2 * s->gone_capacity : 8;
@@ -167,8 +178,9 @@ static void keep_gone(const jc_collector *c, const jc_tracked *t,
   jc_target target = jc_tracked_target(c, t);
   gone_figures g = {.relpath = strdup(target.relpath),
                     .meta = target.meta ? strdup(target.meta) : NULL,
-                    .held = e->held,
-                    .count = e->held_count};
+                    .held = e->held_count ? e->held : NULL,
+                    .count = e->held_count,
+                    .record = e->record};
   if (!g.relpath || (target.meta && !g.meta)) {
     free(g.relpath);
     free(g.meta);
@@ -176,8 +188,13 @@ static void keep_gone(const jc_collector *c, const jc_tracked *t,
   }
   snprintf(g.instance, sizeof(g.instance), "%s", target.instance);
   s->gone[s->gone_count++] = g;
-  e->held = NULL; /* theirs now */
-  e->held_count = e->held_capacity = 0;
+  if (e->record && !e->record->told)
+    s->waiting--;
+  e->record = NULL; /* theirs now */
+  if (g.held) {
+    e->held = NULL;
+    e->held_count = e->held_capacity = 0;
+  }
 }
 
 /* t vanished (not re-created): lost, when its final figures were not
@@ -190,7 +207,7 @@ static void vanished(const jc_collector *c, const jc_tracked *t, bool recreated,
   (void)before;
   (void)n;
   jc_end_state *e = end_of(c, t);
-  if (e->held_count)
+  if (e->held_count || e->record)
     keep_gone(c, t, e); /* re-created too: the one that was there went */
   if (recreated)
     return;
@@ -198,9 +215,21 @@ static void vanished(const jc_collector *c, const jc_tracked *t, bool recreated,
     self(c)->lost++;
 }
 
-/* t is freed or re-created: its held lists and its watch go. */
+static void tell(const jc_collector *c, const jc_target *target,
+                 const struct jc_end_record *rec, bool removed);
+
+/* t is freed or re-created: its held lists and its watch go; a record
+ * still waiting (the collector is freed: the cgroup stayed as long as it
+ * was watched) is told "emptied". */
 static void release(jc_collector *c, jc_tracked *t) {
   jc_end_state *e = end_of(c, t);
+  if (e->record && !e->record->told) {
+    jc_target target = jc_tracked_notify_target(t);
+    tell(c, &target, e->record, false);
+    self(c)->waiting--;
+  }
+  free(e->record);
+  e->record = NULL;
   free(e->held);
   e->held = NULL;
   e->held_count = e->held_capacity = 0;
@@ -288,10 +317,11 @@ static void free_gone(gone_figures *g) {
   free(g->relpath);
   free(g->meta);
   free(g->held);
+  free(g->record);
 }
 
 /* The held lists of the cgroups that went, with the times they were
- * read. */
+ * read, then each one's record: "removed". */
 static void send_gone(const jc_collector *c, jc_collect_fn emit, void *ctx) {
   end_self *s = self(c);
   for (size_t i = 0; i < s->gone_count; i++) {
@@ -301,6 +331,11 @@ static void send_gone(const jc_collector *c, jc_collect_fn emit, void *ctx) {
       jc_metric m = g->held[j].m;
       m.type_instance = g->held[j].type_instance;
       emit(ctx, &target, &m);
+    }
+    if (g->record) { /* a notification carries the path always */
+      jc_target note = {g->instance, g->relpath,
+                        g->relpath[0] ? g->relpath : "/"};
+      tell(c, &note, g->record, true);
     }
     free_gone(g);
   }
@@ -338,17 +373,24 @@ static void count(record *r, const char *key, uint64_t v) {
   r->meta[r->count++] = (jc_note_meta){key, JC_META_COUNT, NULL, 0, v};
 }
 
-/* After t's final read: the NotifyEnd notification of its totals
- * (jc_totals, from that read; docs/configuration.md, NotifyEnd). */
-static void notify(const jc_collector *c, const jc_tracked *t,
-                   const jc_totals *totals) {
-  if (!c->cfg->notify_end || !c->notify)
-    return;
+/* NotifyEnd's notification of rec (docs/configuration.md, NotifyEnd):
+ * removed, the cgroup went ("removed", told after "emptied" or not);
+ * else it stays ("emptied"). */
+static void tell(const jc_collector *c, const jc_target *target,
+                 const struct jc_end_record *rec, bool removed) {
+  const jc_totals *totals = &rec->totals;
+  const char *path = target->relpath[0] ? target->relpath : "/";
+  const char *end = removed ? "removed" : "emptied";
   record r = {.count = 0};
-  double seen = (double)(jc_now_ns() - end_of(c, t)->since_ns) / 1e9;
-  say(&r, "cgroup %s ended after %.1f s", t->relpath[0] ? t->relpath : "/",
-      seen);
-  number(&r, "seconds", seen);
+  if (removed && rec->told)
+    say(&r, "cgroup %s was removed %.1f s after it emptied", path,
+        (double)(jc_now_ns() - rec->ended_ns) / 1e9);
+  else
+    say(&r, removed ? "cgroup %s ended after %.1f s and was removed"
+                    : "cgroup %s emptied after %.1f s and stays",
+        path, rec->seconds);
+  r.meta[r.count++] = (jc_note_meta){"end", JC_META_TEXT, end, 0, 0};
+  number(&r, "seconds", rec->seconds);
   if (totals->have_times) {
     double user = (double)totals->user_usec / 1e6;
     double sys = (double)totals->system_usec / 1e6;
@@ -391,17 +433,52 @@ static void notify(const jc_collector *c, const jc_tracked *t,
     say(&r, "; network %.1f MiB received, %.1f MiB sent",
         (double)totals->net_rx_bytes / MIB, (double)totals->net_tx_bytes / MIB);
   }
-  jc_notification n = {JC_NOTIF_OKAY, "cgroup", "ended", r.text, r.meta,
+  jc_notification n = {JC_NOTIF_OKAY, "cgroup", end, r.text, r.meta,
                        r.count, NULL};
-  jc_target target = jc_tracked_notify_target(t);
-  c->notify(c->notify_ctx, &target, &n);
+  c->notify(c->notify_ctx, target, &n);
 }
 
-/* After t's final read. */
+/* After t's final read: its record, from the totals of that read, waits
+ * for the cgroup to go or stay.  One still waiting is of an earlier job
+ * of a cgroup that was filled again before a pass: it stayed. */
 static void read_final(const jc_collector *c, jc_tracked *t, const jc_read *r) {
-  end_of(c, t)->reading = false;
-  if (r->totals)
-    notify(c, t, r->totals);
+  jc_end_state *e = end_of(c, t);
+  e->reading = false;
+  if (!r->totals || !c->cfg->notify_end || !c->notify)
+    return;
+  end_self *s = self(c);
+  if (e->record && !e->record->told) {
+    jc_target target = jc_tracked_notify_target(t);
+    tell(c, &target, e->record, false);
+    s->waiting--;
+  }
+  if (!e->record && !(e->record = malloc(sizeof(*e->record))))
+    return; /* out of memory: this end is not told */
+  uint64_t now = jc_now_ns();
+  *e->record = (struct jc_end_record){*r->totals,
+                                      (double)(now - e->since_ns) / 1e9, now,
+                                      s->passes, false};
+  s->waiting++;
+}
+
+/* At a pass's start: a record waits for the end of a pass begun after
+ * its end. */
+static void begin_pass(jc_collector *c) { self(c)->passes++; }
+
+/* After a read pass: the cgroups whose record waits and that a pass begun
+ * after their end found still there stay: "emptied". */
+static void tell_stayed(jc_collector *c) {
+  end_self *s = self(c);
+  for (size_t i = 0; s->waiting && i < c->tracked_count; i++) {
+    jc_tracked *t = c->tracked[i];
+    struct jc_end_record *rec = end_of(c, t)->record;
+    if (!rec || rec->told || rec->pass >= s->passes)
+      continue;
+    jc_target target = jc_tracked_notify_target(t);
+    tell(c, &target, rec, false);
+    rec->told = true;
+    s->waiting--;
+  }
 }
 
 /* After a read pass: the cgroups still tracked stayed, and the pass sent
@@ -415,12 +492,14 @@ static void drop_held(jc_collector *c) {
     end_of(c, c->tracked[i])->held_count = 0;
 }
 
-/* After a read pass: the held lists of those that stayed go, and the INFO
- * for cgroups lost since the last one. */
+/* After a read pass: the held lists of those that stayed go, the records
+ * of those that stayed are told, and the INFO for cgroups lost since the
+ * last one. */
 static void end_pass(jc_collector *c, jc_collect_fn emit, void *ctx) {
   (void)emit;
   (void)ctx;
   drop_held(c);
+  tell_stayed(c);
   size_t lost = self(c)->lost;
   if (!lost)
     return;
@@ -460,7 +539,8 @@ const jc_step jc_end_step = {
     .slot_size = sizeof(jc_end_state),
     .life = {.init = init, .free = end_free},
     .asks = {.ask = ask},
-    .pass = {.final = ended,
+    .pass = {.begin = begin_pass,
+             .final = ended,
              .ended = read_final,
              .end = end_pass,
              .send = send_gone},

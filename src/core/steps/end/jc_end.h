@@ -21,6 +21,15 @@
  * of the read passes, at the interval's spacing; one that goes sends its
  * held lists, stamped with the time they were read, as soon as a walk or
  * a pass finds it gone.
+ *
+ * NotifyEnd's record tells an end from an emptying: it waits, with the
+ * totals of the final read, until the cgroup goes (type instance and meta
+ * data `end` "removed": a container, a unit that was removed) or a read
+ * pass that began after the end finds it still there ("emptied": a
+ * parent whose children come and go, a service whose cgroup is reused,
+ * each job's accounting as before).  A cgroup told "emptied" that goes
+ * later, with no job since, gets one "removed" record more, its totals
+ * the same.  The collector freed: a record waiting is told "emptied".
  */
 #ifndef JC_END_H
 #define JC_END_H
@@ -45,6 +54,10 @@ typedef struct {
                                between passes, until a pass reads it
                                (it stayed) or it goes (they are sent) */
   size_t held_count, held_capacity;
+  struct jc_end_record *record; /* NotifyEnd: its last end's record, until
+                                   it is told whether the cgroup went
+                                   ("removed") or stays ("emptied"); kept
+                                   after "emptied", for its removal */
 } jc_end_state;
 
 #endif

@@ -190,6 +190,41 @@ static void say_versions(const jc_collector *c, struct jc_gpu *e,
             "the GPUs' energy lists are left out");
 }
 
+int jc_gpu_probe(const char *library, jc_nvml **ret_nvml, unsigned *ret_count,
+                 char *why, size_t size) {
+  const char *lib = library ? library : JC_NVML_LIBRARY_DEFAULT;
+  jc_nvml *nvml = NULL;
+  char err[512];
+  int r = jc_nvml_open(library, &nvml, err, sizeof(err));
+  if (r == -ENOMEM)
+    return r;
+  if (r < 0) {
+    snprintf(why, size, "no NVIDIA driver: %s (GpuLibrary %s)", err, lib);
+    return r;
+  }
+  unsigned count = 0;
+  r = jc_nvml_start(nvml);
+  if (r == 0) {
+    r = jc_nvml_count(nvml, &count);
+    if (r == 0 && count == 0)
+      r = -ENODEV;
+    if (r == -ENODEV)
+      snprintf(why, size, "NVML (%s) finds no GPU", lib);
+    jc_nvml_stop(nvml);
+  }
+  if (r < 0 && r != -ENODEV)
+    snprintf(why, size, "NVML (%s) does not start: %s", lib,
+             jc_nvml_last_error(nvml));
+  if (r == 0 && ret_count)
+    *ret_count = count;
+  if (r < 0 || !ret_nvml) {
+    jc_nvml_close(nvml);
+    return r;
+  }
+  *ret_nvml = nvml;
+  return 0;
+}
+
 /* On when a GPU list is chosen and NVML finds a GPU; else one INFO line
  * and off. */
 static int init(const jc_collector *c, void **ret_self) {
@@ -200,43 +235,21 @@ static int init(const jc_collector *c, void **ret_self) {
     jc_logf(&c->log, JC_LOG_ERR, "out of memory: GPUs are not read");
     return -ENOMEM;
   }
-  char why[512];
-  int r = jc_nvml_open(c->cfg->gpu_library, &e->nvml, why, sizeof(why));
+  char why[768];
+  unsigned count = 0;
+  int r = jc_gpu_probe(c->cfg->gpu_library, &e->nvml, &count, why,
+                       sizeof(why));
   if (r == -ENOMEM) {
     free_state(e);
     jc_logf(&c->log, JC_LOG_ERR, "out of memory: GPUs are not read");
     return r;
   }
   if (r < 0) {
-    jc_logf(&c->log, JC_LOG_INFO,
-            "no NVIDIA driver: %s (GpuLibrary %s): the GPU lists are not "
-            "sent",
-            why, library(c));
+    jc_logf(&c->log, JC_LOG_INFO, "%s: the GPU lists are not sent", why);
     free_state(e);
     return 0;
   }
-  unsigned count = 0;
-  r = jc_nvml_start(e->nvml);
-  if (r == 0) {
-    r = jc_nvml_count(e->nvml, &count);
-    if (r == 0 && count == 0)
-      r = -ENODEV;
-    if (r == 0)
-      say_versions(c, e, count);
-    else if (r == -ENODEV)
-      jc_logf(&c->log, JC_LOG_INFO,
-              "NVML (%s) finds no GPU: the GPU lists are not sent",
-              library(c));
-    jc_nvml_stop(e->nvml);
-  }
-  if (r < 0) {
-    if (r != -ENODEV)
-      jc_logf(&c->log, JC_LOG_INFO,
-              "NVML (%s) does not start: %s: the GPU lists are not sent",
-              library(c), jc_nvml_last_error(e->nvml));
-    free_state(e);
-    return 0;
-  }
+  say_versions(c, e, count);
   jc_hier_root_cgroup(c->rootfd, c->root, e->root_cgroup,
                       sizeof(e->root_cgroup));
   e->started = true;

@@ -38,4 +38,20 @@
 /* At most this many GPUs (by UUID) over the plugin's life. */
 #define JC_GPU_MAX 16
 
+#include "jc_nvml.h"
+
+/*
+ * Whether library (NULL: libnvidia-ml.so.1) gives GPUs to read, and when
+ * not, why: the one wording the plugin's INFO line, `check`, and the
+ * command's `sample` and `run` share.  0: *ret_count GPUs were found
+ * (ret_count may be NULL) and *ret_nvml is open, stopped (ret_nvml NULL:
+ * it is closed again).
+ * -ENOMEM; or another negative errno with why (no trailing period):
+ * "no NVIDIA driver: <dlopen's or dlsym's words> (GpuLibrary L)" (no
+ * library, or one that is not NVML), "NVML (L) finds no GPU", "NVML (L)
+ * does not start: <its error>".
+ */
+int jc_gpu_probe(const char *library, jc_nvml **ret_nvml, unsigned *ret_count,
+                 char *why, size_t size);
+
 #endif
