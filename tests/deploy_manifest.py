@@ -13,11 +13,13 @@ so that the manifest and what they run cannot drift apart.
   deploy_manifest.py grants TOP
       the grants to take away one at a time: "cap NAME" for each added
       capability, "mount NAME" for each hostPath.
+  deploy_manifest.py probe TOP
+      the liveness probe's command, one argument per line.
   deploy_manifest.py flags TOP CONFIGDIR [--without cap:NAME|mount:NAME]...
       the pod's container as podman run options, one per line (Debian
       12's Podman 4.3 ignores hostPID in `kube play`): its namespaces,
       user, capabilities, no-new-privileges, read-only root, limits,
-      every mount (the ConfigMap's files written to CONFIGDIR, the
+      the liveness probe as a health check, every mount (the ConfigMap's files written to CONFIGDIR, the
       emptyDir a tmpfs of its size limit), then the image.  A hostPath
       this host lacks is left out (containerd and CRI-O would make it
       empty; Podman refuses it), said on stderr."""
@@ -105,9 +107,9 @@ def check(top, version):
     rule('requests and limits of cpu and memory',
          all(res.get(k, {}).get(r) for k in ('requests', 'limits') for r in ('cpu', 'memory')),
          json.dumps(res))
-    probe = c.get('livenessProbe', {}).get('httpGet', {})
-    rule('a liveness probe: write_prometheus\'s /metrics', probe.get('path') == '/metrics' and
-         probe.get('port') in ('metrics', 9103), 'probe is %s' % probe)
+    probe = c.get('livenessProbe', {}).get('exec', {}).get('command', [])
+    rule('a liveness probe: joule-cgroup probe', probe[:2] == ['/usr/bin/joule-cgroup', 'probe'],
+         'probe is %s' % probe)
     rule('no service account token', pod.get('automountServiceAccountToken') is False,
          'automountServiceAccountToken is not false')
     image = c['image']
@@ -134,6 +136,8 @@ def check(top, version):
          not comp.get('privileged') and comp.get('network_mode') != 'host' and 'ipc' not in comp,
          json.dumps({k: comp.get(k) for k in ('pid', 'read_only', 'cap_drop', 'cap_add', 'security_opt', 'user')}))
     lim = res.get('limits', {})
+    rule('compose: the same probe', comp.get('healthcheck', {}).get('test') == ['CMD'] + probe,
+         str(comp.get('healthcheck')))
     rule('compose: the limits and the image the DaemonSet\'s',
          comp.get('image') == image and abs(float(comp.get('cpus', 0)) - cpus(lim.get('cpu', 0))) < 1e-9 and
          comp.get('mem_limit') == '%dm' % quantity_mib(lim.get('memory', 0)),
@@ -180,6 +184,13 @@ def flags(top, configdir, without):
         out.append('--cpus=%g' % cpus(lim['cpu']))
     if 'memory' in lim:
         out.append('--memory=%dm' % quantity_mib(lim['memory']))
+    probe = c.get('livenessProbe')
+    if probe and 'exec' in probe:
+        out.append('--health-cmd=%s' % json.dumps(probe['exec']['command']))
+        out.append('--health-interval=%ds' % probe.get('periodSeconds', 10))
+        out.append('--health-timeout=%ds' % probe.get('timeoutSeconds', 1))
+        out.append('--health-retries=%d' % probe.get('failureThreshold', 3))
+        out.append('--health-start-period=%ds' % probe.get('initialDelaySeconds', 0))
     for name, path, ro, vol in mounts(pod):
         suffix = ':ro' if ro else ''
         if 'configMap' in vol:
@@ -215,6 +226,10 @@ def main():
         sys.exit(check(top, sys.argv[3]))
     if cmd == 'grants':
         return grants(top)
+    if cmd == 'probe':
+        _, by_kind = load(top)
+        print('\n'.join(pod_of(by_kind)['containers'][0]['livenessProbe']['exec']['command']))
+        return
     if cmd == 'flags':
         args = sys.argv[4:]
         without = [args[i + 1] for i in range(len(args)) if args[i] == '--without']

@@ -52,6 +52,7 @@ enum {
   JCLI_OPT_COMPARE = 1u << 18,   /* --warmup K, --max-ratio SPEC */
   JCLI_OPT_OPERANDS = 1u << 19,  /* every argument after the options */
   JCLI_OPT_GPU = 1u << 20,       /* --gpu-library LIB, --proc-root DIR */
+  JCLI_OPT_PROBE = 1u << 21,     /* --url URL, --max-age SEC */
 };
 
 /* The options a --config FILE gives instead. */
@@ -88,6 +89,8 @@ typedef struct {
   char **operands;           /* JCLI_OPT_OPERANDS: into argv */
   int operand_count;
   bool after_dashes;         /* the operands came after "--" */
+  const char *url;           /* probe: write_prometheus' page; NULL: default */
+  double max_age;            /* probe: seconds; 0 when not given */
 } jcli_opts;
 
 /*
