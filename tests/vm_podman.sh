@@ -18,6 +18,7 @@
 # equal to the root side's own counters (/sys/class/net/VETH/statistics),
 # exact.  At the end every pod, container and veth is gone.
 . "$(dirname "$0")/lib/common.sh"
+. "$(dirname "$0")/lib/podman_net.sh"
 need_kernel
 need "the test VM of make check-vm (Podman's state goes to /var/lib/containers and /run)" -- \
   test -e /run/vm/started
@@ -160,27 +161,6 @@ ok $? "joule-cgroup list --instance-from container: each cgroup named as podman 
 # sender's count.  collectd with Collect "+network": the pod's eth0 once,
 # under the pod's cgroup, none under its containers; web's under web;
 # each against the root side's /sys/class/net/VETH/statistics, exact.
-pid_of() { "${P[@]}" inspect --format '{{.State.Pid}}' "$1" 2>>"$T/podman.log"; }
-# veth_to CONTAINER ROOTSIDE NET: a veth pair, ROOTSIDE at NET.1 in the
-# root namespace, its peer moved into the namespace of CONTAINER's process
-# (ip link set ... netns PID) and named eth0 there, at NET.2; neighbours
-# static and IPv6 off on both ends (no ARP, ND or MLD): no packet but the
-# test's.
-veth_to() {
-  local pid v=$2 net=$3 mac_in
-  pid=$(pid_of "$1") && [ "${pid:-0}" -gt 0 ] || return 1
-  local in=(nsenter -t "$pid" -n)
-  ip link add "$v" type veth peer name "${v}c" || return 1
-  CLEANUPS+=("ip link del $v 2>/dev/null")
-  mac_in=$(cat "/sys/class/net/${v}c/address")
-  sysctl -qw "net.ipv6.conf.$v.disable_ipv6=1" &&
-    ip link set "${v}c" netns "$pid" && "${in[@]}" ip link set "${v}c" name eth0 &&
-    "${in[@]}" sysctl -qw net.ipv6.conf.eth0.disable_ipv6=1 &&
-    ip addr add "$net.1/30" dev "$v" && ip link set "$v" up &&
-    "${in[@]}" ip addr add "$net.2/30" dev eth0 && "${in[@]}" ip link set eth0 up &&
-    ip neigh replace "$net.2" lladdr "$mac_in" dev "$v" nud permanent &&
-    "${in[@]}" ip neigh replace "$net.1" lladdr "$(cat "/sys/class/net/$v/address")" dev eth0 nud permanent
-}
 vp=jcpod$$ vw=jcweb$$
 veth_to "$infra" "$vp" 10.242.1 2>>"$T/net.log"
 ok $? "veth $vp in the root namespace, its peer eth0 in pod shop's namespace (its infra container's, pid $(pid_of "$infra"))" ||
@@ -198,22 +178,6 @@ podi="${run}_$pod"
 wait_until _csv_has 2 "$dir" "$podi" if_octets-eth0 && wait_until _csv_has 2 "$dir" web if_octets-eth0
 ok $? "collectd sends the pod's eth0 and web's"
 
-# ping_each_way CONTAINER NET: 20 echoes of 1000 bytes from the root
-# namespace to NET.2, 30 of 300 bytes from CONTAINER's namespace to NET.1;
-# an echo and its reply are SIZE + 42 bytes on the wire (ICMP 8, IPv4 20,
-# Ethernet 14).  Each ping's summary line is appended to $T/ping.
-ping_each_way() {
-  /bin/busybox ping -q -c 20 -i 0.05 -s 1000 "$2.2" | grep transmitted >>"$T/ping" &&
-    nsenter -t "$(pid_of "$1")" -n /bin/busybox ping -q -c 30 -i 0.05 -s 300 "$2.1" |
-    grep transmitted >>"$T/ping"
-}
-stat_of() { cat "/sys/class/net/$1/statistics/$2"; }
-# veth_figures VETH: "rx,tx,rx packets,tx packets" of its peer in the
-# container's namespace, as the root side counts them (its tx is what the
-# peer received).
-veth_figures() {
-  echo "$(stat_of "$1" tx_bytes),$(stat_of "$1" rx_bytes),$(stat_of "$1" tx_packets),$(stat_of "$1" rx_packets)"
-}
 each_way=$((20 * 1042 + 30 * 342)),$((20 * 1042 + 30 * 342)),50,50
 for v in "$vp" "$vw"; do
   before=$(veth_figures "$v")

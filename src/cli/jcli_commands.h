@@ -19,5 +19,6 @@ int jcli_sample(int argc, char **argv); /* jcli_sample.c */
 int jcli_run(int argc, char **argv);    /* jcli_run.c */
 int jcli_check(int argc, char **argv);  /* jcli_check.c */
 int jcli_compare(int argc, char **argv); /* jcli_compare.c */
+int jcli_probe(int argc, char **argv);   /* jcli_probe.c */
 
 #endif

@@ -4,6 +4,7 @@
 #include "jcli_opts.h"
 
 #include "jcli_markers.h"
+#include "jcli_probe.h"
 #include "jcli_stderr.h"
 
 #include "jc_sample.h"
@@ -62,6 +63,7 @@ void jcli_usage(FILE *out) {
       "                            [--cpu-root DIR]\n"
       "                            -- CMD_A [ARG...] -- CMD_B [ARG...] [-- ...]\n"
       "       joule-cgroup compare [OPTIONS] A.json B.json [C.json...]\n"
+      "       joule-cgroup probe  [--url URL] [--max-age SEC]\n"
       "       joule-cgroup --help | --version\n"
       "\n"
       "list    the cgroups a selection picks and the instance each gets (JSON)\n"
@@ -88,6 +90,11 @@ void jcli_usage(FILE *out) {
       "        interval (JSON, or --format csv), a summary on stderr; or\n"
       "        compare reports of run --iterations; 122 when --max-ratio\n"
       "        is exceeded (FIG: wall cpu memory io energy)\n"
+      "probe   whether collectd still sends: the newest joule_cgroup value\n"
+      "        that write_prometheus serves at URL (default\n"
+      "        " JCLI_PROBE_URL ") is at most --max-age\n"
+      "        seconds old (default 30); exits 1 when not, or when none is\n"
+      "        served (a container's liveness probe)\n"
       "\n"
       "Paths may be relative or absolute.  Patterns, groups and globs are the\n"
       "plugin's Select, Ignore, Collect\n",
@@ -147,6 +154,8 @@ enum {
   KEY_GPU_LIBRARY,
   KEY_PROC_ROOT,
   KEY_MAX_RATIO,
+  KEY_URL,
+  KEY_MAX_AGE,
 };
 
 static const struct option long_options[] = {
@@ -176,6 +185,8 @@ static const struct option long_options[] = {
     {"max-ratio", required_argument, NULL, KEY_MAX_RATIO},
     {"gpu-library", required_argument, NULL, KEY_GPU_LIBRARY},
     {"proc-root", required_argument, NULL, KEY_PROC_ROOT},
+    {"url", required_argument, NULL, KEY_URL},
+    {"max-age", required_argument, NULL, KEY_MAX_AGE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -209,6 +220,8 @@ static unsigned bit_of(int key) {
   case KEY_MAX_RATIO: return JCLI_OPT_COMPARE;
   case KEY_GPU_LIBRARY:
   case KEY_PROC_ROOT: return JCLI_OPT_GPU;
+  case KEY_URL:
+  case KEY_MAX_AGE: return JCLI_OPT_PROBE;
   default: return 0;
   }
 }
@@ -276,6 +289,11 @@ static int apply_compare(jcli_opts *o, int key, const char *option,
   case KEY_WARMUP:
     if (strcmp(v, "0") != 0 && parse_count(v, &o->warmup) < 0)
       return value_error(option, v, "must be a whole number, 0 or more");
+    break;
+  case KEY_URL: o->url = v; break;
+  case KEY_MAX_AGE:
+    if (parse_seconds(v, &o->max_age) < 0)
+      return value_error(option, v, "must be a number of seconds from 0.01 to 86400");
     break;
   }
   return 0;

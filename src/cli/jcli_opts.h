@@ -52,6 +52,7 @@ enum {
   JCLI_OPT_COMPARE = 1u << 18,   /* --warmup K, --max-ratio SPEC */
   JCLI_OPT_OPERANDS = 1u << 19,  /* every argument after the options */
   JCLI_OPT_GPU = 1u << 20,       /* --gpu-library LIB, --proc-root DIR */
+  JCLI_OPT_PROBE = 1u << 21,     /* --url URL, --max-age SEC */
 };
 
 /* The options a --config FILE gives instead. */
@@ -95,6 +96,8 @@ typedef struct {
    * directory, as every command's is); freed by jcli_opts_release. */
   char *absolute[8];
   size_t absolute_count;
+  const char *url;           /* probe: write_prometheus' page; NULL: default */
+  double max_age;            /* probe: seconds; 0 when not given */
 } jcli_opts;
 
 /*

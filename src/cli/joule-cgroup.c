@@ -10,6 +10,7 @@
  *                        the plugin's block checked,
  *                        what it sends here
  *   joule-cgroup compare commands, with confidence   (jcli_compare.c)
+ *   joule-cgroup probe   whether collectd still sends (jcli_probe.c)
  *
  * stdout carries JSON only; errors are one line on stderr.
  *
@@ -35,11 +36,12 @@ static const struct {
     {"run", jcli_run},
     {"check", jcli_check},
     {"compare", jcli_compare},
+    {"probe", jcli_probe},
 };
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    jcli_error("missing command (list, sample, run, check or compare); see joule-cgroup --help");
+    jcli_error("missing command (list, sample, run, check, compare or probe); see joule-cgroup --help");
     return JCLI_EXIT_USAGE;
   }
   const char *word = argv[1];
@@ -55,7 +57,7 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
     if (strcmp(word, commands[i].name) == 0)
       return commands[i].run(argc - 1, argv + 1);
-  jcli_error("unknown command \"%s\" (list, sample, run, check or compare); see joule-cgroup "
+  jcli_error("unknown command \"%s\" (list, sample, run, check, compare or probe); see joule-cgroup "
              "--help",
              word);
   return JCLI_EXIT_USAGE;

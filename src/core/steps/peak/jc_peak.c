@@ -19,6 +19,14 @@ static int give_up(const jc_collector *c, int err) {
             "memory.peak cannot be reset here (this kernel refuses the write; "
             "Linux 6.12 and later reset it per descriptor): "
             "memory-peak_interval is not sent");
+  else if (err == EROFS)
+    jc_logf(&c->log, JC_LOG_INFO,
+            "memory.peak cannot be reset: CgroupRoot %s is on a read-only "
+            "mount (a container's mount of the host's cgroup tree): "
+            "memory-peak_interval, the peak of each interval, is not sent; "
+            "memory-peak, the peak since each cgroup began, and "
+            "memory-current are (docs/kubernetes.md)",
+            c->root);
   else
     jc_logf(&c->log, JC_LOG_INFO,
             "memory.peak cannot be reset: writing to the cgroup files is not "
@@ -28,10 +36,11 @@ static int give_up(const jc_collector *c, int err) {
   return -err;
 }
 
-/* Not root: a read-only collector has no interval peak. */
+/* Not root, or the tree mounted read-only (a container's view of the
+ * host): a collector that may not write has no interval peak. */
 static int refused(const jc_collector *c, jc_file_id f, int err) {
   (void)f;
-  return err == EACCES || err == EPERM ? give_up(c, err) : 0;
+  return err == EACCES || err == EPERM || err == EROFS ? give_up(c, err) : 0;
 }
 
 static int after_read(const jc_collector *c, jc_tracked *t, jc_file_id f,
