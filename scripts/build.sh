@@ -7,7 +7,8 @@ builddir=${1:-$top/_build}
 cflags=${2:-"-O2 -g -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror"}
 cd "$top"
 fresh() { [ -x configure ] && [ configure -nt configure.ac ] &&
-  [ Makefile.in -nt Makefile.am ] && [ Makefile.in -nt tests/Makefile.inc ]; }
+  [ Makefile.in -nt Makefile.am ] && [ Makefile.in -nt tests/Makefile.inc ] &&
+  [ Makefile.in -nt src/core/steps/steps.am ]; }
 fresh || autoreconf -fi >/dev/null 2>&1
 mkdir -p "$builddir"
 cd "$builddir"

@@ -193,11 +193,11 @@ static void note_kills(jc_collector *c, jc_tracked *t, uint64_t kills) {
   jc_limits limits = JC_LIMITS_NONE;
   limits.memory_max = 64u << 20;
   jc_read r = {&s, &limits, NULL, false, true};
-  jc_oom_step.cgroup(c, t, &r);
+  jc_oom_step.pass.cgroup(c, t, &r);
 }
 
 /* The OOM step's end of a pass: the kills attributed and told. */
-static void attribute(jc_collector *c) { jc_oom_step.end(c, NULL, NULL); }
+static void attribute(jc_collector *c) { jc_oom_step.pass.end(c, NULL, NULL); }
 
 static jc_oom_state *oom_of(jc_collector *c, jc_tracked *t) {
   return jc_step_slot(c, t, JC_STEP_OOM);
@@ -251,12 +251,12 @@ static void test_oom(void) {
   size_t at = 0; /* the cgroups before the child, its ancestors among them */
   while (c->tracked[at] != child)
     at++;
-  jc_oom_step.vanished(c, child, false, c->tracked, at);
+  jc_oom_step.cgroup_life.vanished(c, child, false, c->tracked, at);
   note_kills(c, pod, 3);
   attribute(c);
   is_int(told, 3, "a child lost with nothing owed: nothing told");
 
-  jc_oom_step.track(c, child);
+  jc_oom_step.cgroup_life.track(c, child);
   ok(!oom_of(c, child)->seen && oom_of(c, child)->owed == 0,
      "a re-created cgroup starts counting again");
   jc_collector_free(c);
@@ -405,7 +405,7 @@ static void test_oom_log(void) {
   while (c->tracked[at] != child)
     at++;
   log_kill("/k8s/pod/c", "/k8s/pod", 48, "gone");
-  jc_oom_step.vanished(c, child, false, c->tracked, at);
+  jc_oom_step.cgroup_life.vanished(c, child, false, c->tracked, at);
   child->gone = true;
   note_kills(c, pod, 8);
   attribute(c);
@@ -442,27 +442,27 @@ static void test_peak(void) {
   jc_sample s;
   jc_sample_reset(&s);
   s.have |= 1u << f;
-  is_int(jc_peak_step.file_read(c, t, f, t->fd[f], true, true, &s), 0,
+  is_int(jc_peak_step.files.read(c, t, f, t->fd[f], true, true, &s), 0,
          "a fresh descriptor read");
   ok(!(s.have & (1u << f)) && peak->armed,
      "the first read through a descriptor is the lifetime peak: withheld");
   s.have |= 1u << f;
-  jc_peak_step.file_read(c, t, f, t->fd[f], false, true, &s);
+  jc_peak_step.files.read(c, t, f, t->fd[f], false, true, &s);
   ok(s.have & (1u << f), "after a reset, the read is the interval's: sent");
   /* A final read between passes (held, dropped if the cgroup stays) does
    * not reset: the next pass's read still has the spike. */
   char text[16] = "";
   ok(pwrite(t->fd[f], "8192\n", 5, 0) == 5 &&
-         jc_peak_step.file_read(c, t, f, t->fd[f], false, false, &s) == 0 &&
+         jc_peak_step.files.read(c, t, f, t->fd[f], false, false, &s) == 0 &&
          pread(t->fd[f], text, sizeof(text) - 1, 0) > 0 &&
          strncmp(text, "8192", 4) == 0 && (s.have & (1u << f)),
      "a final read between passes: sent, and no reset (%.5s)", text);
-  jc_peak_step.file_read(c, t, f, t->fd[f], false, true, &s);
+  jc_peak_step.files.read(c, t, f, t->fd[f], false, true, &s);
   ok(pread(t->fd[f], text, sizeof(text) - 1, 0) > 0 &&
          strncmp(text, "reset", 5) == 0,
      "the next pass's read resets it (%.5s)", text);
   s.have |= 1u << f;
-  jc_peak_step.file_read(c, t, f, t->fd[f], true, true, &s);
+  jc_peak_step.files.read(c, t, f, t->fd[f], true, true, &s);
   ok(!(s.have & (1u << f)),
      "a descriptor opened again: its first read is withheld again");
 
@@ -472,18 +472,18 @@ static void test_peak(void) {
   fd = open(fx_path("job/memory.peak"), O_RDONLY | O_CLOEXEC);
   jc_tracked_fd_done(c, t, f, fd, true);
   infos = 0;
-  ok(jc_peak_step.file_read(c, t, f, t->fd[f], false, true, &s) < 0 &&
+  ok(jc_peak_step.files.read(c, t, f, t->fd[f], false, true, &s) < 0 &&
          infos == 1 && strstr(last_log, "memory-peak_interval is not sent"),
      "a refused reset: the file is given up, one INFO (%s)", last_log);
   jc_tracked_drop_file(c, f);
   ok(t->fd[f] < 0 && c->fds.peaks == 0, "its descriptors closed");
   infos = 0;
-  ok(jc_peak_step.file_refused(c, f, EACCES) < 0 && infos == 1 &&
+  ok(jc_peak_step.files.refused(c, f, EACCES) < 0 && infos == 1 &&
          strstr(last_log, "write access"),
      "not root: given up, one INFO (%s)", last_log);
-  is_int(jc_peak_step.file_refused(c, f, ENOENT), 0,
+  is_int(jc_peak_step.files.refused(c, f, ENOENT), 0,
          "a missing file is no refusal");
-  jc_peak_step.track(c, t);
+  jc_peak_step.cgroup_life.track(c, t);
   ok(!peak->armed, "tracked again: the next descriptor starts unarmed");
   budget_agrees(c, "after the peak");
   jc_collector_free(c);

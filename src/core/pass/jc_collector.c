@@ -292,7 +292,7 @@ static void stop_reading(jc_collector *c, jc_file_id f) {
  * it is read no more (true) rather than being a problem of the file. */
 static bool refused(jc_collector *c, jc_file_id f, int err) {
   const jc_step *step = c->steps.of_file[f];
-  if (!step || !step->file_refused || step->file_refused(c, f, err) == 0)
+  if (!step || !step->files.refused || step->files.refused(c, f, err) == 0)
     return false;
   stop_reading(c, f);
   return true;
@@ -304,7 +304,7 @@ static void tell_step(jc_collector *c, jc_tracked *t, jc_file_id f,
                       bool fresh, bool in_pass, jc_sample *s) {
   const jc_step *step = c->steps.of_file[f];
   if (t->fd[f] >= 0 &&
-      step->file_read(c, t, f, t->fd[f], fresh, in_pass, s) < 0)
+      step->files.read(c, t, f, t->fd[f], fresh, in_pass, s) < 0)
     stop_reading(c, f);
 }
 
@@ -368,9 +368,7 @@ static void totals_of(const jc_collector *c, const jc_tracked *t,
 static void totals_of(const jc_collector *c, const jc_tracked *t,
                       const jc_sample *s, jc_totals *ret) {
   jc_totals_of(s, &t->prior.io, c->cfg->per_device, ret);
-  for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->steps.on[i] && jc_steps[i]->totals)
-      jc_steps[i]->totals(c, t, ret);
+  jc_steps_totals(c, t, ret);
 }
 
 /* Is this t's final read?  Asked of the steps before its files are read
@@ -378,7 +376,7 @@ static void totals_of(const jc_collector *c, const jc_tracked *t,
 static bool final_read(jc_collector *c, jc_tracked *t) {
   bool final = false;
   for (size_t i = 0; i < c->steps.final_count; i++)
-    final |= c->steps.final[i]->final(c, t);
+    final |= c->steps.final[i]->pass.final(c, t);
   return final;
 }
 
@@ -406,9 +404,9 @@ static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool final,
     c->totals(c->totals_ctx, &target, &totals);
   jc_read r = {s, &limits, made ? &totals : NULL, final, in_pass};
   for (size_t i = 0; i < c->steps.cgroup_count; i++)
-    c->steps.cgroup[i]->cgroup(c, t, &r);
+    c->steps.cgroup[i]->pass.cgroup(c, t, &r);
   for (size_t i = 0; final && i < c->steps.ended_count; i++)
-    c->steps.ended[i]->ended(c, t, &r);
+    c->steps.ended[i]->pass.ended(c, t, &r);
   return true;
 }
 

@@ -153,9 +153,7 @@ static bool give_back(jc_collector *c, jc_tracked *t) {
     if (f != PEAK_FILE)
       close_fd(c, t, f);
   close_dirfd(c, t);
-  for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->steps.on[i] && jc_steps[i]->give_back)
-      jc_steps[i]->give_back(c, t);
+  jc_steps_give_back(c, t);
   return c->fds.kept < before;
 }
 
@@ -315,26 +313,6 @@ static void place(jc_collector *c, jc_tracked *t, const jc_found *e) {
   t->on_cgroupfs = c->root_on_cgroupfs && e->dev == c->root_dev;
 }
 
-/* The steps' hooks of a cgroup's life, in the table's order. */
-static void steps_track(jc_collector *c, jc_tracked *t) {
-  for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->steps.on[i] && jc_steps[i]->track)
-      jc_steps[i]->track(c, t);
-}
-
-static void steps_vanished(jc_collector *c, jc_tracked *t, bool recreated,
-                           jc_tracked *const *before, size_t n) {
-  for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->steps.on[i] && jc_steps[i]->vanished)
-      jc_steps[i]->vanished(c, t, recreated, before, n);
-}
-
-static void steps_release(jc_collector *c, jc_tracked *t) {
-  for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->steps.on[i] && jc_steps[i]->release)
-      jc_steps[i]->release(c, t);
-}
-
 jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
   jc_tracked *t = calloc(1, sizeof(*t) + c->steps.slots_size);
   if (!t)
@@ -355,7 +333,7 @@ jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
     jc_name_instance(t->relpath, c->cfg->instance_from, t->name);
   memcpy(t->instance, t->name, sizeof(t->instance));
   note_name_is_path(t);
-  steps_track(c, t); /* a step may name it (jc_tracked_set_name) */
+  jc_steps_track(c, t); /* a step may name it (jc_tracked_set_name) */
   return t;
 }
 
@@ -368,13 +346,13 @@ static void close_all(jc_collector *c, jc_tracked *t) {
 /* The same path now holds another cgroup: forget everything about the old. */
 static void restart(jc_collector *c, jc_tracked *t, const jc_found *e,
                     jc_tracked *const *before, size_t n) {
-  steps_vanished(c, t, true, before, n);
+  jc_steps_vanished(c, t, true, before, n);
   close_all(c, t);
   place(c, t, e);
   t->prior.rate = (jc_rate_state){0};
   jc_metrics_io_reset(&t->prior.io);
-  steps_release(c, t);
-  steps_track(c, t);
+  jc_steps_release(c, t);
+  jc_steps_track(c, t);
   t->absent = 0;
   jc_logf(&c->log, JC_LOG_DEBUG, "cgroup %s was re-created; new baseline",
           t->relpath[0] ? t->relpath : "/");
@@ -392,7 +370,7 @@ void jc_tracked_refound(jc_collector *c, jc_tracked *t, const jc_found *e,
 void jc_tracked_free(jc_collector *c, jc_tracked *t) {
   if (!t)
     return;
-  steps_release(c, t);
+  jc_steps_release(c, t);
   close_all(c, t);
   jc_metrics_io_reset(&t->prior.io);
   free(t->relpath);
@@ -401,7 +379,7 @@ void jc_tracked_free(jc_collector *c, jc_tracked *t) {
 
 void jc_tracked_vanished(jc_collector *c, jc_tracked *t,
                          jc_tracked *const *before, size_t n) {
-  steps_vanished(c, t, false, before, n);
+  jc_steps_vanished(c, t, false, before, n);
   jc_tracked_free(c, t);
 }
 
@@ -451,10 +429,8 @@ static bool choose_instance(jc_tracked *t, bool collides) {
  */
 static void report_collision(jc_collector *c, jc_tracked *const *group,
                              size_t count) {
-  for (int i = 0; i < JC_STEP_COUNT; i++)
-    if (c->steps.on[i] && jc_steps[i]->collision &&
-        jc_steps[i]->collision(c, group, count))
-      return;
+  if (jc_steps_collision(c, group, count))
+    return;
   const jc_tracked *a = group[0], *b = group[1];
   if (count == 2)
     jc_logf(&c->log, JC_LOG_WARNING,

@@ -934,10 +934,7 @@ static void gpu_free(jc_collector *c, void *state) {
 const jc_step jc_gpu_step = {
     .name = "gpu",
     .slot_size = sizeof(gpu_share *),
-    .init = init,
-    .free = gpu_free,
-    .begin = begin,
-    .totals = totals,
-    .end = end,
-    .release = release,
+    .life = {.init = init, .free = gpu_free},
+    .pass = {.begin = begin, .totals = totals, .end = end},
+    .cgroup_life = {.release = release},
 };

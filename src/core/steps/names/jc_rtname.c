@@ -230,10 +230,7 @@ static void rtname_free(jc_collector *c, void *state) {
 const jc_step jc_rtname_step = {
     .name = "rtname",
     .slot_size = sizeof(jc_rtname_state),
-    .init_first = true,
-    .init = init,
-    .free = rtname_free,
-    .begin = retry,
-    .track = track,
-    .collision = collision,
+    .life = {.init = init, .init_first = true, .free = rtname_free},
+    .pass = {.begin = retry},
+    .cgroup_life = {.track = track, .collision = collision},
 };

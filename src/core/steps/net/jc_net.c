@@ -1066,11 +1066,7 @@ static int init(jc_collector *c, void **ret_self) {
 const jc_step jc_net_step = {
     .name = "net",
     .slot_size = sizeof(net_slot),
-    .init = init,
-    .free = net_free,
-    .totals = totals,
-    .end = end,
-    .give_back = give_back,
-    .track = track,
-    .release = release,
+    .life = {.init = init, .free = net_free},
+    .pass = {.totals = totals, .end = end},
+    .cgroup_life = {.track = track, .release = release, .give_back = give_back},
 };

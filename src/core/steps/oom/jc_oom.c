@@ -489,11 +489,7 @@ static void attribute(jc_collector *c, jc_collect_fn emit, void *ctx) {
 const jc_step jc_oom_step = {
     .name = "oom",
     .slot_size = sizeof(jc_oom_state),
-    .init = init,
-    .free = oom_free,
-    .begin = read_top,
-    .cgroup = note,
-    .end = attribute,
-    .track = track,
-    .vanished = lost,
+    .life = {.init = init, .free = oom_free},
+    .pass = {.begin = read_top, .cgroup = note, .end = attribute},
+    .cgroup_life = {.track = track, .vanished = lost},
 };

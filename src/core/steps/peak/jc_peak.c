@@ -64,8 +64,8 @@ static void track(jc_collector *c, jc_tracked *t) {
 const jc_step jc_peak_step = {
     .name = "peak",
     .slot_size = sizeof(jc_peak_state),
-    .track = track,
-    .files = 1u << JC_FILE_MEMORY_PEAK_INTERVAL,
-    .file_read = after_read,
-    .file_refused = refused,
+    .cgroup_life = {.track = track},
+    .files = {.told = 1u << JC_FILE_MEMORY_PEAK_INTERVAL,
+              .read = after_read,
+              .refused = refused},
 };

@@ -314,8 +314,7 @@ static void problem_free(jc_collector *c, void *state) {
 const jc_step jc_problem_step = {
     .name = "problem",
     .slot_size = sizeof(uint32_t),
-    .init = init,
-    .free = problem_free,
-    .end = starved,
-    .walked = forget_vanished,
+    .life = {.init = init, .free = problem_free},
+    .pass = {.end = starved},
+    .between = {.walked = forget_vanished},
 };
