@@ -703,7 +703,8 @@ static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
     for (size_t k = 0; k < e->vol_count; k++)
       count = size_tree(c, &e->vol[k], count, now);
   }
-  qsort(d->pick, count, sizeof(*d->pick), walk_order);
+  if (count > 1)
+    qsort(d->pick, count, sizeof(*d->pick), walk_order);
   uint64_t budget = d->budget;
   for (size_t k = 0; k < count && budget > 0; k++)
     walk(c, owner(c, d->pick[k]), d->pick[k], &budget, now);

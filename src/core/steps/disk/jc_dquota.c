@@ -24,7 +24,9 @@ int jc_dquota_project(int fd, uint32_t *ret_projid) {
 int jc_dquota_usage(int fd, uint32_t projid, jc_dsize *ret) {
 #ifdef SYS_quotactl_fd
   struct if_dqblk q = {0};
-  if (syscall(SYS_quotactl_fd, fd, QCMD(Q_GETQUOTA, PRJQUOTA), projid, &q) < 0)
+  /* QCMD, in unsigned arithmetic: Q_GETQUOTA << 8 overflows an int. */
+  unsigned cmd = ((unsigned)Q_GETQUOTA << SUBCMDSHIFT) | (PRJQUOTA & SUBCMDMASK);
+  if (syscall(SYS_quotactl_fd, fd, cmd, projid, &q) < 0)
     return -errno;
   if ((q.dqb_valid & (QIF_SPACE | QIF_INODES)) != (QIF_SPACE | QIF_INODES))
     return -ENODATA;
