@@ -739,21 +739,18 @@ static int init(jc_collector *c, void **ret_self) {
   if (!jc_lists_any(&cfg->sel, JC_LIST_DISK_LAYER, 7))
     return 0;
   disk_self *d = calloc(1, sizeof(*d));
-  jc_runtime *rt =
-      d ? jc_runtime_new(cfg->runtime_root,
-                         (const char *const *)cfg->runtime_dir, &c->log)
-        : NULL;
-  if (!rt) {
+  if (!d) {
+    jc_logf(&c->log, JC_LOG_ERR, "out of memory");
+    return -ENOMEM;
+  }
+  d->rt = jc_runtime_open(cfg->runtime_root,
+                          (const char *const *)cfg->runtime_dir, &c->log,
+                          "Collect \"disk\"", "has no disk figures");
+  if (!d->rt) {
     int e = errno;
     free(d);
-    jc_logf(&c->log, JC_LOG_ERR,
-            "RuntimeRoot \"%s\": %s; Collect \"disk\" reads the container "
-            "runtimes' state below it",
-            cfg->runtime_root ? cfg->runtime_root : "/", JC_STRERROR(e));
     return -e;
   }
-  jc_runtime_set_purpose(rt, "Collect \"disk\"", "has no disk figures");
-  d->rt = rt;
   d->budget = (uint64_t)cfg->disk_walk_entries;
   snprintf(d->proc, sizeof(d->proc), "%s",
            cfg->proc_root ? cfg->proc_root : "/proc");

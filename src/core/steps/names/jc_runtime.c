@@ -86,6 +86,24 @@ void jc_runtime_set_purpose(jc_runtime *rt, const char *who,
   rt->outcome = outcome;
 }
 
+jc_runtime *jc_runtime_open(const char *root,
+                            const char *const dirs[JC_RUNTIME_DIR_COUNT],
+                            const jc_log *log, const char *who,
+                            const char *outcome) {
+  jc_runtime *rt = jc_runtime_new(root, dirs, log);
+  if (!rt) {
+    int e = errno;
+    jc_logf(log, JC_LOG_ERR,
+            "RuntimeRoot \"%s\": %s; %s reads the container runtimes' "
+            "state below it",
+            root ? root : "/", JC_STRERROR(e), who);
+    errno = e;
+    return NULL;
+  }
+  jc_runtime_set_purpose(rt, who, outcome);
+  return rt;
+}
+
 const char *jc_runtime_dir_path(const jc_runtime *rt, jc_runtime_dir k) {
   return rt->dir[k];
 }

@@ -106,6 +106,14 @@ bool jc_runtime_dir_present(const jc_runtime *rt, jc_runtime_dir k);
 void jc_runtime_set_purpose(jc_runtime *rt, const char *who,
                             const char *outcome);
 
+/* jc_runtime_new for a step that reads the runtimes' state (who:
+ * "Collect \"disk\""), with set_purpose's who and outcome: NULL, errno
+ * set, after one ERROR line that names RuntimeRoot, why, and who. */
+jc_runtime *jc_runtime_open(const char *root,
+                            const char *const dirs[JC_RUNTIME_DIR_COUNT],
+                            const jc_log *log, const char *who,
+                            const char *outcome);
+
 #define JC_RUNTIME_ID_SIZE 65     /* 64 hex digits */
 #define JC_RUNTIME_FIELD_SIZE 256 /* a Kubernetes name: at most 253 bytes */
 
