@@ -142,8 +142,14 @@ print('%d %d %d %d' % (len(bad), counted['layer'], counted['logs'], counted['emp
 EOF
 }
 
-# run HOST [MORE-OPTIONS]: collectd with the page's block on a copy of
-# HOST until every container's figures are there (two reads of each).
+# layers_sized DIR N: N instances have a bytes-layer series.
+layers_sized() {
+  [ "$(find "$1/csv/testhost" -name 'bytes-layer-*' 2>/dev/null | wc -l)" -ge "$2" ]
+}
+
+# run HOST MORE-OPTIONS INSTANCE LAYERS: collectd with the page's block on
+# a copy of HOST until INSTANCE has two reads and LAYERS containers their
+# layer's figure (the walks of a read are DiskWalkEntries' budget).
 run() {
   local h=$1 dir=$T/$1-collectd
   rm -rf "$T/$h"
@@ -154,12 +160,15 @@ run() {
 ${2:-}
 $block"
   start_collectd "$dir"
+  # every container's layer sized: as many bytes-layer series as its
+  # runtime has containers in the tree, two reads of the given one
   wait_until _csv_has 2 "$dir" "$3" bytes-layer
+  wait_until layers_sized "$dir" "$4"
   stop_collectd
 }
 
 # The page's own host: the block as written, and its lists.
-run containerd-systemd "" shop_cart-0_log-shipper
+run containerd-systemd "" shop_cart-0_log-shipper 7
 dir=$T/containerd-systemd-collectd
 read -r nbad nlayer nlogs nempty < <(check containerd-systemd "$dir" | tee "$T/check" | tail -n 1)
 grep '^#' "$T/check"
@@ -184,10 +193,10 @@ ok $? "the lists the page shows are sent, under the names it shows" || diag <"$T
 ok $? "  nothing above INFO in the log" || grep -E '^\[(error|warning)\]' "$dir/collectd.log" | diag
 
 # The other runtimes' hosts, the same block (k3s: containerd elsewhere).
-for spec in "crio:shop_cart-0_app" "cri-dockerd:shop_cart-0_app" \
-  "k3s-cgroupfs:shop_cart-0_app:RuntimeDir \"containerd\" \"/run/k3s/containerd\"" \
-  "docker:registry" "podman-rootful:web" "podman-rootless:toolbox"; do
-  IFS=: read -r h inst more <<<"$spec"
+for spec in "crio:shop_cart-0_app:6" "cri-dockerd:shop_cart-0_app:6" \
+  "k3s-cgroupfs:shop_cart-0_app:6:RuntimeDir \"containerd\" \"/run/k3s/containerd\"" \
+  "docker:registry:2" "podman-rootful:web:3" "podman-rootless:toolbox:2"; do
+  IFS=: read -r h inst layers more <<<"$spec"
   # The hosts without the kubelet's systemd slices: their own Select.
   if [ "${h#podman}" != "$h" ] || [ "$h" = docker ] || [ "$h" = k3s-cgroupfs ]; then
     sel="  Select \"**\"
@@ -195,7 +204,7 @@ for spec in "crio:shop_cart-0_app" "cri-dockerd:shop_cart-0_app" \
   Collect \"+disk\""
     saved=$block block=$sel
   fi
-  run "$h" "  ${more:-}" "$inst"
+  run "$h" "  ${more:-}" "$inst" "$layers"
   [ -n "${saved:-}" ] && block=$saved saved=
   dir=$T/$h-collectd
   read -r nbad nlayer nlogs nempty < <(check "$h" "$dir" | tee "$T/check" | tail -n 1)

@@ -20,6 +20,7 @@
 #include "jc_dlogs.h"
 #include "jc_dquota.h"
 #include "jc_dwalk.h"
+#include "jc_dwatch.h"
 #include "tap.h"
 
 #include <dirent.h>
@@ -94,7 +95,7 @@ static void t_unkept(void *ctx) {
   kept--;
 }
 
-static const jc_dwalk_fds fds = {t_keep, t_unkept, NULL};
+static const jc_dfds fds = {t_keep, t_unkept, NULL};
 
 /* Walks dir `per` entries a call, calling between(call) between calls:
  * run's last return; *ret_calls the calls it took. */
@@ -282,15 +283,16 @@ static void test_logs(void) {
   fx_mkdir(rel); /* not a regular file */
   char prefix[64];
   snprintf(prefix, sizeof(prefix), "%s-json.log", id);
-  jc_dlogs *l = jc_dlogs_new(prefix);
+  int fds_before = open_fds();
+  jc_dlogs *l = jc_dlogs_new(prefix, 0);
   int fd = open(fx_path("d"), O_RDONLY | O_DIRECTORY);
   uint64_t bytes = 0;
-  ok(jc_dlogs_size(l, fd, &bytes) == 0 && bytes == 400,
+  ok(jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 400,
      "Docker's log and its rotated file: 400 bytes, config.v2.json and a "
      "directory of the name left out (%llu)", (unsigned long long)bytes);
   snprintf(rel, sizeof(rel), "d/%s-json.log", id);
   fx_append(rel, "0123456789");
-  ok(jc_dlogs_size(l, fd, &bytes) == 0 && bytes == 410, "it grows: 410");
+  ok(jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 410, "it grows: 410");
   /* A rotation: .1 replaced by the log, a new log. */
   char from[512], to[512];
   snprintf(from, sizeof(from), "%s", fx_path(rel));
@@ -299,20 +301,66 @@ static void test_logs(void) {
   rename(from, to);
   snprintf(rel, sizeof(rel), "d/%s-json.log", id);
   write_size(rel, 7);
-  ok(jc_dlogs_size(l, fd, &bytes) == 0 && bytes == 117,
-     "rotated: the new log and the old one, 117");
+  ok(jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 117,
+     "rotated (the log another inode): listed again, the new log and the "
+     "old one, 117");
+  /* Renamed away, not made again yet. */
+  snprintf(from, sizeof(from), "%s", fx_path(rel));
+  snprintf(rel, sizeof(rel), "d/%s-json.log.1", id);
+  snprintf(to, sizeof(to), "%s", fx_path(rel));
+  rename(from, to);
+  ok(jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 7,
+     "the log renamed away and none yet: the rotated one, 7");
+  snprintf(rel, sizeof(rel), "d/%s-json.log", id);
+  write_size(rel, 100);
+  ok(jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 107, "  made: 107");
+  /* A file rotated earlier compressed later, the log unchanged: the
+   * listing of every JC_DLOGS_RELIST-th call sees it. */
   snprintf(rel, sizeof(rel), "d/%s-json.log.2.gz", id);
   write_size(rel, 50);
-  ok(jc_dlogs_size(l, fd, &bytes) == 0 && bytes == 167 &&
-         jc_dlogs_files(l) == 4,
-     "a compressed one beside them: 167, 4 names listed");
+  int calls = 1;
+  while (jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes != 157 && calls < 200)
+    calls++;
+  ok(bytes == 157 && jc_dlogs_files(l) == 3 && calls <= JC_DLOGS_RELIST,
+     "a compressed one beside them, the log unchanged: 157, 3 files, "
+     "within %d calls (%d)", JC_DLOGS_RELIST, calls);
+  /* Truncated in place (copytruncate): the same inode, its size. */
+  snprintf(rel, sizeof(rel), "d/%s-json.log", id);
+  fx_write(rel, "");
+  ok(jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 57,
+     "the log truncated in place: 57 at the next call");
   jc_dlogs_free(l);
-  l = jc_dlogs_new("");
-  ok(jc_dlogs_size(l, fd, &bytes) == 0 && bytes == 5167,
+  /* Phases: a listing again at the call the phase says. */
+  l = jc_dlogs_new(prefix, JC_DLOGS_RELIST - 2);
+  jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes);
+  snprintf(rel, sizeof(rel), "d/%s-json.log.3.gz", id);
+  write_size(rel, 40);
+  ok(jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 57 &&
+         jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 97,
+     "phase %d: listed again at the second call (57, then 97)",
+     JC_DLOGS_RELIST - 2);
+  jc_dlogs_free(l);
+  /* Told what changed (a watch): nothing looked at without a look. */
+  l = jc_dlogs_new(prefix, 0);
+  jc_dlogs_size(l, fd, 0, &bytes);
+  snprintf(rel, sizeof(rel), "d/%s-json.log", id);
+  fx_append(rel, "abc");
+  ok(jc_dlogs_size(l, fd, 0, &bytes) == 0 && bytes == 97 &&
+         jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 100,
+     "look 0: the last sizes (97); JC_DLOGS_LOOK: the log grown (100)");
+  snprintf(rel, sizeof(rel), "d/%s-json.log.4.gz", id);
+  write_size(rel, 30);
+  ok(jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 100 &&
+         jc_dlogs_size(l, fd, JC_DLOGS_LIST, &bytes) == 0 && bytes == 130,
+     "a name made: not seen by a look (100), listed (130)");
+  jc_dlogs_free(l);
+  l = jc_dlogs_new("", 3);
+  ok(jc_dlogs_size(l, fd, JC_DLOGS_LOOK, &bytes) == 0 && bytes == 5130,
      "prefix \"\" (the kubelet's directory of a container): every regular "
-     "file, 5167");
+     "file, 5130 (%llu)", (unsigned long long)bytes);
   jc_dlogs_free(l);
   close(fd);
+  is_int(open_fds(), fds_before, "no descriptor left open");
 
   uint32_t projid = 7;
   fd = open(fx_path("d"), O_RDONLY | O_DIRECTORY);
@@ -324,6 +372,66 @@ static void test_logs(void) {
   ok(r < 0, "the usage of a project the file system has no quota for: %s",
      strerror(-r));
   close(fd);
+  fx_cleanup();
+}
+
+/* ---- the log directories' watch ----------------------------------------------------- */
+
+static unsigned told[2]; /* what was said of owners 0 and 1 */
+static int told_overflow;
+
+static void on_told(void *ctx, void *owner, unsigned what) {
+  (void)ctx;
+  if (!owner)
+    told_overflow++;
+  else
+    told[*(int *)owner] |= what;
+}
+
+static unsigned told_of(jc_dwatch *w, int k) {
+  told[0] = told[1] = 0;
+  jc_dwatch_read(w, on_told, NULL);
+  return told[k];
+}
+
+static void test_watch(void) {
+  fx_tmpdir();
+  fx_mkdir("a");
+  fx_mkdir("b");
+  fx_write("a/0.log", "x");
+  static int owner[2] = {0, 1};
+  jc_dwatch *w = jc_dwatch_new();
+  ok(w != NULL, "an inotify instance");
+  if (!w)
+    return;
+  int fa = open(fx_path("a"), O_RDONLY | O_DIRECTORY);
+  int fb = open(fx_path("b"), O_RDONLY | O_DIRECTORY);
+  int wa = jc_dwatch_add(w, fa, &owner[0]), wb = jc_dwatch_add(w, fb, &owner[1]);
+  ok(wa > 0 && wb > 0 && wa != wb, "two directories watched through their "
+                                   "descriptors");
+  ok(told_of(w, 0) == 0 && told[1] == 0, "nothing happened: nothing said");
+  fx_append("a/0.log", "more");
+  ok(told_of(w, 0) == JC_DWATCH_WRITTEN && told[1] == 0,
+     "a file of a written to: WRITTEN, of a only");
+  char from[512];
+  snprintf(from, sizeof(from), "%s", fx_path("a/0.log"));
+  rename(from, fx_path("a/0.log.1"));
+  fx_write("a/0.log", "");
+  ok(told_of(w, 0) & JC_DWATCH_CHANGED, "a rotation (rename, a new file): "
+                                        "CHANGED");
+  fx_write("b/x", "1");
+  jc_dwatch_remove(w, wb);
+  fx_append("b/x", "2");
+  ok(told_of(w, 1) == 0, "a watch removed: what was queued for it before "
+                         "and after, not said");
+  close(fb);
+  close(fa); /* (an open descriptor keeps its inode: no event until then) */
+  fx_remove("a");
+  ok(told_of(w, 0) & JC_DWATCH_GONE, "the directory removed: GONE");
+  jc_dwatch_remove(w, -2);
+  jc_dwatch_remove(NULL, wa);
+  jc_dwatch_free(w);
+  ok(told_overflow == 0, "no overflow");
   fx_cleanup();
 }
 
@@ -616,6 +724,7 @@ static void host_figures(const char *name, const char *containerd_dir) {
 }
 
 static void test_hosts(void) {
+  walk_entries = 1000000; /* every layer walked at the first pass */
   host_figures("docker", NULL);
   host_figures("cri-dockerd", NULL);
   host_figures("crio", NULL);
@@ -623,6 +732,7 @@ static void test_hosts(void) {
   host_figures("k3s-cgroupfs", "/run/k3s/containerd");
   host_figures("podman-rootful", NULL);
   host_figures("podman-rootless", NULL);
+  walk_entries = -1;
 }
 
 /* ---- the step's passes, on a Docker host of its own ------------------------------ */
@@ -726,9 +836,23 @@ static void test_passes(void) {
          "  du's inodes");
   double old = got(CG1, "bytes-layer");
 
+  /* Its log written to, then rotated: told by inotify, seen at the next
+   * pass. */
+  char rel[600], from[600];
+  snprintf(rel, sizeof(rel), "host/var/lib/docker/containers/%s/%s-json.log", ID1, ID1);
+  fx_append(rel, "0123456789");
+  pass(c);
+  ok(got(CG1, "bytes-logs") == 1011, "its log written to: 1011 at the next pass");
+  snprintf(from, sizeof(from), "%s", fx_path(rel));
+  snprintf(rel, sizeof(rel), "host/var/lib/docker/containers/%s/%s-json.log.1", ID1, ID1);
+  rename(from, fx_path(rel));
+  snprintf(rel, sizeof(rel), "host/var/lib/docker/containers/%s/%s-json.log", ID1, ID1);
+  fx_write(rel, "new");
+  pass(c);
+  ok(got(CG1, "bytes-logs") == 1014, "rotated: both files, 1014");
+
   /* Grown: the figure changes only when a walk ends, walks being 9
    * passes long; its age grows meanwhile. */
-  char rel[600];
   for (int f = 0; f < 10; f++) {
     snprintf(rel, sizeof(rel), "host/var/lib/docker/overlay2/%s/diff/new%d", MOUNT1, f);
     write_size(rel, 20000);
@@ -782,8 +906,9 @@ static void test_passes(void) {
   /* One that goes in the middle of its first walk: what it held is given
    * back. */
   docker_container(ID3, MOUNT3, 3, 60, 6, "overlay2");
+  pass(c); /* looked up (the pass's budget) */
   pass(c);
-  pass(c);
+  pass(c); /* its first walk seven levels deep */
   jc_collector_get_stats(c, &st);
   long before = st.fds_kept;
   fx_remove("host/sys/fs/cgroup/" CG3);
@@ -803,7 +928,7 @@ static void test_passes(void) {
   c = start(NULL);
   for (i = 0; i < 3 && c; i++)
     pass(c);
-  ok(c && got(CG1, "bytes-layer") < 0 && got(CG1, "bytes-logs") == 1001,
+  ok(c && got(CG1, "bytes-layer") < 0 && got(CG1, "bytes-logs") == 1014,
      "MaxOpenFiles 0: no layer figure, the logs' bytes");
   is_int(count_said("budget has no room"), 1,
          "  the budget stopping the walk said once, with the remedy");
@@ -893,6 +1018,7 @@ int main(void) {
   signal(SIGALRM, SIG_DFL);
   test_walk();
   test_logs();
+  test_watch();
   test_hosts();
   test_passes();
   test_untold();

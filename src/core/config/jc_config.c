@@ -34,7 +34,7 @@ jc_config *jc_config_new(void) {
   cfg->collect = JC_COLLECT_DEFAULT;
   cfg->notify_oom = true;
   cfg->max_open_files = -1;
-  cfg->disk_walk_entries = JC_DISK_WALK_ENTRIES;
+  cfg->disk_walk_entries = JC_DISK_WALK_AUTO;
   cfg->rescan_interval = 60.0;
   return cfg;
 }

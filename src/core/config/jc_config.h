@@ -72,7 +72,8 @@ typedef struct {
   bool notify_oom;     /* NotifyOOM: a notification per OOM kill (default) */
   bool notify_end;     /* NotifyEnd: a notification per cgroup that ends */
   long max_open_files; /* -1: derived from RLIMIT_NOFILE */
-  long disk_walk_entries; /* DiskWalkEntries: entries a pass's walks stat */
+  long disk_walk_entries; /* DiskWalkEntries: entries a pass's walks look
+                             at; JC_DISK_WALK_AUTO: from the cgroups */
   bool disk_walk_given;
   double rescan_interval; /* seconds between safety-net full walks */
   jc_managed *managed;
@@ -137,8 +138,11 @@ int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
                                  size_t n);
 /* DiskWalkEntries (Collect "disk"): the entries the walks of a read pass
  * look at, all together: a whole number, 0 (no walk: project quotas only)
- * to 1,000,000,000. */
-#define JC_DISK_WALK_ENTRIES 1000
+ * to 1,000,000,000; JC_DISK_WALK_AUTO (the default): half the number of
+ * cgroups the pass reads, at least JC_DISK_WALK_LEAST, so that the walks
+ * cost the pass a share of what its cgroups do (docs/performance.md). */
+#define JC_DISK_WALK_AUTO (-1)
+#define JC_DISK_WALK_LEAST 48
 int jc_config_set_disk_walk_entries(jc_config *cfg, double value, char *err,
                                     size_t n);
 /* A Values pattern: a glob over value list names that adds them, or with

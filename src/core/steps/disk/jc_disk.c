@@ -8,6 +8,7 @@
 #include "jc_dlogs.h"
 #include "jc_dquota.h"
 #include "jc_dwalk.h"
+#include "jc_dwatch.h"
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_rtread.h"
@@ -56,6 +57,10 @@ typedef struct {
   char *logs;  /* the directory of its logs, below RuntimeRoot; NULL */
   jc_dlogs *log_files;
   int log_fd;  /* kept; -1 */
+  int log_wd;  /* its inotify watch (jc_dwatch); -1: none, looked at each
+                  pass */
+  unsigned look; /* JC_DLOGS_*: what the watch said since the last pass */
+  bool log_gone; /* the watch said its directory went: opened anew */
   uint64_t log_bytes;
   bool have_logs;
   char *volumes; /* a pod: its emptyDirs' directory; NULL */
@@ -78,9 +83,14 @@ typedef struct {
 typedef struct {
   jc_runtime *rt;
   char proc[PATH_MAX]; /* ProcRoot */
-  uint64_t budget;     /* DiskWalkEntries */
+  long budget;         /* DiskWalkEntries; JC_DISK_WALK_AUTO */
   unsigned told_wait, told_layer, told_logs; /* causes said, per runtime */
+  jc_dwatch *watch; /* the log directories' inotify (its descriptor kept:
+                       jc_tracked_keep); NULL: none, each looked at */
+  bool watch_tried, said_watches;
+  uint64_t passes; /* the step's end hooks so far: the first is init's */
   bool said_budget, said_quota, said_volumes;
+  unsigned found; /* containers found: their logs listed again in turn */
   dtree **pick; /* a pass's trees to walk, in order */
   size_t pick_cap;
 } disk_self;
@@ -163,6 +173,8 @@ static bool give_back(jc_collector *c, jc_tracked *t) {
 static void entity_free(jc_collector *c, dentity *e) {
   if (!e)
     return;
+  if (e->log_wd >= 0)
+    jc_dwatch_remove(self(c)->watch, e->log_wd);
   tree_free(c, &e->layer);
   for (size_t i = 0; i < e->vol_count; i++) {
     tree_free(c, &e->vol[i]);
@@ -213,18 +225,18 @@ static void up(const char *rel, int levels, char *out, size_t size) {
   }
 }
 
-static dentity *entity_new(const jc_dplace *p, bool pod) {
+static dentity *entity_new(const jc_dplace *p, bool pod, unsigned phase) {
   dentity *e = calloc(1, sizeof(*e));
   if (!e)
     return NULL;
   e->pod = pod;
-  e->layer.fd = e->log_fd = e->vol_fd = -1;
+  e->layer.fd = e->log_fd = e->vol_fd = e->log_wd = -1;
   char home[PATH_MAX];
   up(p->layer, 2, home, sizeof(home)); /* overlay2/<id>/diff: overlay2 */
   bool ok = !p->layer[0] || tree_init(&e->layer, p->layer, home) == 0;
   if (ok && p->logs[0])
     ok = (e->logs = strdup(p->logs)) &&
-         (e->log_files = jc_dlogs_new(p->log_prefix));
+         (e->log_files = jc_dlogs_new(p->log_prefix, phase));
   if (ok && p->volumes[0])
     ok = (e->volumes = strdup(p->volumes)) != NULL;
   if (!ok) {
@@ -298,7 +310,7 @@ static void find(jc_collector *c, jc_tracked *t, uint64_t now) {
              "no log file of its own is sized", p->why_logs);
   s->looked = true;
   if (p->layer[0] || p->logs[0] || p->volumes[0])
-    s->e = entity_new(p, !ctr->id[0]);
+    s->e = entity_new(p, !ctr->id[0], d->found++);
   if (s->e)
     jc_logf(&c->log, JC_LOG_DEBUG,
             "Collect \"disk\": cgroup \"%s\": writable layer \"%s\", logs "
@@ -426,7 +438,7 @@ static void walk(jc_collector *c, jc_tracked *t, dtree *tr, uint64_t *budget,
     char why[256];
     int fd = jc_rtread_open_dir(jc_runtime_rootfd(d->rt), tr->rel, why,
                                 sizeof(why));
-    jc_dwalk_fds fds = {keep, unkept, c};
+    jc_dfds fds = {keep, unkept, c};
     if (fd < 0 || !(tr->walk = jc_dwalk_new(fd, &fds))) {
       if (fd >= 0 && errno == EMFILE) {
         say_budget(c, tr, t);
@@ -568,18 +580,82 @@ static void volumes(jc_collector *c, dentity *e) {
 
 /* ---- the pass ------------------------------------------------------------------ */
 
+/* The log directories' watch, made at the first pass that needs it (its
+ * descriptor in the budget: the budget is chosen after the step's init). */
+static jc_dwatch *watch_of(jc_collector *c) {
+  disk_self *d = self(c);
+  if (d->watch_tried)
+    return d->watch;
+  d->watch_tried = true;
+  if (!jc_tracked_keep(c))
+    return NULL; /* no room: every log looked at each pass */
+  if (!(d->watch = jc_dwatch_new()))
+    jc_tracked_unkept(c);
+  return d->watch;
+}
+
+static void say_watches(jc_collector *c, int err) {
+  disk_self *d = self(c);
+  if (d->said_watches)
+    return;
+  d->said_watches = true;
+  jc_logf(&c->log, JC_LOG_INFO,
+          "Collect \"disk\": a container's log directory cannot be watched "
+          "(inotify: %s%s): its log files are looked at every pass instead; "
+          "said once",
+          JC_STRERROR(-err),
+          err == -ENOSPC ? "; raise fs.inotify.max_user_watches" : "");
+}
+
+/* What inotify said of a log directory since the last pass (owner NULL:
+ * the queue overflowed, any may have changed). */
+static void on_event(void *ctx, void *owner, unsigned what) {
+  jc_collector *c = ctx;
+  unsigned look = (what & JC_DWATCH_WRITTEN ? JC_DLOGS_LOOK : 0) |
+                  (what & (JC_DWATCH_CHANGED | JC_DWATCH_GONE) ? JC_DLOGS_LIST
+                                                                : 0);
+  if (owner) {
+    ((dentity *)owner)->look |= look;
+    ((dentity *)owner)->log_gone |= (what & JC_DWATCH_GONE) != 0;
+    return;
+  }
+  for (size_t i = 0; i < c->tracked_count; i++) {
+    dentity *e = slot_of(c, c->tracked[i])->e;
+    if (e)
+      e->look |= look;
+  }
+}
+
+/* A container's log files: what its watch says changed, or, without one,
+ * the files written to at every pass. */
 static void logs(jc_collector *c, dentity *e) {
+  jc_dwatch *w = watch_of(c);
+  if (e->log_gone) { /* removed, or renamed: opened anew, watched anew */
+    e->log_gone = false;
+    unkeep(c, &e->log_fd);
+    jc_dwatch_remove(w, e->log_wd);
+    e->log_wd = -1;
+  }
   bool fresh;
   int fd = dir_fd(c, &e->log_fd, e->logs, &fresh);
   e->have_logs = false;
   if (fd < 0)
     return; /* not made yet, or going */
-  int r = jc_dlogs_size(e->log_files, fd, &e->log_bytes);
+  if (w && e->log_wd < 0) {
+    int wd = jc_dwatch_add(w, fd, e);
+    if (wd < 0)
+      say_watches(c, wd);
+    e->log_wd = wd < 0 ? -2 : wd; /* -2: tried, looked at each pass */
+    e->look |= JC_DLOGS_LIST;     /* anything before the watch */
+  }
+  unsigned look = e->log_wd >= 0 ? e->look : JC_DLOGS_LOOK;
+  e->look = 0;
+  int r = jc_dlogs_size(e->log_files, fd, look, &e->log_bytes);
   e->have_logs = r == 0;
   if (fresh)
     close(fd);
   else if (r < 0)
-    unkeep(c, &e->log_fd); /* opened anew at the next pass */
+    e->log_gone = true; /* opened and watched anew at the next pass */
 }
 
 /* Quotas read, new trees looked at; trees to walk listed in d->pick. */
@@ -596,7 +672,7 @@ static size_t size_tree(jc_collector *c, dtree *tr, size_t count,
     tr->have = false;
   }
   if (tr->how != TREE_WALK || d->budget == 0)
-    return count;
+    return count; /* DiskWalkEntries 0: quotas only */
   if (count == d->pick_cap) {
     size_t cap = d->pick_cap ? d->pick_cap * 2 : 64;
     dtree **grown = realloc(d->pick, cap * sizeof(*grown));
@@ -607,6 +683,16 @@ static size_t size_tree(jc_collector *c, dtree *tr, size_t count,
   }
   d->pick[count] = tr;
   return count + 1;
+}
+
+/* The entries this pass's walks may look at: DiskWalkEntries, or by
+ * default half the cgroups the pass reads (each costs it a few reads of
+ * its files; an entry about one read), at least JC_DISK_WALK_LEAST. */
+static uint64_t pass_budget(const jc_collector *c, const disk_self *d) {
+  if (d->budget != JC_DISK_WALK_AUTO)
+    return (uint64_t)d->budget;
+  size_t half = c->tracked_count / 2;
+  return half > JC_DISK_WALK_LEAST ? half : JC_DISK_WALK_LEAST;
 }
 
 /* Which tree to walk first: one never walked (the one being walked
@@ -685,13 +771,23 @@ static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   disk_self *d = self(c);
   uint64_t now = jc_now_ns();
   size_t count = 0;
+  uint64_t budget = pass_budget(c, d);
+  bool baseline = !d->passes++; /* init's read: every container looked up */
+  if (d->watch)
+    (void)jc_dwatch_read(d->watch, on_event, c); /* a failed read: nothing
+                                                    said, looked at later */
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
     disk_slot *s = slot_of(c, t);
     if (t->gone)
       continue;
-    if (!s->looked && (s->tries < SLOW || now >= s->next_ns))
+    /* A lookup costs JC_DISK_LOOKUP entries of the pass's budget; one a
+     * pass at least. */
+    if (!s->looked && (s->tries < SLOW || now >= s->next_ns) &&
+        (baseline || budget >= JC_DISK_LOOKUP || budget == pass_budget(c, d))) {
       find(c, t, now);
+      budget -= budget < JC_DISK_LOOKUP ? budget : JC_DISK_LOOKUP;
+    }
     dentity *e = s->e;
     if (!e)
       continue;
@@ -705,7 +801,6 @@ static void end(jc_collector *c, jc_collect_fn emit, void *ctx) {
   }
   if (count > 1)
     qsort(d->pick, count, sizeof(*d->pick), walk_order);
-  uint64_t budget = d->budget;
   for (size_t k = 0; k < count && budget > 0; k++)
     walk(c, owner(c, d->pick[k]), d->pick[k], &budget, now);
   if (!emit)
@@ -726,8 +821,11 @@ static void release(jc_collector *c, jc_tracked *t) {
 }
 
 static void disk_free(jc_collector *c, void *state) {
-  (void)c;
   disk_self *d = state;
+  if (d->watch) {
+    jc_dwatch_free(d->watch);
+    jc_tracked_unkept(c);
+  }
   jc_runtime_free(d->rt);
   free(d->pick);
   free(d);
@@ -751,7 +849,7 @@ static int init(jc_collector *c, void **ret_self) {
     free(d);
     return -e;
   }
-  d->budget = (uint64_t)cfg->disk_walk_entries;
+  d->budget = cfg->disk_walk_entries;
   snprintf(d->proc, sizeof(d->proc), "%s",
            cfg->proc_root ? cfg->proc_root : "/proc");
   *ret_self = d;

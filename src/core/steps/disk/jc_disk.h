@@ -47,4 +47,10 @@
  * opened, is tried again this long after. */
 #define JC_DISK_RETRY_S 60
 
+/* A container looked up (its runtime's files read, its storage found)
+ * costs a pass about as many entries of its walks' budget as this: a
+ * pass looks up as many as the budget leaves room for, at least one
+ * (init's baseline read, all of them). */
+#define JC_DISK_LOOKUP 16
+
 #endif

@@ -21,7 +21,7 @@ typedef struct {
 } inode_key;
 
 struct jc_dwalk {
-  jc_dwalk_fds fds;
+  jc_dfds fds;
   DIR **level; /* level[0] is the top */
   unsigned depth, cap;
   dev_t dev; /* the top's file system */
@@ -112,7 +112,7 @@ static void pop(jc_dwalk *w) {
   w->fds.unkept(w->fds.ctx);
 }
 
-jc_dwalk *jc_dwalk_new(int dirfd, const jc_dwalk_fds *fds) {
+jc_dwalk *jc_dwalk_new(int dirfd, const jc_dfds *fds) {
   struct stat st;
   int e = 0;
   jc_dwalk *w = NULL;

@@ -33,6 +33,8 @@
 #ifndef JC_DWALK_H
 #define JC_DWALK_H
 
+#include "jc_dfds.h"
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,14 +43,6 @@ typedef struct {
   uint64_t bytes;
   uint64_t inodes;
 } jc_dsize;
-
-/* The descriptor budget the walk asks: keep is asked for each directory
- * to hold open (false: no room), unkept told of each one closed. */
-typedef struct {
-  bool (*keep)(void *ctx);
-  void (*unkept)(void *ctx);
-  void *ctx;
-} jc_dwalk_fds;
 
 typedef struct {
   jc_dsize size;
@@ -62,7 +56,7 @@ typedef struct jc_dwalk jc_dwalk;
 /* A walk of the directory open at dirfd (taken, closed by the walk or
  * here): NULL with errno set (ENOMEM; EMFILE when fds has no room for
  * it; ENOTDIR, or fstat's), dirfd closed. */
-jc_dwalk *jc_dwalk_new(int dirfd, const jc_dwalk_fds *fds);
+jc_dwalk *jc_dwalk_new(int dirfd, const jc_dfds *fds);
 
 /*
  * Walks on, looking at no more than *budget entries (*budget goes down by
