@@ -343,13 +343,15 @@ static int name_from(const jc_runtime *rt, const found *f, const char *relpath,
   return report(rt, rel, relpath, why, -EILSEQ);
 }
 
-/* rel did not open (r, why): -ENOENT when it is not there yet, else its
- * one message.  A level of it that is a link leading out of RuntimeRoot
+/* rel did not open (r, why): -ENOENT when it is not there yet, -EAGAIN
+ * when the process had no descriptor to spare, else its one message.  A level of it that is a link leading out of RuntimeRoot
  * is named itself, and said once: such a file is never read, however
  * often the lookup were tried. */
 static int refused(const jc_runtime *rt, const char *rel, const char *relpath,
                    const char *why, int r) {
   size_t len;
+  if (r == -EMFILE || r == -ENFILE)
+    return -EAGAIN; /* no descriptor to spare now: the file, later */
   if ((r == -ENOENT || r == -ELOOP) &&
       jc_rtread_find_link(rt->rootfd, rel, &len) == 0) {
     char level[PATH_MAX];
