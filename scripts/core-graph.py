@@ -20,9 +20,13 @@ back up, and each room stands one floor above the highest room it uses
   * the map of docs/development.md names every folder of src/core and
     every module in it (jc_x for jc_x.c and jc_x.h), in the folder it
     is in, and nothing that is not there;
+  * no file outside src/core/pass writes a field of struct jc_collector
+    (c->FIELD assigned, incremented, or-ed...), in the files that see
+    it (those that include jc_internal.h, at any depth);
   * a step is a folder and an entry: each folder below steps/ defines
-    one jc_step, whose entry the list (steps/jc_step_list.h) has, and
-    steps.am beside it names the folder's -I and every file of it.
+    one jc_step, every jc_step has its entry in the list
+    (steps/jc_step_list.h) and every entry its jc_step, and steps.am
+    beside the list names each step folder's -I and every file of it.
 """
 import collections
 import os
@@ -269,12 +273,50 @@ def steps_problems(top, files):
         if '-I$(top_srcdir)/src/core/%s' % folder not in am.split():
             out.append('steps.am: no -I for %s' % folder)
     every = set(n for v in defined.values() for n in v)
+    for folder in sorted(defined):
+        for name in defined[folder]:
+            if not folder.startswith('steps/') and name not in names:
+                out.append('%s: jc_%s_step has no entry in jc_step_list.h' % (folder, name))
     for name in names:
         if name not in every:
-            out.append('jc_step_list.h: %s is defined in no step folder' % name)
+            out.append('jc_step_list.h: jc_%s_step is defined nowhere' % name)
     for rel in sorted(files):
         if rel.startswith('steps/') and 'src/core/' + rel not in am.split():
             out.append('steps.am: %s is not listed' % rel)
+    return out
+
+
+def collector_fields(top):
+    """The fields of struct jc_collector (jc_internal.h)."""
+    text = open(os.path.join(top, 'src/core/pass/jc_internal.h'), encoding='utf-8').read()
+    body = re.search(r'^struct jc_collector \{\n(.*?)^\};', text, re.M | re.S).group(1)
+    body = re.sub(r'/\*.*?\*/', '', body, flags=re.S)
+    return sorted(set(re.findall(r'(\w+)\s*(?:\[[^]]*\])?\s*;', body)))
+
+
+def collector_writes(top, files, graph):
+    """Writes of a jc_collector field outside the pass: 'file:line: text'."""
+    sees = set()
+    for f in files:  # the files that include jc_internal.h, at any depth
+        seen, todo = set(), [f]
+        while todo:
+            g = todo.pop()
+            for h in graph.get(g, []):
+                if h not in seen:
+                    seen.add(h)
+                    todo.append(h)
+        if 'pass/jc_internal.h' in seen:
+            sees.add(f)
+    fields = '|'.join(collector_fields(top))
+    write = re.compile(r'(?:(?:\+\+|--)\s*\bc->(?:%s)\b|(?<![\w.>])c->(?:%s)\b(?:\.\w+|->\w+|\[[^]\n]*\])*\s*'
+                       r'(?:=(?!=)|[-+*/%%|&^]=|<<=|>>=|\+\+|--))' % (fields, fields))
+    out = []
+    for f in sorted(sees):
+        if files[f] == 'pass':
+            continue
+        for i, line in enumerate(open(os.path.join(top, 'src/core', f), encoding='utf-8'), 1):
+            if write.search(line):
+                out.append('src/core/%s:%d: %s' % (f, i, line.strip()))
     return out
 
 
@@ -306,6 +348,8 @@ def check(top, max_back):
            "docs/development.md's map of src/core/%s names its %d modules" % (folder, len(have[folder])),
            ['missing: %s' % ' '.join(sorted(have[folder] - said)),
             'not there: %s' % ' '.join(sorted(said - have[folder]))])
+    writes = collector_writes(top, files, graph)
+    ok(not writes, 'no file outside src/core/pass writes a field of struct jc_collector', writes)
     said = steps_problems(top, files)
     ok(not said, 'a step is its folder and its entry: jc_step_list.h and steps.am name every step folder', said)
     print('1..%d' % n[0])

@@ -141,6 +141,38 @@ ok $? "  the runtime's names: $got; nothing on stderr"
   --instance-from container --select 'system.slice/docker-*.scope' --count 1 --interval 0.1 >"$T/rt.sample" 2>/dev/null
 grep -q '"instance":"shop_db"\|"instance": "shop_db"' "$T/rt.sample"
 ok $? "sample --instance-from container: the values of shop_db"
+# Names no writer takes (tests/fixtures/hosts/docker-names: an overlong
+# '/', a surrogate and a code point past U+10FFFF raw, compose labels with
+# lone surrogates as JSON escapes): list and sample give those containers
+# their path names, as the plugin does, and say why once each on stderr,
+# every line UTF-8 (the bytes shown as \xNN).
+cp -a "$FIXTURES/hosts/docker-names" "$T/names-host"
+NAMES=(--root "$T/names-host/sys/fs/cgroup" --runtime-root "$T/names-host"
+  --instance-from container --select 'system.slice/docker-*.scope')
+"$JC" list "${NAMES[@]}" >"$T/names.json" 2>"$T/names.err"
+ok $? "list on docker-names: exit 0"
+"$JC" sample "${NAMES[@]}" --count 1 --interval 0.1 >"$T/names.sample" 2>"$T/names.serr"
+ok $? "sample on docker-names: exit 0"
+python3 - "$T/names.json" "$T/names.sample" "$T/names.err" "$T/names.serr" <<'PY'
+import json, sys
+want = ["root", "registry", "shop_db"] + ["system.slice_docker-%s.scope" % i for i in (
+    "c0af" * 16, ("eda080" * 11)[:64], "f4908080" * 8, "d800dfff" * 8)]
+listed = [c["instance"] for c in json.loads(open(sys.argv[1], "rb").read().decode("utf-8"))["cgroups"]]
+assert sorted(listed) == sorted(want), listed
+sampled = set()
+for line in open(sys.argv[2], "rb").read().decode("utf-8").splitlines():
+    doc = json.loads(line)
+    sampled |= {c["instance"] for c in doc.get("cgroups", [])} if "cgroups" in doc else {doc.get("instance")}
+assert sampled - {None} == set(want), sampled
+for err in sys.argv[3:5]:
+    lines = open(err, "rb").read().decode("utf-8").splitlines()  # strict UTF-8
+    assert len(lines) == 4 and len(set(lines)) == 4, lines
+    for shown in (r"web\xc0\xafx", r"web\xed\xa0\x80x", r"web\xf4\x90\x80\x80x",
+                  r"p\xed\xa0\x80q_s\xed\xbf\xbfv"):
+        assert sum('names the container "%s"' % shown in l for l in lines) == 1, (shown, lines)
+PY
+ok $? "list and sample on docker-names: those four keep their path names, each said once on stderr, all of it UTF-8"
+diag <"$T/names.err"
 "$JC" list --root "$T/docker-host/sys/fs/cgroup" --runtime-root "$T/docker-host" >/dev/null 2>"$T/rt.err"
 [ $? -ne 0 ] && grep -q 'is used by InstanceFrom "container" and Collect "disk" only' "$T/rt.err"
 ok $? "--runtime-root without --instance-from container or --collect disk: refused, with the reason"

@@ -1,7 +1,8 @@
 /* collect_util — what a collector said and sent, as the unit tests that
  * drive one (unit_collector, unit_gpu) record it: its log lines with
  * their levels, and each value list as "instance/type-type_instance"
- * with its first value.  Header-only: each test has its own record. */
+ * with its first value; and the collector itself, started on a
+ * configuration.  Header-only: each test has its own record. */
 #ifndef JC_COLLECT_UTIL_H
 #define JC_COLLECT_UTIL_H
 
@@ -43,6 +44,23 @@ static inline void collect_cb(void *ctx, const jc_target *t,
            m->type_instance);
   values[value_count++].v =
       m->kind == JC_GAUGE ? m->gauge[0] : (double)m->derive[0];
+}
+
+/* A collector of cfg (finished; the collector takes it), its log
+ * recorded afresh; set_up, when not NULL, before its init (a sink for
+ * totals or notifications).  NULL, the log shown, when init fails. */
+static inline jc_collector *collector_start(jc_config *cfg,
+                                            void (*set_up)(jc_collector *c)) {
+  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
+  if (c && set_up)
+    set_up(c);
+  log_count = 0;
+  if (!c || jc_collector_init(c) < 0) {
+    show_logs();
+    jc_collector_free(c);
+    return NULL;
+  }
+  return c;
 }
 
 /* The value of the list key sent; -1 when it was not. */

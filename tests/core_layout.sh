@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # src/core drawn as rooms (scripts/core-graph.py): no circle of includes
-# between its files, at most 3 arrows back up between its folders, and
+# between its files, at most 3 arrows back up between its folders,
 # docs/development.md's map naming every folder and module of it, each in
-# its folder.  Each fault is planted in a copy of the tree to prove the
+# its folder, no write to a field of struct jc_collector outside
+# src/core/pass, and every step its folder and its entry in the list.  Each fault is planted in a copy of the tree to prove the
 # check sees it.
 . "$(dirname "$0")/lib/common.sh"
 need "python3" -- command -v python3
@@ -34,14 +35,12 @@ printf '#include "jc_log.h"\n' >"$T/top/src/core/base/jc_clock.h"
 printf '#include "jc_clock.h"\n' >>"$T/top/src/core/base/jc_log.h"
 planted "circle of includes" "^not ok .* no circle"
 
-copy # base using the pass: a room at the bottom pointing to the top
-printf '#include "jc_internal.h"\n' >>"$T/top/src/core/base/jc_name.c"
-for h in jc_log.h jc_clock.h jc_name.h; do
-  printf '#include "jc_collector.h"\n' >>"$T/top/src/core/base/$h"
+copy # five rooms below the pass using it: five circles of rooms, each
+# needing an arrow back up (from .c files: no circle of files)
+for f in base/jc_name.c figures/jc_parse.c kernel/jc_hier.c config/jc_config.c \
+  managed/jc_managed.c; do
+  printf '#include "jc_internal.h"\n' >>"$T/top/src/core/$f"
 done
-printf '#include "jc_tracked.h"\n' >>"$T/top/src/core/figures/jc_parse.h"
-printf '#include "jc_tracked.h"\n' >>"$T/top/src/core/kernel/jc_hier.h"
-printf '#include "jc_tracked.h"\n' >>"$T/top/src/core/energy/jc_share.h"
 planted "set of arrows back up" "^not ok .* arrows back up"
 
 copy # a module the map does not name
@@ -52,6 +51,11 @@ copy # a folder the map does not name
 mkdir "$T/top/src/core/steps/planted"
 printf '/* x */\n' >"$T/top/src/core/steps/planted/jc_planted.c"
 planted "folder missing from the map" "^not ok .* names every folder"
+
+copy # a step that writes the collector
+printf 'static void planted(jc_collector *c) { c->sample.cpuset = NULL; }\n' \
+  >>"$T/top/src/core/steps/energy/jc_energy.c"
+planted "write to a field of jc_collector by a step" "jc_energy.c:[0-9]*: static void planted"
 
 copy # a step folder, in the map, without its entry in the list of steps
 mkdir "$T/top/src/core/steps/planted"

@@ -95,6 +95,17 @@ $chain"
   ok $? "$tree: collectd logged no error with the chain"
 done
 
+# run_runtime DIR HOST CGROUP_ROOT RUNTIME_ROOT READS: collectd with the
+# page's runtime-plugin block of HOST, the plugin reading CGROUP_ROOT with
+# RUNTIME_ROOT, until READS reads are done.
+run_runtime() {
+  local dir=$1 text
+  mkdir -p "$dir/csv"
+  text=$(fence "$2" runtime-plugin | sed "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$3\"\n  RuntimeRoot \"$4\"|")
+  { COLLECTD_PLUGINDIR="$T/plugins" conf_head "$dir"; printf '%s\n' "$text"; } >"$dir/collectd.conf"
+  run_collectd "$dir" "$5"
+}
+
 # Names from the container runtime: every host the page has a snippet for.
 hosts=$(sed -n 's/^<!-- containers: \([^ ]*\) runtime-plugin -->$/\1/p' "$page")
 [ "$(echo "$hosts" | wc -w)" -ge 7 ]
@@ -105,10 +116,7 @@ for host in $hosts; do
   plugin=$(fence "$host" runtime-plugin) && want=$(fence "$host" runtime-names)
   ok $? "$host: the page has its plugin block and names" || continue
   dir="$T/rt-$host"
-  mkdir -p "$dir/csv"
-  text=$(printf '%s\n' "$plugin" | sed "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$T/hosts/$host/sys/fs/cgroup\"\n  RuntimeRoot \"$T/hosts/$host\"|")
-  { COLLECTD_PLUGINDIR="$T/plugins" conf_head "$dir"; printf '%s\n' "$text"; } >"$dir/collectd.conf"
-  run_collectd "$dir" 2
+  run_runtime "$dir" "$host" "$T/hosts/$host/sys/fs/cgroup" "$T/hosts/$host" 2
   [ "$COLLECT_READS" -ge 2 ]
   ok $? "$host: collectd ran the page's plugin block for two reads"
   names_are "$dir" "$want" "$host: the names are the page's"
@@ -126,10 +134,7 @@ mkdir -p "$T/outside" && mv "$host/var/lib/docker/containers/$id" "$T/outside/" 
   ln -s "$T/outside/$id" "$host/var/lib/docker/containers/$id"
 ok $? "docker: registry's directory a link out of RuntimeRoot"
 dir="$T/rt-linked"
-mkdir -p "$dir/csv"
-text=$(fence docker runtime-plugin | sed "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$host/sys/fs/cgroup\"\n  RuntimeRoot \"$host\"|")
-{ COLLECTD_PLUGINDIR="$T/plugins" conf_head "$dir"; printf '%s\n' "$text"; } >"$dir/collectd.conf"
-run_collectd "$dir" 12
+run_runtime "$dir" docker "$host/sys/fs/cgroup" "$host" 12
 [ "$COLLECT_READS" -ge 12 ]
 ok $? "docker, linked: collectd ran for 12 reads ($COLLECT_READS)"
 names_are "$dir" "root
@@ -140,16 +145,48 @@ shop_db" "docker, linked: registry keeps its path name, the other is named"
 ok $? "docker, linked: one WARNING, naming the directory" ||
   grep 'joule_cgroup' "$dir/collectd.log" | head -5 | diag
 
+# Names no writer takes (the docker-names host, docker's snippet): an
+# overlong '/', a surrogate and a code point past U+10FFFF raw in
+# config.v2.json, and compose labels with lone surrogates as JSON escapes.
+# Each of those containers keeps its path name, said in one WARNING whose
+# line is UTF-8 (the bytes shown as \xNN); no instance collectd wrote, and
+# no line it logged, holds a byte that is not UTF-8.
+host="$T/hosts/docker-names"
+dir="$T/rt-names"
+run_runtime "$dir" docker "$host/sys/fs/cgroup" "$host" 2
+[ "$COLLECT_READS" -ge 2 ]
+ok $? "docker-names: collectd ran docker's plugin block for two reads"
+bad="c0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0af
+eda080eda080eda080eda080eda080eda080eda080eda080eda080eda080eda0
+f4908080f4908080f4908080f4908080f4908080f4908080f4908080f4908080
+d800dfffd800dfffd800dfffd800dfffd800dfffd800dfffd800dfffd800dfff"
+names_are "$dir" "root
+registry
+shop_db
+$(for id in $bad; do echo "system.slice_docker-$id.scope"; done)" \
+  "docker-names: the four keep their path names, the others are named"
+[ "$(loud_lines "$dir")" -eq 4 ]
+ok $? "docker-names: four WARNINGs, one a container" ||
+  grep 'joule_cgroup' "$dir/collectd.log" | head -8 | diag
+for shown in 'web\xc0\xafx' 'web\xed\xa0\x80x' 'web\xf4\x90\x80\x80x' 'p\xed\xa0\x80q_s\xed\xbf\xbfv'; do
+  grep -qF "names the container \"$shown\": a control character" "$dir/collectd.log"
+  ok $? "docker-names: the WARNING shows the name as $shown"
+done
+python3 - "$dir/collectd.log" "$dir/csv/testhost" <<'PY'
+import os, sys
+open(sys.argv[1], 'rb').read().decode('utf-8')  # strict: raises on a bad byte
+for name in os.listdir(os.fsencode(sys.argv[2])):
+    name.decode('utf-8')
+PY
+ok $? "docker-names: collectd's log and every instance it wrote are UTF-8"
+
 # A collectd in a container without the runtime's state (RuntimeRoot an
 # empty directory): after 11 reads one WARNING for Docker's two
 # containers, the file looked for, the directory to mount, the pace.
 host="$T/hosts/docker"
 mkdir "$T/bare"
 dir="$T/rt-bare"
-mkdir -p "$dir/csv"
-text=$(fence docker runtime-plugin | sed "s|^<Plugin joule_cgroup>\$|&\n  CgroupRoot \"$host/sys/fs/cgroup\"\n  RuntimeRoot \"$T/bare\"|")
-{ COLLECTD_PLUGINDIR="$T/plugins" conf_head "$dir"; printf '%s\n' "$text"; } >"$dir/collectd.conf"
-run_collectd "$dir" 14
+run_runtime "$dir" docker "$host/sys/fs/cgroup" "$T/bare" 14
 [ "$COLLECT_READS" -ge 14 ] && [ "$(loud_lines "$dir")" -eq 1 ] &&
   grep -q "^\[warning\] joule_cgroup plugin: InstanceFrom \"container\": no name for cgroup \"system.slice/docker-[0-9a-f]*.scope\" after 11 reads: looked for Docker's $T/bare/var/lib/docker/containers/[0-9a-f]*/config.v2.json; $T/bare/var/lib/docker is not there: a collectd in a container mounts the host's /var/lib/docker read-only at that path .*looked up again every 60 s" "$dir/collectd.log"
 ok $? "docker, no runtime state: one WARNING for both containers in $COLLECT_READS reads, the file, the mount, the pace"

@@ -89,14 +89,7 @@ static jc_collector *start(const char *root, const char *const *select,
   }
   jc_config_add_values(cfg, "*", err, sizeof(err)); /* every list */
   jc_config_finish(cfg, err, sizeof(err));
-  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
-  log_count = 0;
-  if (jc_collector_init(c) < 0) {
-    show_logs();
-    jc_collector_free(c);
-    return NULL;
-  }
-  return c;
+  return collector_start(cfg, NULL);
 }
 
 static int count_fds(void) {

@@ -59,6 +59,10 @@ static void totals_cb(void *ctx, const jc_target *t, const jc_totals *tot) {
   }
 }
 
+static void with_totals(jc_collector *c) {
+  jc_collector_set_totals(c, totals_cb, NULL);
+}
+
 static void read_once(jc_collector *c) {
   value_count = 0;
   jc_collector_read(c, collect_cb, NULL);
@@ -104,15 +108,7 @@ static jc_collector *start(const char *library, const char *values_glob) {
     printf("# config: %s\n", err);
     exit(99);
   }
-  jc_collector *c = jc_collector_new(cfg, log_cb, NULL);
-  jc_collector_set_totals(c, totals_cb, NULL);
-  log_count = 0;
-  if (jc_collector_init(c) < 0) {
-    show_logs();
-    jc_collector_free(c);
-    return NULL;
-  }
-  return c;
+  return collector_start(cfg, with_totals);
 }
 
 /* ---- NVML through the fake ----------------------------------------------------- */

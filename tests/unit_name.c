@@ -1,6 +1,8 @@
 /* Unit tests of jc_name: instances from paths and basenames, the 127-byte
- * rule with its hash prefix, and collision suffixes. */
+ * rule with its hash prefix, and collision suffixes; names chosen by
+ * others read as jc_utf8 reads them, strictly, and shown escaped. */
 #include "jc_name.h"
+#include "jc_utf8.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -75,6 +77,58 @@ int main(void) {
   for (size_t i = 0; i < sizeof(bad) / sizeof(*bad); i++)
     ok(jc_name_label(bad[i], "a/b", name) == -EILSEQ && !strcmp(name, "untouched"),
        "label refused: bad[%zu]", i);
+  /* The strict reading (jc_utf8): each of these has its path name. */
+  static const struct {
+    const char *label, *what;
+  } strict[] = {
+      {"web\xc0\xafx", "an overlong '/' (C0 AF)"},
+      {"web\xe0\x80\xafx", "an overlong '/' in three bytes (E0 80 AF)"},
+      {"web\xf0\x80\x80\xafx", "an overlong '/' in four bytes"},
+      {"web\xed\xa0\x80x", "a high surrogate (ED A0 80, U+D800)"},
+      {"web\xed\xbf\xbfx", "a low surrogate (ED BF BF, U+DFFF)"},
+      {"web\xf4\x90\x80\x80x", "past U+10FFFF (F4 90 80 80)"},
+      {"web\xf8\x88\x80\x80\x80x", "a five-byte form"},
+      {"web\x80x", "a continuation byte alone"},
+      {"web\xe2\x82", "a sequence cut short at the end"},
+  };
+  for (size_t i = 0; i < sizeof(strict) / sizeof(*strict); i++) {
+    strcpy(name, "untouched");
+    ok(jc_name_label(strict[i].label, "a/b", name) == -EILSEQ &&
+           !strcmp(name, "untouched"),
+       "label refused: %s", strict[i].what);
+  }
+  static const char *const edges[] = {
+      "\xed\x9f\xbf",     /* U+D7FF, below the surrogates */
+      "\xee\x80\x80",     /* U+E000, above them */
+      "\xf4\x8f\xbf\xbf", /* U+10FFFF, the last */
+      "\xc2\x80",         /* U+0080, the first of two bytes */
+      "\xf0\x90\x80\x80", /* U+10000, the first of four */
+  };
+  for (size_t i = 0; i < sizeof(edges) / sizeof(*edges); i++) {
+    char edge[16];
+    snprintf(edge, sizeof(edge), "w%sx", edges[i]);
+    ok(jc_name_label(edge, "a/b", name) == 0 && !strcmp(name, edge),
+       "label kept: the edge code point edges[%zu]", i);
+  }
+
+  /* The reader itself, and a name refused as a log line shows it. */
+  uint32_t cp = 0;
+  is_int(jc_utf8_decode((const unsigned char *)"\xf4\x8f\xbf\xbf", 4, &cp), 4,
+         "utf8: U+10FFFF is four bytes");
+  ok(cp == 0x10FFFF, "utf8: its code point");
+  is_int(jc_utf8_decode((const unsigned char *)"\xe2\x82\xac", 2, NULL), 0,
+         "utf8: a sequence longer than the bytes left is none");
+  ok(jc_utf8_valid("caf\xc3\xa9", 5) && !jc_utf8_valid("p\xed\xa0\x80q", 5),
+     "utf8: a whole string");
+  char shown[64];
+  jc_utf8_escape("p\xed\xa0\x80q_s\xed\xbf\xbfv \"\x01\xc3\xa9", shown,
+                 sizeof(shown));
+  is_str(shown, "p\\xed\\xa0\\x80q_s\\xed\\xbf\\xbfv \\x22\\x01\xc3\xa9",
+         "escape: bytes that are not UTF-8, quotes and controls as \\xNN");
+  jc_utf8_escape("ab\xc3\xa9", shown, 4);
+  is_str(shown, "ab", "escape: a sequence that does not fit is left out whole");
+  jc_utf8_escape("ab\xff", shown, 5);
+  is_str(shown, "ab", "escape: so is an escape");
   char label[300];
   memset(label, 'x', 299);
   label[299] = '\0';

@@ -7,6 +7,7 @@
 #include "jc_internal.h"
 #include "jc_rtname.h"
 #include "jc_runtime.h"
+#include "jc_utf8.h"
 #include "tap.h"
 
 #include <errno.h>
@@ -88,6 +89,7 @@ static const char *name_of(jc_runtime *rt, const char *relpath) {
 #define UNKNOWN "0000000000000000000000000000000000000000000000000000000000000000"
 #define UNKNOWN2 "3333333333333333333333333333333333333333333333333333333333333333"
 #define LINKED "1111111111111111111111111111111111111111111111111111111111111111"
+#define REGISTRY "6e928e8a9ee5e3c6d8d45ee04103cff0a0827b96cdd3aa5c7d29d912fc28b899"
 
 /* The same node under any runtime whose cgroups are PREFIX<id>SUFFIX. */
 static void kubernetes(jc_runtime *rt, const char *layout, const char *prefix,
@@ -228,6 +230,44 @@ static void layouts(void) {
     jc_runtime_free(rt);
   }
   is_int(log_lines, 0, "docker and podman: not a word logged");
+
+  /* docker-names: names no writer takes keep their path names, each said
+   * once, the line UTF-8 with the bytes shown as \xNN. */
+  static const struct {
+    const char *id, *shown, *what;
+  } refused[] = {
+      {"c0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0afc0af",
+       "web\\xc0\\xafx", "an overlong '/' (C0 AF)"},
+      {"eda080eda080eda080eda080eda080eda080eda080eda080eda080eda080eda0",
+       "web\\xed\\xa0\\x80x", "a surrogate (ED A0 80)"},
+      {"f4908080f4908080f4908080f4908080f4908080f4908080f4908080f4908080",
+       "web\\xf4\\x90\\x80\\x80x", "past U+10FFFF (F4 90 80 80)"},
+      {"d800dfffd800dfffd800dfffd800dfffd800dfffd800dfffd800dfffd800dfff",
+       "p\\xed\\xa0\\x80q_s\\xed\\xbf\\xbfv",
+       "compose labels with lone surrogates as JSON escapes"},
+  };
+  rt = host("docker-names", NULL);
+  for (size_t i = 0; i < sizeof(refused) / sizeof(*refused); i++) {
+    char cgroup[128], want[256], got[JC_INSTANCE_SIZE] = "untouched";
+    snprintf(cgroup, sizeof(cgroup), "system.slice/docker-%s.scope",
+             refused[i].id);
+    snprintf(want, sizeof(want), "names the container \"%s\"",
+             refused[i].shown);
+    log_reset();
+    ok(jc_runtime_name(rt, cgroup, got) == -EILSEQ && !strcmp(got, "untouched"),
+       "docker-names: %s: its path name", refused[i].what);
+    ok(warning_lines == 1 && log_lines == 1 && strstr(logged, want) &&
+           strstr(logged, cgroup),
+       "  one WARNING, the name shown as %s", refused[i].shown);
+    ok(jc_utf8_valid(logged, strlen(logged)), "  the line is UTF-8");
+    if (log_lines != 1)
+      diag_logged();
+  }
+  log_reset();
+  is_str(name_of(rt, "system.slice/docker-" REGISTRY ".scope"), "registry",
+         "docker-names: the others are named");
+  is_int(log_lines, 0, "  nothing said");
+  jc_runtime_free(rt);
 }
 
 /* ---- bad input ------------------------------------------------------------ */
@@ -293,6 +333,58 @@ static void bad_inputs(void) {
   is_str(name, "a_b_c", "  becomes '_', as in path names");
   fx_write(BAD_FILE, "{\"Name\":\"/web\xff\xfe\"}");
   bad(rt, "a name that is not UTF-8", -EBADMSG, "is not valid JSON");
+  /* Lone surrogates written as JSON escapes: refused as bytes that are
+   * not UTF-8, shown as the bytes they would be; a pair is a character. */
+  fx_write(BAD_FILE, "{\"Name\":\"/p\\ud800q\"}");
+  bad(rt, "a lone high surrogate's escape", -EILSEQ,
+      "names the container \"p\\xed\\xa0\\x80q\"");
+  ok(jc_utf8_valid(logged, strlen(logged)), "  the message is UTF-8");
+  fx_write(BAD_FILE, "{\"Name\":\"/s\\udfffv\"}");
+  bad(rt, "a lone low surrogate's escape", -EILSEQ,
+      "names the container \"s\\xed\\xbf\\xbfv\"");
+  fx_write(BAD_FILE, "{\"Name\":\"/x\\ud800\\u0041\"}");
+  bad(rt, "a high surrogate's escape before another character's", -EILSEQ,
+      "names the container \"x\\xed\\xa0\\x80A\"");
+  fx_write(BAD_FILE, "{\"Name\":\"/x\\uD800\"}");
+  bad(rt, "a high surrogate's escape last in its string", -EILSEQ,
+      "names the container \"x\\xed\\xa0\\x80\"");
+  fx_write(BAD_FILE, "{\"Name\":\"/x\\\\ud800\"}");
+  bad(rt, "an escaped backslash before \"ud800\": text, not an escape", -EILSEQ,
+      "names the container \"x\\x5cud800\"");
+  fx_write(BAD_FILE,
+           "{\"Name\":\"/"
+           "a\\ud83d\\ude00b\",\"Config\":{\"Labels\":{\"k\\ud800\":\"v\"}}}");
+  log_reset();
+  is_int(jc_runtime_name(rt, BAD_CGROUP, name), 0,
+         "a surrogate pair's escapes");
+  is_str(name,
+         "a\xf0\x9f\x98\x80"
+         "b",
+         "  are the character they make (U+1F600)");
+  is_int(log_lines, 0,
+         "  a lone surrogate in a key that is not read: nothing said");
+  /* The same cut by the end of a read (16 KiB): the state carries over. */
+  for (int k = 0; k < 12; k++) {
+    const char *tail = k < 6 ? "\\ud83d\\ude00\"}" : "\\ud800q\"}";
+    char doc[16500];
+    int pad =
+        16384 - (int)strlen("{\"Pad\":\"\",\"Name\":\"/a") - (k % 6 + 1) * 2;
+    snprintf(doc, sizeof(doc), "{\"Pad\":\"%0*d\",\"Name\":\"/a%s", pad, 0,
+             tail);
+    fx_write(BAD_FILE, doc);
+    log_reset();
+    strcpy(name, "untouched");
+    int r = jc_runtime_name(rt, BAD_CGROUP, name);
+    if (k < 6)
+      ok(r == 0 && !strcmp(name, "a\xf0\x9f\x98\x80"),
+         "a pair's escapes cut by a read's end (%d bytes before it): a "
+         "character",
+         (k % 6 + 1) * 2);
+    else
+      ok(r == -EILSEQ && strstr(logged, "\"a\\xed\\xa0\\x80q\""),
+         "a lone escape cut by a read's end (%d bytes before it): refused",
+         (k % 6 + 1) * 2);
+  }
   char longer[400];
   memset(longer, 'n', 300);
   longer[300] = '\0';

@@ -220,7 +220,7 @@ static void pod_tree(void) {
 static void test_oom(void) {
   pod_tree();
   jc_collector *c = start(-1);
-  ok(c != NULL && c->notify_oom, "init with NotifyOOM");
+  ok(c != NULL && jc_step_self(c, JC_STEP_OOM), "init with NotifyOOM");
   if (!c)
     return;
   jc_collector_set_notify(c, notify_cb, NULL);
@@ -271,7 +271,8 @@ static void test_oom_at_end(void) {
   fx_write("pod/cgroup.events", "populated 1\nfrozen 0\n");
   fx_write("pod/c/cgroup.events", "populated 1\nfrozen 0\n");
   jc_collector *c = start(-1);
-  ok(c != NULL && c->notify_oom, "init with NotifyOOM, pod and pod/c populated");
+  ok(c != NULL && jc_step_self(c, JC_STEP_OOM),
+     "init with NotifyOOM, pod and pod/c populated");
   if (!c)
     return;
   jc_collector_set_notify(c, notify_cb, NULL);
@@ -828,7 +829,7 @@ static void test_end_oom(void) {
   fx_write("lim/cgroup.events", "populated 1\nfrozen 0\n");
   fx_write("lim/child/cgroup.events", "populated 1\nfrozen 0\n");
   jc_collector *c = start(-1);
-  ok(c && c->notify_oom && jc_collector_events_fd(c) >= 0,
+  ok(c && jc_step_self(c, JC_STEP_OOM) && jc_collector_events_fd(c) >= 0,
      "init with NotifyOOM and final reads");
   if (!c)
     return;

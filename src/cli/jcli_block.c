@@ -3,6 +3,7 @@
  */
 #include "jcli_block.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -35,7 +36,7 @@ static bool names_plugin(const jc_conf_item *ci, const char *key) {
 }
 
 /* Finds the block among the top-level items, in collectd's order. */
-static int find(jcli_block *b, const char *path, char *err, size_t n) {
+static int find(jcli_block *b, const char *path, char *why, size_t n) {
   const jc_conf_item *root = &b->conf->root;
   bool autoload = false, loaded = false;
   for (int i = 0; i < root->children_num; i++) {
@@ -49,54 +50,52 @@ static int find(jcli_block *b, const char *path, char *err, size_t n) {
     if (!names_plugin(ci, "Plugin"))
       continue;
     if (b->block) {
-      snprintf(err, n, "%s:%d: " JC_CONFBLOCK_ONLY_ONE " (the first is at "
+      snprintf(why, n, "%s:%d: " JC_CONFBLOCK_ONLY_ONE " (the first is at "
                        "%s:%d); collectd stops",
                ci->file, ci->line, b->block->file, b->block->line);
-      return -1;
+      return -EINVAL;
     }
     if (!loaded && !autoload) {
-      snprintf(err, n, "%s:%d: <Plugin %s> comes before LoadPlugin %s: "
+      snprintf(why, n, "%s:%d: <Plugin %s> comes before LoadPlugin %s: "
                        "collectd ignores the block (\"There is configuration "
                        "for the `%s' plugin, but the plugin isn't loaded\") "
                        "and runs the plugin without it; put LoadPlugin %s "
                        "first",
                ci->file, ci->line, PLUGIN, PLUGIN, PLUGIN, PLUGIN);
-      return -1;
+      return -EINVAL;
     }
     loaded = true; /* AutoLoadPlugin loads it here */
     b->block = ci;
   }
   if (!loaded) {
-    snprintf(err, n, "%s: no LoadPlugin %s, in it or its Includes: collectd "
+    snprintf(why, n, "%s: no LoadPlugin %s, in it or its Includes: collectd "
                      "does not run the plugin",
              path, PLUGIN);
-    return -1;
+    return -ENOENT;
   }
   return 0;
 }
 
-int jcli_block_read(const char *path, jcli_block *ret, char *err, size_t n) {
+int jcli_block_read(const char *path, jcli_block *ret, char *why, size_t n) {
   *ret = (jcli_block){0};
-  if (jcli_cread_file(path, &ret->conf, err, n) < 0)
-    return -1;
-  if (find(ret, path, err, n) < 0) {
+  int r = jcli_cread_file(path, &ret->conf, why, n);
+  if (r == 0 && (r = find(ret, path, why, n)) < 0)
     jcli_block_release(ret);
-    return -1;
-  }
-  return 0;
+  return r;
 }
 
-int jcli_block_apply(const jcli_block *b, jc_config *cfg, char *err,
+int jcli_block_apply(const jcli_block *b, jc_config *cfg, char *why,
                      size_t n) {
   if (!b->block)
     return 0;
   const jc_conf_item *bad = NULL;
-  char why[1024];
-  if (jc_confblock_apply(cfg, b->block, &bad, why, sizeof(why)) == 0 &&
-      jc_confblock_finish(cfg, b->block, &bad, why, sizeof(why)) == 0)
-    return 0;
-  snprintf(err, n, "%s:%d: %s", bad->file, bad->line, why);
-  return -1;
+  char message[1024];
+  int r = jc_confblock_apply(cfg, b->block, &bad, message, sizeof(message));
+  if (r == 0)
+    r = jc_confblock_finish(cfg, b->block, &bad, message, sizeof(message));
+  if (r < 0)
+    snprintf(why, n, "%s:%d: %s", bad->file, bad->line, message);
+  return r;
 }
 
 void jcli_block_where(const jcli_block *b, const char *path, char *out,

@@ -8,9 +8,9 @@
  * `joule-cgroup check` and `sample --config` say what the plugin says.
  *
  *   jcli_block b;
- *   if (jcli_block_read(path, &b, err, n) < 0) ...   read and found
+ *   if (jcli_block_read(path, &b, why, n) < 0) ...   read and found
  *   ... b.conf->notes: what collectd would log and go on ...
- *   if (jcli_block_apply(&b, cfg, err, n) < 0) ...   "FILE:LINE: message"
+ *   if (jcli_block_apply(&b, cfg, why, n) < 0) ...   "FILE:LINE: message"
  *   jcli_block_release(&b);
  */
 #ifndef JCLI_BLOCK_H
@@ -25,18 +25,20 @@ typedef struct {
 } jcli_block;
 
 /*
- * Reads the configuration at path and finds the block.  -1 with err when
- * collectd stops (a second block: JC_CONFBLOCK_ONLY_ONE), or would not run
- * the plugin as written (no LoadPlugin; a block before its LoadPlugin,
- * which collectd ignores).
+ * Reads the configuration at path and finds the block.  0, or a negative
+ * errno with why: jcli_cread_file's, or -EINVAL when collectd stops (a
+ * second block: JC_CONFBLOCK_ONLY_ONE) or would not run the plugin as
+ * written (a block before its LoadPlugin, which collectd ignores),
+ * -ENOENT when there is no LoadPlugin.
  */
-int jcli_block_read(const char *path, jcli_block *ret, char *err, size_t n);
+int jcli_block_read(const char *path, jcli_block *ret, char *why, size_t n);
 
 /* Applies the block to cfg and finishes it (jc_confblock_apply, then
  * jc_confblock_finish: the line of a Values pattern it refuses is the
- * Values item's own).  0, or -1 with err "FILE:LINE: <the plugin's
- * message>".  Without a block nothing is applied nor finished. */
-int jcli_block_apply(const jcli_block *b, jc_config *cfg, char *err,
+ * Values item's own).  0, or the plugin's negative errno with why
+ * "FILE:LINE: <the plugin's message>".  Without a block nothing is
+ * applied nor finished. */
+int jcli_block_apply(const jcli_block *b, jc_config *cfg, char *why,
                      size_t n);
 
 /* "FILE:LINE" of the block, or the configuration's path without one. */

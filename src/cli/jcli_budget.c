@@ -55,12 +55,12 @@ static void unit_list(const unit *u, char *buf, size_t size) {
 }
 
 static int parse_value(const char *name, jcli_fig f, bool ratio,
-                       const char *text, double *ret, char *err, size_t size) {
+                       const char *text, double *ret, char *why, size_t size) {
   char *end;
   errno = 0;
   double v = strtod(text, &end);
   if (end == text || errno || !isfinite(v) || v < 0 || (ratio && v <= 0)) {
-    snprintf(err, size, "%s: \"%s\" is not %s", name, text,
+    snprintf(why, size, "%s: \"%s\" is not %s", name, text,
              ratio ? "a ratio above 0 (1.05: 5 % more)"
                    : "a number, 0 or more");
     return -EINVAL;
@@ -73,15 +73,15 @@ static int parse_value(const char *name, jcli_fig f, bool ratio,
   char list[128];
   unit_list(units_of(f, ratio), list, sizeof(list));
   if (ratio)
-    snprintf(err, size,
+    snprintf(why, size,
              "%s: \"%s\": a ratio is a plain number (1.05: 5 %% more)", name,
              text);
   else
-    snprintf(err, size, "%s: unknown unit \"%s\" (use %s)", name, end, list);
+    snprintf(why, size, "%s: unknown unit \"%s\" (use %s)", name, end, list);
   return -EINVAL;
 }
 
-static int parse_item(const char *item, bool ratio, jcli_budget *b, char *err,
+static int parse_item(const char *item, bool ratio, jcli_budget *b, char *why,
                       size_t size) {
   const char *eq = strchr(item, '=');
   size_t len = eq ? (size_t)(eq - item) : strlen(item);
@@ -90,28 +90,28 @@ static int parse_item(const char *item, bool ratio, jcli_budget *b, char *err,
     if (strlen(name) != len || strncmp(item, name, len) != 0)
       continue;
     if (!eq) {
-      snprintf(err, size, "%s: no value (%s=...)", name, name);
+      snprintf(why, size, "%s: no value (%s=...)", name, name);
       return -EINVAL;
     }
     if (b->set[f]) {
-      snprintf(err, size, "%s is given twice", name);
+      snprintf(why, size, "%s is given twice", name);
       return -EINVAL;
     }
     b->set[f] = true;
-    return parse_value(name, (jcli_fig)f, ratio, eq + 1, &b->limit[f], err,
+    return parse_value(name, (jcli_fig)f, ratio, eq + 1, &b->limit[f], why,
                        size);
   }
-  snprintf(err, size, "unknown figure \"%.*s\" (wall, cpu, memory, io, energy)",
+  snprintf(why, size, "unknown figure \"%.*s\" (wall, cpu, memory, io, energy)",
            (int)len, item);
   return -EINVAL;
 }
 
-int jcli_budget_parse(const char *spec, bool ratio, jcli_budget *ret, char *err,
+int jcli_budget_parse(const char *spec, bool ratio, jcli_budget *ret, char *why,
                       size_t size) {
   *ret = (jcli_budget){.ratio = ratio};
   char buf[1024];
   if (strlen(spec) >= sizeof(buf)) {
-    snprintf(err, size, "too long");
+    snprintf(why, size, "too long");
     return -EINVAL;
   }
   snprintf(buf, sizeof(buf), "%s", spec);
@@ -119,10 +119,10 @@ int jcli_budget_parse(const char *spec, bool ratio, jcli_budget *ret, char *err,
   size_t items = 0;
   for (char *item = strtok_r(buf, ",", &save); item;
        item = strtok_r(NULL, ",", &save), items++)
-    if (parse_item(item, ratio, ret, err, size) < 0)
+    if (parse_item(item, ratio, ret, why, size) < 0)
       return -EINVAL;
   if (items == 0) {
-    snprintf(err, size, "no figure (e.g. cpu=%s)", ratio ? "1.05" : "2.5s");
+    snprintf(why, size, "no figure (e.g. cpu=%s)", ratio ? "1.05" : "2.5s");
     return -EINVAL;
   }
   return 0;

@@ -7,7 +7,7 @@
  * JCLI_EXIT_OVER_BUDGET (docs/profiler.md#budgets).
  *
  *   jcli_budget b;
- *   jcli_budget_parse(spec, false, &b, err, sizeof(err));   --max
+ *   jcli_budget_parse(spec, false, &b, why, sizeof(why));   --max
  *   jcli_budget_check c;
  *   jcli_budget_check_runs(&b, runs, n, &c);       run
  *   jcli_budget_check_ratio(&b, "B", "A", f, &q, &c);   compare, per figure
@@ -34,9 +34,9 @@ typedef struct {
 } jcli_budget;
 
 /* "cpu=2.5s,memory=512MiB": names of jcli_figs, values with a unit of
- * their kind (ratio: plain numbers > 0).  -EINVAL with a message in err
+ * their kind (ratio: plain numbers > 0).  -EINVAL with a message in why
  * naming what is wrong. */
-int jcli_budget_parse(const char *spec, bool ratio, jcli_budget *ret, char *err,
+int jcli_budget_parse(const char *spec, bool ratio, jcli_budget *ret, char *why,
                       size_t size);
 
 #define JCLI_BUDGET_LABEL_MAX 8

@@ -11,6 +11,7 @@
  */
 #include "jcli_cconf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -50,20 +51,20 @@ typedef struct {
   size_t len, pos;
   int line;
   const char *name;
-  char *err;
+  char *why;
   size_t n;
 } parser;
 
 static int fail(parser *p, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static int fail(parser *p, int line, const char *fmt, ...) {
-  int len = snprintf(p->err, p->n, "%s:%d: ", p->name, line);
+  int len = snprintf(p->why, p->n, "%s:%d: ", p->name, line);
   va_list ap;
   va_start(ap, fmt);
   if (len >= 0 && (size_t)len < p->n)
-    vsnprintf(p->err + len, p->n - (size_t)len, fmt, ap);
+    vsnprintf(p->why + len, p->n - (size_t)len, fmt, ap);
   va_end(ap);
-  return -1;
+  return -EINVAL;
 }
 
 static bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\b'; }
@@ -314,7 +315,7 @@ static int append_text(char **buf, size_t *used, const char *src,
   len = strnlen(src, len);
   char *grown = realloc(*buf, *used + len + 1);
   if (!grown)
-    return -1;
+    return -ENOMEM;
   memcpy(grown + *used, src, len);
   *used += len;
   grown[*used] = '\0';
@@ -365,9 +366,11 @@ static int scan_continued(parser *p, char *buf, size_t used, token *t) {
     }
     size_t start = p->pos;
     size_t end = quote > cont ? quote : cont;
-    if (append_text(&buf, &used, p->s + start, (quote > cont ? quote : cut) - start) < 0) {
+    int r = append_text(&buf, &used, p->s + start,
+                        (quote > cont ? quote : cut) - start);
+    if (r < 0) {
       free(buf);
-      return -1;
+      return r;
     }
     advance(p, end - start);
     if (quote > cont) {
@@ -452,8 +455,9 @@ static int scan(parser *p, token *t) {
       }
       char *text = NULL;
       size_t used = 0;
-      if (append_text(&text, &used, s, best == R_CONT ? cut - p->pos : k) < 0)
-        return -1;
+      int r = append_text(&text, &used, s, best == R_CONT ? cut - p->pos : k);
+      if (r < 0)
+        return r;
       advance(p, k);
       if (best == R_CONT)
         return scan_continued(p, text, used, t);
@@ -506,7 +510,7 @@ static int add_value(jc_conf_item *ci, token *t) {
   jc_conf_value *grown =
       realloc(ci->values, (size_t)(ci->values_num + 1) * sizeof(*grown));
   if (!grown)
-    return -1;
+    return -ENOMEM;
   ci->values = grown;
   jc_conf_value *v = &grown[ci->values_num++];
   if (t->kind == TK_NUMBER)
@@ -519,7 +523,10 @@ static int add_value(jc_conf_item *ci, token *t) {
   return 0;
 }
 
-static int out_of_memory(parser *p) { return fail(p, p->line, "out of memory"); }
+static int out_of_memory(parser *p) {
+  fail(p, p->line, "out of memory");
+  return -ENOMEM;
+}
 
 /* Values up to the token that ends them, left in *t. */
 static int scan_values(parser *p, jc_conf_item *ci, token *t) {
@@ -565,8 +572,9 @@ static int parse_option(parser *p, token *t, jc_conf_item *ci) {
   *ci = (jc_conf_item){.key = t->text, .file = p->name, .line = t->line};
   t->text = NULL;
   token end;
-  if (scan_values(p, ci, &end) < 0)
-    return -1;
+  int r = scan_values(p, ci, &end);
+  if (r < 0)
+    return r;
   if (end.lost_line)
     return lost_string(p, &end);
   if (ci->values_num == 0)
@@ -591,9 +599,9 @@ static int parse_block_end(parser *p, const jc_conf_item *block, int line) {
   }
   char *name = t.text;
   if (!block) {
-    fail(p, line, "</%s> closes no block", name);
+    int r = fail(p, line, "</%s> closes no block", name);
     free(name);
-    return -1;
+    return r;
   }
   bool same = strcmp(name, block->key) == 0;
   if (!same)
@@ -602,7 +610,7 @@ static int parse_block_end(parser *p, const jc_conf_item *block, int line) {
          name, block->key, block->line);
   free(name);
   if (!same)
-    return -1;
+    return -EINVAL;
   if (scan(p, &t) < 0)
     return out_of_memory(p);
   if (t.kind != TK_CLOSE) {
@@ -615,7 +623,8 @@ static int parse_block_end(parser *p, const jc_conf_item *block, int line) {
   free(t.text);
   char after[96];
   snprintf(after, sizeof(after), "</%s>", block->key);
-  return expect_eol(p, &t, after) < 0 ? -1 : 1;
+  int r = expect_eol(p, &t, after);
+  return r < 0 ? r : 1;
 }
 
 /* `<Key value ...>` after its `<`, its children and its end. */
@@ -626,8 +635,9 @@ static int parse_block(parser *p, token *t, int depth, jc_conf_item *ci) {
     return fail(p, ci->line, "blocks nested deeper than %d levels",
                 MAX_NESTING);
   token end;
-  if (scan_values(p, ci, &end) < 0)
-    return -1;
+  int r = scan_values(p, ci, &end);
+  if (r < 0)
+    return r;
   if (end.lost_line)
     return lost_string(p, &end);
   if (end.kind != TK_CLOSE) {
@@ -640,8 +650,8 @@ static int parse_block(parser *p, token *t, int depth, jc_conf_item *ci) {
   free(end.text);
   char after[96];
   snprintf(after, sizeof(after), "<%s>", ci->key);
-  if (expect_eol(p, &end, after) < 0)
-    return -1;
+  if ((r = expect_eol(p, &end, after)) < 0)
+    return r;
   return parse_list(p, ci, depth + 1, ci);
 }
 
@@ -683,7 +693,7 @@ static int parse_list(parser *p, const jc_conf_item *block, int depth,
       if (scan(p, &t) < 0)
         return out_of_memory(p);
       if (t.kind == TK_SLASH)
-        return parse_block_end(p, block, line) < 0 ? -1 : 0;
+        return (r = parse_block_end(p, block, line)) < 0 ? r : 0;
       if (t.kind != TK_WORD) {
         free(t.text);
         return fail(p, line, "unexpected \"%s\" after \"<\"; expected a "
@@ -704,16 +714,16 @@ static int parse_list(parser *p, const jc_conf_item *block, int depth,
     }
     if (r < 0) {
       item_clear(&ci);
-      return -1;
+      return r;
     }
-    if (add_child(p, parent, &ci) < 0)
-      return -1;
+    if ((r = add_child(p, parent, &ci)) < 0)
+      return r;
   }
 }
 
 int jcli_cconf_parse(const char *text, size_t len, const char *name,
-                     jc_conf_item *ret_root, char *err, size_t n) {
-  parser p = {.s = text, .len = len, .line = 1, .name = name, .err = err,
+                     jc_conf_item *ret_root, char *why, size_t n) {
+  parser p = {.s = text, .len = len, .line = 1, .name = name, .why = why,
               .n = n};
   *ret_root = (jc_conf_item){.file = name};
   int r = parse_list(&p, NULL, 0, ret_root);

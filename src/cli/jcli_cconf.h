@@ -14,7 +14,8 @@
  * line ends with a newline, the last one too, and a block with neither
  * values nor children is dropped, as collectd drops them.
  *
- * It returns 0 or -1 with err set, and never prints.
+ * It returns 0, or a negative errno with the message in why (-EINVAL for
+ * the text, -ENOMEM), and never prints.
  */
 #ifndef JCLI_CCONF_H
 #define JCLI_CCONF_H
@@ -27,10 +28,11 @@
 /*
  * Parses one file's text (len bytes, NULs included) into *ret_root (its
  * children), each item's file set to name, which must outlive the items.
- * No Include is followed.  0, or -1 with err "NAME:LINE: why".
+ * No Include is followed.  0, or a negative errno with why "NAME:LINE:
+ * why".
  */
 int jcli_cconf_parse(const char *text, size_t len, const char *name,
-                     jc_conf_item *ret_root, char *err, size_t n);
+                     jc_conf_item *ret_root, char *why, size_t n);
 
 /* Frees an item made here (its key, values and children, all of them
  * for a root) and zeroes it; NULL-safe. */

@@ -35,6 +35,7 @@
 
 #include "jc_collector.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,10 +67,10 @@ static int note_selects(const jcli_block *b, select_lines *ret) {
          k++) {
       char **grown = jcli_grow(ret->at, ret->count, &ret->cap, sizeof(*grown));
       if (!grown)
-        return -1;
+        return -ENOMEM;
       ret->at = grown;
       if (asprintf(&grown[ret->count], "%s:%d", ci->file, ci->line) < 0)
-        return -1;
+        return -ENOMEM;
       ret->count++;
     }
   }
@@ -79,36 +80,34 @@ static int note_selects(const jcli_block *b, select_lines *ret) {
 /* jcli_check_load, and where the block's Select patterns are written
  * when selects is not NULL. */
 static int load(const char *path, jc_config *cfg, char *where, size_t size,
-                select_lines *selects) {
+                bool *ret_logged_error, select_lines *selects) {
   jcli_block b;
-  char err[2048];
-  if (jcli_block_read(path, &b, err, sizeof(err)) < 0) {
-    jcli_error("%s", err);
-    return -1;
+  char why[2048];
+  int r = jcli_block_read(path, &b, why, sizeof(why));
+  if (r < 0) {
+    jcli_error("%s", why);
+    return r;
   }
-  int r = 0;
+  bool logged = false;
   for (size_t i = 0; i < b.conf->note_count; i++) {
     const jcli_cread_note *note = &b.conf->notes[i];
     jcli_log(NULL, note->error ? JC_LOG_ERR : JC_LOG_WARNING, note->text);
-    if (note->error)
-      r = 1;
+    logged |= note->error;
   }
+  if (ret_logged_error)
+    *ret_logged_error = logged;
   jcli_block_where(&b, path, where, size);
-  if (jcli_block_apply(&b, cfg, err, sizeof(err)) < 0) {
-    jcli_error("%s", err);
-    r = -1;
-  }
-  if (r >= 0 && selects && note_selects(&b, selects) < 0) {
+  if ((r = jcli_block_apply(&b, cfg, why, sizeof(why))) < 0)
+    jcli_error("%s", why);
+  if (r == 0 && selects && (r = note_selects(&b, selects)) < 0)
     jcli_error("out of memory");
-    r = -1;
-  }
   jcli_block_release(&b);
   return r;
 }
 
-int jcli_check_load(const char *path, jc_config *cfg, char *where,
-                    size_t size) {
-  return load(path, cfg, where, size, NULL);
+int jcli_check_load(const char *path, jc_config *cfg, char *where, size_t size,
+                    bool *ret_logged_error) {
+  return load(path, cfg, where, size, ret_logged_error, NULL);
 }
 
 /* ---- the lists of one read ------------------------------------------ */
@@ -131,10 +130,10 @@ static int add_name(cgroup_lists *g, const jc_metric *m) {
   jc_lists_name(m->type, m->type_instance, name, sizeof(name));
   char **grown = jcli_grow(g->names, g->count, &g->cap, sizeof(*grown));
   if (!grown)
-    return -1;
+    return -ENOMEM;
   g->names = grown;
   if (!(grown[g->count] = strdup(name)))
-    return -1;
+    return -ENOMEM;
   g->count++;
   g->series += m->count;
   return 0;
@@ -224,7 +223,7 @@ static int print_report(const jc_collector *c, const read_lists *rl,
   report r = {jcli_json_new(true), rl, 0, 0, 0, 0};
   if (!r.json) {
     jcli_error("out of memory");
-    return -1;
+    return -ENOMEM;
   }
   jcli_json *j = r.json;
   jcli_json_map_open(j);
@@ -252,7 +251,7 @@ static int print_report(const jc_collector *c, const read_lists *rl,
   if (w < 0)
     jcli_error("cannot write the report: %s", strerror(-w));
   jcli_json_free(j);
-  return w < 0 ? -1 : 0;
+  return w;
 }
 
 /* ---- Select patterns that pick nothing here ------------------------- */
@@ -318,7 +317,7 @@ static int preview(jc_config *cfg, const char *path, const char *where,
   jc_collector *c = jc_collector_new(cfg, jcli_log_info, NULL);
   if (!c) {
     jcli_error("out of memory");
-    return -1;
+    return -ENOMEM;
   }
   int r = jc_collector_init(c); /* the core said why */
   read_lists rl = {0};
@@ -329,7 +328,7 @@ static int preview(jc_config *cfg, const char *path, const char *where,
     no_names(c);
     if (rl.failed)
       jcli_error("out of memory");
-    r = rl.failed ? -1 : print_report(c, &rl, path, where);
+    r = rl.failed ? -ENOMEM : print_report(c, &rl, path, where);
     warn_unpicked(c, select, select_count, lines, where);
   }
   read_lists_free(&rl);
@@ -340,23 +339,22 @@ static int preview(jc_config *cfg, const char *path, const char *where,
 int jcli_check(int argc, char **argv) {
   jcli_opts o;
   int r = jcli_opts_parse(&o, JCLI_OPT_FILE, argc, argv);
-  if (r != 0) {
+  if (r < 0 || o.help) {
     jcli_opts_release(&o);
-    return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
+    return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;
   }
   const char *path = o.file ? o.file : JCLI_COLLECTD_CONF;
-  char where[1200], err[1024];
+  char where[1200], why[1024];
   select_lines lines = {0};
-  int loaded = load(path, o.cfg, where, sizeof(where), &lines);
-  if (loaded >= 0 && jc_config_finish(o.cfg, err, sizeof(err)) < 0) {
-    jcli_error("%s: %s", where, err);
-    loaded = -1;
-  }
-  if (loaded >= 0) {
+  bool logged_error = false;
+  r = load(path, o.cfg, where, sizeof(where), &logged_error, &lines);
+  if (r == 0 && (r = jc_config_finish(o.cfg, why, sizeof(why))) < 0)
+    jcli_error("%s: %s", where, why);
+  if (r == 0) {
     r = preview(o.cfg, path, where, &lines);
     o.cfg = NULL; /* taken */
   }
   select_lines_free(&lines);
   jcli_opts_release(&o);
-  return loaded != 0 || r < 0 ? JCLI_EXIT_FAILURE : JCLI_EXIT_OK;
+  return logged_error || r < 0 ? JCLI_EXIT_FAILURE : JCLI_EXIT_OK;
 }

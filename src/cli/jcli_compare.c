@@ -75,11 +75,11 @@ static int split_commands(compare_state *s) {
       jcli_error("compare: an empty command (two \"--\" in a row, or one at "
                  "the end); usage: joule-cgroup compare [OPTIONS] -- CMD_A "
                  "[ARG...] -- CMD_B [ARG...]");
-      return -1;
+      return -EINVAL;
     }
     if (s->n == COMMANDS_MAX) {
       jcli_error("compare: more than %d commands", COMMANDS_MAX);
-      return -1;
+      return -E2BIG;
     }
     if (i < n)
       w[i] = NULL; /* ends this command's argv */
@@ -104,39 +104,40 @@ static const char *run_only_option(const jcli_opts *o) {
 }
 
 static int check_usage(compare_state *s) {
-  char err[256];
+  char why[256];
   const jcli_opts *o = &s->opts;
   s->from_reports = !o->after_dashes;
   if (s->from_reports && run_only_option(o)) {
     jcli_error("compare: %s is for running commands, not for reports; usage: "
                "joule-cgroup compare [OPTIONS] -- CMD_A ... -- CMD_B ...",
                run_only_option(o));
-    return -1;
+    return -EINVAL;
   }
-  if (!s->from_reports && split_commands(s) < 0)
-    return -1;
+  int r = s->from_reports ? 0 : split_commands(s);
+  if (r < 0)
+    return r;
   size_t given = s->from_reports ? (size_t)o->operand_count : s->n;
   if (given < 2) {
     jcli_error("compare: two commands or reports or more, not %zu; usage: "
                "joule-cgroup compare [OPTIONS] -- CMD_A ... -- CMD_B ..., or "
                "joule-cgroup compare A.json B.json",
                given);
-    return -1;
+    return -EINVAL;
   }
   if (given > COMMANDS_MAX) {
     jcli_error("compare: more than %d reports", COMMANDS_MAX);
-    return -1;
+    return -E2BIG;
   }
   s->iterations = o->iterations ? o->iterations : DEFAULT_ITERATIONS;
-  if (o->max_ratio &&
-      jcli_budget_parse(o->max_ratio, true, &s->budget, err, sizeof(err)) < 0) {
-    jcli_error("--max-ratio \"%s\": %s", o->max_ratio, err);
-    return -1;
+  if (o->max_ratio && (r = jcli_budget_parse(o->max_ratio, true, &s->budget,
+                                             why, sizeof(why))) < 0) {
+    jcli_error("--max-ratio \"%s\": %s", o->max_ratio, why);
+    return r;
   }
   if (o->max_ratio && !s->from_reports && s->iterations < 2) {
     jcli_error("--max-ratio needs --iterations 2 or more: an interval needs "
                "two runs of each command");
-    return -1;
+    return -EINVAL;
   }
   return 0;
 }
@@ -205,11 +206,12 @@ static int run_all(compare_state *s, int *status) {
 static int load_all(compare_state *s) {
   for (int i = 0; i < s->opts.operand_count; i++) {
     entrant *e = &s->e[s->n];
-    char err[512];
+    char why[512];
     const char *path = s->opts.operands[i];
-    if (jcli_load_file(path, &e->loaded, err, sizeof(err)) < 0) {
-      jcli_error("compare: %s: %s", path, err);
-      return -1;
+    int r = jcli_load_file(path, &e->loaded, why, sizeof(why));
+    if (r < 0) {
+      jcli_error("compare: %s: %s", path, why);
+      return r;
     }
     label(e, s->n++);
     e->c.command = e->loaded.command;
@@ -270,7 +272,7 @@ static int draw(compare_state *s) {
     if (c->run[i].point_count < 2) {
       jcli_error("--plot \"%s\": %s has no samples%s", s->opts.plot, c->label,
                  c->report ? ": make its report with run --samples" : "");
-      return -1;
+      return -ENODATA;
     }
     char text[256];
     jcli_cmdline_text(c->command, text, sizeof(text));
@@ -326,11 +328,11 @@ int jcli_compare(int argc, char **argv) {
           JCLI_OPT_PHASES | JCLI_OPT_ITERATIONS | JCLI_OPT_FORMAT |
           JCLI_OPT_ENERGY | JCLI_OPT_PLOT | JCLI_OPT_COMPARE,
       argc, argv);
-  if (r == 0 && check_usage(&s) < 0)
-    r = -1;
-  if (r != 0) {
+  if (r == 0 && !s.opts.help)
+    r = check_usage(&s);
+  if (r < 0 || s.opts.help) {
     jcli_opts_release(&s.opts);
-    return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
+    return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;
   }
   int status = 0;
   if (s.from_reports) {

@@ -16,7 +16,7 @@
 
 typedef struct {
   jcli_cread *conf;
-  char *err;
+  char *why;
   size_t n;
 } reader;
 
@@ -27,26 +27,28 @@ static int note(reader *rd, bool error, const char *fmt, ...) {
   jcli_cread_note *grown =
       realloc(c->notes, (c->note_count + 1) * sizeof(*grown));
   if (!grown)
-    return -1;
+    return -ENOMEM;
   c->notes = grown;
   va_list ap;
   va_start(ap, fmt);
   int r = vasprintf(&grown[c->note_count].text, fmt, ap);
   va_end(ap);
   if (r < 0)
-    return -1;
+    return -ENOMEM;
   grown[c->note_count++].error = error;
   return 0;
 }
 
-static int rd_fail(reader *rd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int rd_fail(reader *rd, const char *fmt, ...) {
+/* The message of a failure in rd's buffer; returns r, its negative
+ * errno. */
+static int rd_fail(reader *rd, int r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int rd_fail(reader *rd, int r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(rd->err, rd->n, fmt, ap);
+  vsnprintf(rd->why, rd->n, fmt, ap);
   va_end(ap);
-  return -1;
+  return r;
 }
 
 /* "FILE:LINE: Include \"PATH\"", or the path alone for the top file. */
@@ -67,7 +69,7 @@ static int take_children(jc_conf_item *dst, jc_conf_item *src) {
       dst->children,
       (size_t)(dst->children_num + src->children_num) * sizeof(*grown));
   if (!grown)
-    return -1;
+    return -ENOMEM;
   memcpy(grown + dst->children_num, src->children,
          (size_t)src->children_num * sizeof(*grown));
   dst->children = grown;
@@ -144,16 +146,14 @@ static int read_file(reader *rd, const char *file, const char *pattern,
   size_t len = 0;
   int r = name ? read_text(file, &text, &len) : -ENOMEM;
   if (r < 0 && strcmp(where, file) == 0)
-    return rd_fail(rd, "%s: cannot read it: %s", file, strerror(-r));
+    return rd_fail(rd, r, "%s: cannot read it: %s", file, strerror(-r));
   if (r < 0)
-    return rd_fail(rd, "%s: %s: cannot read it: %s", where, file,
+    return rd_fail(rd, r, "%s: %s: cannot read it: %s", where, file,
                    strerror(-r));
-  r = jcli_cconf_parse(text, len, name, out, rd->err, rd->n);
+  r = jcli_cconf_parse(text, len, name, out, rd->why, rd->n);
   free(text);
-  if (r == 0 && include_all(rd, out, depth) < 0) {
+  if (r == 0 && (r = include_all(rd, out, depth)) < 0)
     jcli_cconf_items_clear(out);
-    return -1;
-  }
   return r;
 }
 
@@ -171,7 +171,7 @@ static void free_names(char **names, size_t count) {
 static int list_dir(reader *rd, const char *dir, char ***ret, size_t *ret_count) {
   DIR *d = opendir(dir);
   if (!d)
-    return rd_fail(rd, "%s: cannot read the directory: %s", dir,
+    return rd_fail(rd, -errno, "%s: cannot read the directory: %s", dir,
                    strerror(errno));
   char **names = NULL;
   size_t count = 0;
@@ -183,14 +183,14 @@ static int list_dir(reader *rd, const char *dir, char ***ret, size_t *ret_count)
     char name[1024];
     if ((size_t)snprintf(name, sizeof(name), "%s/%s", dir, de->d_name) >=
         sizeof(name)) {
-      r = rd_fail(rd, "%s/%s: name too long for collectd", dir,
+      r = rd_fail(rd, -ENAMETOOLONG, "%s/%s: name too long for collectd", dir,
                   de->d_name);
       break;
     }
     char **grown = realloc(names, (count + 1) * sizeof(*grown));
     if (!grown || !(grown[count] = strdup(name))) {
       names = grown ? grown : names;
-      r = rd_fail(rd, "out of memory");
+      r = rd_fail(rd, -ENOMEM, "out of memory");
       break;
     }
     names = grown;
@@ -199,7 +199,7 @@ static int list_dir(reader *rd, const char *dir, char ***ret, size_t *ret_count)
   closedir(d);
   if (r < 0) {
     free_names(names, count);
-    return -1;
+    return r;
   }
   if (count)
     qsort(names, count, sizeof(*names), compare_names);
@@ -214,23 +214,23 @@ static int read_dir(reader *rd, const char *dir, const char *pattern,
                     int depth, jc_conf_item *out) {
   char **names = NULL;
   size_t count = 0;
-  if (list_dir(rd, dir, &names, &count) < 0)
-    return -1;
-  int r = 0;
+  int r = list_dir(rd, dir, &names, &count);
+  if (r < 0)
+    return r;
   for (size_t i = 0; r == 0 && i < count; i++) {
     jc_conf_item got = {0};
     int status = read_generic(rd, names[i], pattern, depth, NULL, &got);
     if (status != 0) { /* 1: its name does not match the Filter */
       if (status < 0)
         r = note(rd, true, "%s; collectd leaves %s out (ERROR) and reads on",
-                 rd->err, names[i]);
+                 rd->why, names[i]);
       continue;
     }
     r = take_children(out, &got);
     jcli_cconf_items_clear(&got);
   }
   free_names(names, count);
-  return r < 0 ? rd_fail(rd, "out of memory") : 0;
+  return r < 0 ? rd_fail(rd, r, "out of memory") : 0;
 }
 
 static const char *wordexp_why(int r) {
@@ -243,26 +243,28 @@ static const char *wordexp_why(int r) {
   }
 }
 
-/* collectd's cf_read_generic: path expanded, each match read.  1 (err
- * set) when a file does not match the Filter: collectd then gives up the
- * whole path, which stops it for an Include and skips the entry of a
- * directory. */
+/* collectd's cf_read_generic: path expanded, each match read.  0, a
+ * negative errno, or 1 (why set) when a file does not match the Filter:
+ * collectd then gives up the whole path, which stops it for an Include
+ * (-EINVAL there) and skips the entry of a directory. */
 static int read_generic(reader *rd, const char *path, const char *pattern,
                         int depth, const jc_conf_item *from,
                         jc_conf_item *out) {
   char where[1200];
   where_from(from, path, where, sizeof(where));
   if (depth >= JCLI_CREAD_MAX_DEPTH)
-    return rd_fail(rd, "%s: Includes nested deeper than %d levels (a file "
-                       "that includes itself?)",
+    return rd_fail(rd, -ELOOP,
+                   "%s: Includes nested deeper than %d levels (a file "
+                   "that includes itself?)",
                    where, JCLI_CREAD_MAX_DEPTH);
   wordexp_t we;
   int r = wordexp(path, &we, WRDE_NOCMD);
   if (r != 0) {
     if (r == WRDE_NOSPACE)
       wordfree(&we);
-    return rd_fail(rd, "%s: collectd cannot expand the path (wordexp: %s)",
-                   where, wordexp_why(r));
+    return rd_fail(rd, r == WRDE_NOSPACE ? -ENOMEM : -EINVAL,
+                   "%s: collectd cannot expand the path (wordexp: %s)", where,
+                   wordexp_why(r));
   }
   if (we.we_wordc)
     qsort(we.we_wordv, we.we_wordc, sizeof(*we.we_wordv), compare_names);
@@ -283,12 +285,13 @@ static int read_generic(reader *rd, const char *path, const char *pattern,
                           "collectd goes on without it",
                where, p);
     if (r == 1)
-      rd_fail(rd, "%s: %s does not match the Filter \"%s\", and collectd "
-                  "5.12 then gives up reading its configuration (\"Unable to "
-                  "read config file\"); include its directory instead",
+      rd_fail(rd, 1,
+              "%s: %s does not match the Filter \"%s\", and collectd "
+              "5.12 then gives up reading its configuration (\"Unable "
+              "to read config file\"); include its directory instead",
               where, p, pattern);
-    if (r == 0 && take_children(out, &got) < 0)
-      r = rd_fail(rd, "out of memory");
+    if (r == 0 && (r = take_children(out, &got)) < 0)
+      r = rd_fail(rd, r, "out of memory");
     jcli_cconf_items_clear(&got);
   }
   wordfree(&we);
@@ -313,7 +316,7 @@ static int include_filter(reader *rd, const jc_conf_item *inc,
     else
       *ret = c->values[0].string;
     if (r < 0)
-      return rd_fail(rd, "out of memory");
+      return rd_fail(rd, r, "out of memory");
   }
   return 0;
 }
@@ -326,7 +329,7 @@ static int replace_child(jc_conf_item *root, int i, jc_conf_item *got) {
     jc_conf_item *grown = realloc(
         root->children, (size_t)(root->children_num + add - 1) * sizeof(*grown));
     if (!grown)
-      return -1;
+      return -ENOMEM;
     root->children = grown;
   }
   memmove(root->children + i + add, root->children + i + 1,
@@ -349,55 +352,61 @@ static int include_all(reader *rd, jc_conf_item *root, int depth) {
     if (strcasecmp(inc->key, "Include") != 0)
       continue;
     if (inc->values_num != 1 || inc->values[0].type != JC_CONF_STRING) {
-      if (note(rd, true, "%s:%d: Include needs exactly one string, the "
-                         "path; collectd ignores it",
-               inc->file, inc->line) < 0)
-        return rd_fail(rd, "out of memory");
+      int r = note(rd, true,
+                   "%s:%d: Include needs exactly one string, the "
+                   "path; collectd ignores it",
+                   inc->file, inc->line);
+      if (r < 0)
+        return rd_fail(rd, r, "out of memory");
       continue;
     }
     const char *pattern;
-    if (include_filter(rd, inc, &pattern) < 0)
-      return -1;
+    int r = include_filter(rd, inc, &pattern);
+    if (r < 0)
+      return r;
     jc_conf_item got = {0};
-    if (read_generic(rd, inc->values[0].string, pattern, depth + 1, inc,
-                     &got) != 0)
-      return -1;
-    if (replace_child(root, i, &got) < 0) {
+    if ((r = read_generic(rd, inc->values[0].string, pattern, depth + 1, inc,
+                          &got)) != 0)
+      return r < 0 ? r : -EINVAL;
+    if ((r = replace_child(root, i, &got)) < 0) {
       jcli_cconf_items_clear(&got);
-      return rd_fail(rd, "out of memory");
+      return rd_fail(rd, r, "out of memory");
     }
     i--; /* the first item read is looked at next, as collectd does */
   }
   return 0;
 }
 
-int jcli_cread_file(const char *path, jcli_cread **ret, char *err, size_t n) {
+int jcli_cread_file(const char *path, jcli_cread **ret, char *why, size_t n) {
   jcli_cread *c = calloc(1, sizeof(*c));
   if (!c) {
-    snprintf(err, n, "out of memory");
-    return -1;
+    snprintf(why, n, "out of memory");
+    return -ENOMEM;
   }
-  reader rd = {c, err, n};
+  reader rd = {c, why, n};
   struct stat st;
   if (!strpbrk(path, "*?[~$ \t") && stat(path, &st) < 0) { /* plainly not there */
-    snprintf(err, n, "%s: %s (collectd: \"Configuration file %s is empty\", "
-                     "and it stops)",
-             path, strerror(errno), path);
+    int e = errno;
+    snprintf(why, n,
+             "%s: %s (collectd: \"Configuration file %s is empty\", "
+             "and it stops)",
+             path, strerror(e), path);
     jcli_cread_free(c);
-    return -1;
+    return -e;
   }
-  if (read_generic(&rd, path, NULL, 0, NULL, &c->root) != 0) {
+  int r = read_generic(&rd, path, NULL, 0, NULL, &c->root);
+  if (r != 0) {
     jcli_cread_free(c);
-    return -1;
+    return r < 0 ? r : -EINVAL;
   }
   if (c->root.children_num == 0) {
-    snprintf(err, n, "%s holds no configuration%s%s%s (collectd: "
+    snprintf(why, n, "%s holds no configuration%s%s%s (collectd: "
                      "\"Configuration file %s is empty\", and it stops)",
              path, c->note_count ? ": " : "",
              c->note_count ? c->notes[0].text : "",
              c->note_count > 1 ? ", ..." : "", path);
     jcli_cread_free(c);
-    return -1;
+    return -ENODATA;
   }
   *ret = c;
   return 0;

@@ -16,7 +16,7 @@
  * it and the read goes on.
  *
  *   jcli_cread *c;
- *   if (jcli_cread_file("/etc/collectd/collectd.conf", &c, err, n) < 0) ...
+ *   if (jcli_cread_file("/etc/collectd/collectd.conf", &c, why, n) < 0) ...
  *   ... c->root.children: the items, Includes replaced by what they read;
  *       c->notes: what collectd would log and go on ...
  *   jcli_cread_free(c);
@@ -45,8 +45,10 @@ typedef struct {
 /* The depth of Include collectd follows (CF_MAX_DEPTH). */
 #define JCLI_CREAD_MAX_DEPTH 8
 
-/* Reads the configuration at path with its Includes.  0, or -1 with err. */
-int jcli_cread_file(const char *path, jcli_cread **ret, char *err, size_t n);
+/* Reads the configuration at path with its Includes.  0, or a negative
+ * errno with why (-ENOENT: not there, -EINVAL: collectd would refuse it,
+ * -ENODATA: it holds nothing, -ELOOP: Includes too deep, -ENOMEM). */
+int jcli_cread_file(const char *path, jcli_cread **ret, char *why, size_t n);
 void jcli_cread_free(jcli_cread *c); /* NULL-safe */
 
 #endif

@@ -3,7 +3,7 @@
  */
 #include "jcli_json.h"
 
-#include "jcli_utf8.h"
+#include "jc_utf8.h"
 #include "jcli_write.h"
 
 #include <errno.h>
@@ -95,26 +95,23 @@ void jcli_json_array_close(jcli_json *j) {
  * NULL when s is valid as it is (or when out of memory: *failed). */
 static char *utf8_repaired(const char *s, size_t len, size_t *ret_len,
                            bool *failed) {
-  const unsigned char *u = (const unsigned char *)s;
-  size_t i = 0, n;
-  while (i < len && (n = jcli_utf8_decode(u + i, len - i, NULL)))
-    i += n;
-  if (i == len)
+  if (jc_utf8_valid(s, len))
     return NULL;
   char *out = malloc(3 * len + 1);
   if (!out) {
     *failed = true;
     return NULL;
   }
+  const unsigned char *u = (const unsigned char *)s;
   size_t o = 0;
-  for (i = 0; i < len;) {
-    n = jcli_utf8_decode(u + i, len - i, NULL);
+  for (size_t i = 0, n; i < len;) {
+    n = jc_utf8_decode(u + i, len - i, NULL);
     if (n) {
       memcpy(out + o, s + i, n);
       o += n;
       i += n;
     } else {
-      memcpy(out + o, "\xef\xbf\xbd", 3); /* JCLI_UTF8_REPLACEMENT */
+      memcpy(out + o, "\xef\xbf\xbd", 3); /* JC_UTF8_REPLACEMENT */
       o += 3;
       i++;
     }

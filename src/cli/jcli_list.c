@@ -16,6 +16,7 @@
 #include "jcli_root.h"
 #include "jcli_stderr.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <string.h>
 #include <unistd.h>
@@ -34,7 +35,7 @@ static int print_list(const jc_collector *c) {
   jcli_json *j = jcli_json_new(true);
   if (!j) {
     jcli_error("out of memory");
-    return -1;
+    return -ENOMEM;
   }
   jcli_json_map_open(j);
   jcli_json_key(j, "root");
@@ -55,19 +56,21 @@ int jcli_list(int argc, char **argv) {
   jcli_opts o;
   int r = jcli_opts_parse(
       &o, JCLI_OPT_ROOT | JCLI_OPT_SELECT | JCLI_OPT_INSTANCE_FROM, argc, argv);
-  if (r != 0) {
+  if (r < 0 || o.help) {
     jcli_opts_release(&o);
-    return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
+    return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;
   }
   /* A list is the walk and the names: no accounting file is read, so
    * nothing but naming problems (collisions) is reported. */
   o.cfg->collect = 0;
-  jc_collector *c = jcli_collector_at(o.root, o.cfg);
+  jc_collector *c;
+  r = jcli_collector_at(o.root, o.cfg, &c);
   o.cfg = NULL; /* taken */
   bool no_state;
-  if (c)
+  if (r == 0) {
     (void)jc_collector_names_missing(c, true, &no_state); /* on stderr */
-  r = c ? print_list(c) : -1;
+    r = print_list(c);
+  }
   jc_collector_free(c);
   jcli_opts_release(&o);
   return r < 0 ? JCLI_EXIT_FAILURE : JCLI_EXIT_OK;

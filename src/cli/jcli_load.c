@@ -117,7 +117,7 @@ static void figures_of(yajl_val span, double wall, jcli_figset *ret) {
 /* ---- a run ------------------------------------------------------------- */
 
 typedef struct {
-  char *err;
+  char *why;
   size_t size;
 } errbuf;
 
@@ -135,7 +135,7 @@ static int phases_of(yajl_val run, jcli_outcome *o, size_t index, errbuf *e) {
     double start, wall;
     if (!name || !path_number(p, "start_seconds", NULL, NULL, &start) ||
         !path_number(p, "wall_seconds", NULL, NULL, &wall)) {
-      snprintf(e->err, e->size,
+      snprintf(e->why, e->size,
                "run %zu, phase %zu: no name, start_seconds or wall_seconds",
                index + 1, i + 1);
       return -EINVAL;
@@ -198,7 +198,7 @@ static int run_of(yajl_val run, size_t index, jcli_outcome *o, errbuf *e) {
   double wall, v;
   memset(o, 0, sizeof(*o));
   if (!path_number(run, "wall_seconds", NULL, NULL, &wall)) {
-    snprintf(e->err, e->size,
+    snprintf(e->why, e->size,
              "run %zu: no wall_seconds: not a report of "
              "joule-cgroup run",
              index + 1);
@@ -241,7 +241,7 @@ static int runs_of(yajl_val doc, jcli_loaded *l, errbuf *e) {
     l->iterations = (long)iterations;
   size_t count = many ? runs->u.array.len : 1;
   if (count == 0) {
-    snprintf(e->err, e->size, "no runs in the report");
+    snprintf(e->why, e->size, "no runs in the report");
     return -EINVAL;
   }
   l->run = calloc(count, sizeof(*l->run));
@@ -256,16 +256,16 @@ static int runs_of(yajl_val doc, jcli_loaded *l, errbuf *e) {
   return command_of(many ? runs->u.array.values[0] : doc, l);
 }
 
-int jcli_load_text(const char *text, size_t len, jcli_loaded *ret, char *err,
+int jcli_load_text(const char *text, size_t len, jcli_loaded *ret, char *why,
                    size_t size) {
   memset(ret, 0, sizeof(*ret));
-  errbuf e = {err, size};
+  errbuf e = {why, size};
   if (len > JCLI_LOAD_MAX) {
-    snprintf(err, size, "larger than %u MiB", JCLI_LOAD_MAX >> 20);
+    snprintf(why, size, "larger than %u MiB", JCLI_LOAD_MAX >> 20);
     return -EFBIG;
   }
   if (nesting(text, len) > DEPTH_MAX) {
-    snprintf(err, size, "nested deeper than %d: not a report", DEPTH_MAX);
+    snprintf(why, size, "nested deeper than %d: not a report", DEPTH_MAX);
     return -EINVAL;
   }
   char *copy = malloc(len + 1); /* yajl_tree reads a C string */
@@ -273,35 +273,35 @@ int jcli_load_text(const char *text, size_t len, jcli_loaded *ret, char *err,
     return -ENOMEM;
   memcpy(copy, text, len);
   copy[len] = '\0';
-  char why[256] = "";
-  yajl_val doc = yajl_tree_parse(copy, why, sizeof(why));
+  char parsed[256] = "";
+  yajl_val doc = yajl_tree_parse(copy, parsed, sizeof(parsed));
   free(copy);
   if (!doc) {
-    why[strcspn(why, "\n")] = '\0';
-    snprintf(err, size,
+    parsed[strcspn(parsed, "\n")] = '\0';
+    snprintf(why, size,
              "not JSON (%s); give run --output FILE so that the "
              "command's output stays apart",
-             why[0] ? why : "out of memory");
+             parsed[0] ? parsed : "out of memory");
     return -EINVAL;
   }
   int r = YAJL_IS_OBJECT(doc) ? runs_of(doc, ret, &e) : -EINVAL;
   if (r == -EINVAL && !YAJL_IS_OBJECT(doc))
-    snprintf(err, size, "not a report of joule-cgroup run: not an object");
+    snprintf(why, size, "not a report of joule-cgroup run: not an object");
   if (r == -ENOMEM)
-    snprintf(err, size, "out of memory");
+    snprintf(why, size, "out of memory");
   yajl_tree_free(doc);
   if (r < 0)
     jcli_loaded_release(ret);
   return r;
 }
 
-int jcli_load_file(const char *path, jcli_loaded *ret, char *err, size_t size) {
+int jcli_load_file(const char *path, jcli_loaded *ret, char *why, size_t size) {
   memset(ret, 0, sizeof(*ret));
   int fd = open(path, O_RDONLY | O_CLOEXEC);
   struct stat st;
   if (fd < 0 || fstat(fd, &st) < 0) {
     int r = -errno;
-    snprintf(err, size, "%s", strerror(errno));
+    snprintf(why, size, "%s", strerror(errno));
     if (fd >= 0)
       close(fd);
     return r;
@@ -334,9 +334,9 @@ int jcli_load_file(const char *path, jcli_loaded *ret, char *err, size_t size) {
   }
   close(fd);
   if (r == 0)
-    r = jcli_load_text(buf, len, ret, err, size);
+    r = jcli_load_text(buf, len, ret, why, size);
   else
-    snprintf(err, size, "%s",
+    snprintf(why, size, "%s",
              r == -EFBIG ? "larger than 256 MiB" : strerror(-r));
   free(buf);
   return r;

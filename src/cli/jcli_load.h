@@ -11,7 +11,7 @@
  * the host did not give; a number that does not fit a double is refused.
  *
  *   jcli_loaded l;
- *   jcli_load_file(path, &l, err, sizeof(err));   0 or -errno, err set
+ *   jcli_load_file(path, &l, why, sizeof(why));   0 or -errno, why set
  *   ... l.run[0 .. l.count - 1] ...
  *   jcli_loaded_release(&l);
  */
@@ -29,9 +29,9 @@ typedef struct {
   size_t count; /* at least 1 */
 } jcli_loaded;
 
-int jcli_load_text(const char *text, size_t len, jcli_loaded *ret, char *err,
+int jcli_load_text(const char *text, size_t len, jcli_loaded *ret, char *why,
                    size_t size);
-int jcli_load_file(const char *path, jcli_loaded *ret, char *err, size_t size);
+int jcli_load_file(const char *path, jcli_loaded *ret, char *why, size_t size);
 void jcli_loaded_release(jcli_loaded *l); /* NULL-safe */
 
 #endif

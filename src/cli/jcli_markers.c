@@ -21,21 +21,21 @@ struct jcli_markers {
   unsigned long number; /* of the current line */
 };
 
-jcli_markers *jcli_markers_new(const char *pattern, char *err, size_t n) {
+jcli_markers *jcli_markers_new(const char *pattern, char *why, size_t n) {
   jcli_markers *m = calloc(1, sizeof(*m));
   if (!m) {
-    snprintf(err, n, "out of memory");
+    snprintf(why, n, "out of memory");
     return NULL;
   }
   int r = regcomp(&m->re, pattern, REG_EXTENDED);
   if (r != 0) {
-    regerror(r, &m->re, err, n);
+    regerror(r, &m->re, why, n);
     free(m);
     return NULL;
   }
   m->line = malloc(JCLI_MARKERS_LINE_MAX + 1);
   if (!m->line) {
-    snprintf(err, n, "out of memory");
+    snprintf(why, n, "out of memory");
     regfree(&m->re);
     free(m);
     return NULL;

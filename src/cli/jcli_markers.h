@@ -8,7 +8,7 @@
  * last line that has none).  It never changes or keeps the bytes for
  * anyone else: passing them on is the caller's job.
  *
- *   m = jcli_markers_new(pattern, err, sizeof(err));   NULL: err says why
+ *   m = jcli_markers_new(pattern, why, sizeof(why));   NULL: why says what is wrong
  *   jcli_markers_feed(m, buf, len, on_marker, ctx);    any number of times
  *   jcli_markers_finish(m, on_marker, ctx);            at end of file
  *   jcli_markers_free(m);
@@ -35,9 +35,9 @@ typedef struct jcli_markers jcli_markers;
 typedef void (*jcli_marker_fn)(void *ctx, const char *name,
                                unsigned long line);
 
-/* NULL when out of memory or when the pattern does not compile (err then
+/* NULL when out of memory or when the pattern does not compile (why then
  * holds regcomp's message). */
-jcli_markers *jcli_markers_new(const char *pattern, char *err, size_t n);
+jcli_markers *jcli_markers_new(const char *pattern, char *why, size_t n);
 void jcli_markers_free(jcli_markers *m); /* NULL-safe */
 
 void jcli_markers_feed(jcli_markers *m, const char *buf, size_t len,

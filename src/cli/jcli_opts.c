@@ -94,24 +94,24 @@ void jcli_usage(FILE *out) {
         out);
 }
 
-/* "0.5", "2": seconds, 0.01 to 86400.  -1 when not such a number. */
+/* "0.5", "2": seconds, 0.01 to 86400.  -EINVAL when not such a number. */
 static int parse_seconds(const char *text, double *ret_seconds) {
   char *end;
   errno = 0;
   double v = strtod(text, &end);
   if (errno || end == text || *end || !(v >= 0.01 && v <= 86400))
-    return -1;
+    return -EINVAL;
   *ret_seconds = v;
   return 0;
 }
 
-/* A whole number from 1 to LONG_MAX.  -1 when not such a number. */
+/* A whole number from 1 to LONG_MAX.  -EINVAL when not such a number. */
 static int parse_count(const char *text, long *ret_count) {
   char *end;
   errno = 0;
   long v = strtol(text, &end, 10);
   if (errno || end == text || *end || v < 1)
-    return -1;
+    return -EINVAL;
   *ret_count = v;
   return 0;
 }
@@ -209,23 +209,25 @@ static unsigned bit_of(int key) {
   }
 }
 
+/* A usage error, said in one line: -EINVAL. */
 static int usage_error(const char *command, const char *what, const char *arg) {
   jcli_error("%s: %s \"%s\"; see joule-cgroup --help", command, what, arg);
-  return -1;
+  return -EINVAL;
 }
 
-/* A value the core refused: names the option and the value. */
+/* A value refused (here or by the core), said naming the option and the
+ * value: -EINVAL. */
 static int value_error(const char *option, const char *value, const char *why) {
   jcli_error("--%s \"%s\": %s", option, value, why);
-  return -1;
+  return -EINVAL;
 }
 
 /* The pattern must compile now: a usage error, not a failed run. */
 static int set_token_pattern(jcli_opts *o, const char *option, const char *v) {
-  char err[256];
-  jcli_markers *m = jcli_markers_new(v, err, sizeof(err));
+  char why[256];
+  jcli_markers *m = jcli_markers_new(v, why, sizeof(why));
   if (!m)
-    return value_error(option, v, err);
+    return value_error(option, v, why);
   jcli_markers_free(m);
   o->token_pattern = v;
   o->phases = true;
@@ -249,20 +251,20 @@ static int apply_compare(jcli_opts *o, int key, const char *option,
 }
 
 static int apply(jcli_opts *o, int key, const char *option, const char *v) {
-  char err[512];
+  char why[512];
   int r = 0;
   switch (key) {
   case KEY_ROOT: o->root = v; break;
-  case KEY_SELECT: r = jc_config_add_pattern(o->cfg, false, v, err, sizeof(err)); break;
-  case KEY_IGNORE: r = jc_config_add_pattern(o->cfg, true, v, err, sizeof(err)); break;
+  case KEY_SELECT: r = jc_config_add_pattern(o->cfg, false, v, why, sizeof(why)); break;
+  case KEY_IGNORE: r = jc_config_add_pattern(o->cfg, true, v, why, sizeof(why)); break;
   case KEY_INSTANCE_FROM:
-    r = jc_config_set_instance_from(o->cfg, v, err, sizeof(err));
+    r = jc_config_set_instance_from(o->cfg, v, why, sizeof(why));
     break;
   case KEY_RUNTIME_ROOT:
-    r = jc_config_set_runtime_root(o->cfg, v, err, sizeof(err));
+    r = jc_config_set_runtime_root(o->cfg, v, why, sizeof(why));
     break;
-  case KEY_COLLECT: r = jc_config_add_collect(o->cfg, v, err, sizeof(err)); break;
-  case KEY_VALUES: r = jc_config_add_values(o->cfg, v, err, sizeof(err)); break;
+  case KEY_COLLECT: r = jc_config_add_collect(o->cfg, v, why, sizeof(why)); break;
+  case KEY_VALUES: r = jc_config_add_values(o->cfg, v, why, sizeof(why)); break;
   case KEY_CONFIG: o->config = v; break;
   case KEY_INTERVAL:
     if (parse_seconds(v, &o->interval) < 0)
@@ -293,16 +295,16 @@ static int apply(jcli_opts *o, int key, const char *option, const char *v) {
   case KEY_CPU_ROOT: o->cpu_root = v; break;
   case KEY_GPU_LIBRARY:
     /* checked as GpuLibrary is; the option is kept for run's own cgroup */
-    r = jc_config_set_gpu_library(o->cfg, v, err, sizeof(err));
+    r = jc_config_set_gpu_library(o->cfg, v, why, sizeof(why));
     o->gpu_library = v;
     break;
   case KEY_PROC_ROOT:
-    r = jc_config_set_proc_root(o->cfg, v, err, sizeof(err));
+    r = jc_config_set_proc_root(o->cfg, v, why, sizeof(why));
     o->proc_root = v;
     break;
   default: return apply_compare(o, key, option, v);
   }
-  return r < 0 ? value_error(option, v, err) : 0;
+  return r < 0 ? value_error(option, v, why) : 0;
 }
 
 /* The positional arguments: run's command, check's file, compare's operands, an error for
@@ -319,7 +321,7 @@ static int take_rest(jcli_opts *o, unsigned allowed, int argc, char **argv) {
                "Values, GpuLibrary and ProcRoot from the file's <Plugin "
                "joule_cgroup> block; give them there, not as options",
                argv[0]);
-    return -1;
+    return -EINVAL;
   }
   if ((allowed & JCLI_OPT_FILE) && optind < argc)
     o->file = argv[optind++];
@@ -332,7 +334,7 @@ static int take_rest(jcli_opts *o, unsigned allowed, int argc, char **argv) {
     jcli_error("%s: missing command; usage: joule-cgroup %s [OPTIONS] -- CMD "
                "[ARG...]",
                argv[0], argv[0]);
-    return -1;
+    return -EINVAL;
   }
   o->command = argv + optind;
   return 0;
@@ -342,7 +344,7 @@ int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv) {
   *o = (jcli_opts){.cfg = jc_config_new()};
   if (!o->cfg) {
     jcli_error("out of memory");
-    return -1;
+    return -ENOMEM;
   }
   opterr = 0; /* our own one-line messages */
   optind = 1;
@@ -353,7 +355,8 @@ int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv) {
       break;
     if (key == 'h') {
       jcli_usage(stdout);
-      return 1;
+      o->help = true;
+      return 0;
     }
     if (key == ':')
       return usage_error(argv[0], "missing value for option", argv[optind - 1]);
@@ -365,8 +368,9 @@ int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv) {
       return usage_error(argv[0], "option not available here:", name);
     }
     o->given |= bit_of(key);
-    if (apply(o, key, long_options[index].name, optarg) < 0)
-      return -1;
+    int r = apply(o, key, long_options[index].name, optarg);
+    if (r < 0)
+      return r;
   }
   return take_rest(o, allowed, argc, argv);
 }

@@ -88,12 +88,14 @@ typedef struct {
   char **operands;           /* JCLI_OPT_OPERANDS: into argv */
   int operand_count;
   bool after_dashes;         /* the operands came after "--" */
+  bool help;                 /* --help: the usage was printed, nothing else
+                                is to be done */
 } jcli_opts;
 
 /*
- * Parses argv (argv[0] is the subcommand's name).  0: parsed; 1: --help
- * was given and the usage printed; -1: a usage error was printed (one
- * line, exit status JCLI_EXIT_USAGE).
+ * Parses argv (argv[0] is the subcommand's name).  0: parsed, or --help
+ * was given and the usage printed (o->help); a negative errno: a usage
+ * error was printed (one line, exit status JCLI_EXIT_USAGE).
  */
 int jcli_opts_parse(jcli_opts *o, unsigned allowed, int argc, char **argv);
 void jcli_opts_release(jcli_opts *o);

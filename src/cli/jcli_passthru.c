@@ -21,19 +21,19 @@ static void close_fd(int *fd) {
 }
 
 int jcli_passthru_open(jcli_passthru *p, const char *pattern, int dest_fd) {
-  char err[256];
+  char why[256];
   int ends[2];
   *p = (jcli_passthru){.fd = -1, .child_fd = -1, .dest_fd = dest_fd};
-  p->markers = jcli_markers_new(pattern, err, sizeof(err));
+  p->markers = jcli_markers_new(pattern, why, sizeof(why));
   if (!p->markers) {
-    jcli_error("--token-pattern \"%s\": %s", pattern, err);
-    return -1;
+    jcli_error("--token-pattern \"%s\": %s", pattern, why);
+    return -EINVAL;
   }
   if (pipe2(ends, O_CLOEXEC) < 0) {
-    jcli_error("cannot make a pipe for the command's output: %s",
-               strerror(errno));
+    int e = errno;
+    jcli_error("cannot make a pipe for the command's output: %s", strerror(e));
     jcli_passthru_close(p);
-    return -1;
+    return -e;
   }
   p->fd = ends[0];
   p->child_fd = ends[1];

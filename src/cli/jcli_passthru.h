@@ -32,7 +32,7 @@ typedef struct {
   bool refused; /* the destination refused a write */
 } jcli_passthru;
 
-/* 0, or -1 after printing one error line. */
+/* 0, or a negative errno after printing one error line. */
 int jcli_passthru_open(jcli_passthru *p, const char *pattern, int dest_fd);
 void jcli_passthru_started(jcli_passthru *p);
 

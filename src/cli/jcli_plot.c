@@ -9,7 +9,7 @@
  */
 #include "jcli_plot.h"
 
-#include "jcli_utf8.h"
+#include "jc_utf8.h"
 
 #include <errno.h>
 #include <math.h>
@@ -266,9 +266,9 @@ static scale make_scale(panel_kind k, double top) {
  * byte that does not start a valid UTF-8 sequence. */
 static uint32_t next_char(const unsigned char *s, size_t len, size_t *used) {
   uint32_t cp;
-  size_t n = jcli_utf8_decode(s, len, &cp);
+  size_t n = jc_utf8_decode(s, len, &cp);
   *used = n ? n : 1;
-  return n ? cp : JCLI_UTF8_REPLACEMENT;
+  return n ? cp : JC_UTF8_REPLACEMENT;
 }
 
 /* What XML 1.0 allows in text; the rest, and line breaks, shown as
@@ -277,7 +277,7 @@ static uint32_t printable(uint32_t cp) {
   if (cp == '\t' || cp == '\n' || cp == '\r')
     return ' ';
   if (cp < 0x20 || cp == 0xFFFE || cp == 0xFFFF)
-    return JCLI_UTF8_REPLACEMENT;
+    return JC_UTF8_REPLACEMENT;
   return cp;
 }
 

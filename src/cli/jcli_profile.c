@@ -60,49 +60,52 @@ static int choose_name(profile *p) {
   jcli_error("%s/" NAME_PREFIX "%d and its variants exist already; remove "
              "them with rmdir",
              env->root, (int)getpid());
-  return -1;
+  return -EEXIST;
 }
 
 /* The root cgroup (ReportRoot) and the run's cgroup as a <Cgroup> block
  * below it: created, read, removed (or kept) by the core. */
-static jc_config *configure(profile *p) {
-  char err[512], path[PATH_MAX];
+static int configure(profile *p, jc_config **ret) {
+  char why[512], path[PATH_MAX];
   jc_config *cfg = jc_config_new();
   if (!cfg) {
     jcli_error("out of memory");
-    return NULL;
+    return -ENOMEM;
   }
   cfg->report_root = true;
   const char *below = p->env->below_top;
   snprintf(path, sizeof(path), "%s%s%s", below, below[0] ? "/" : "", p->name);
-  jc_managed *m = jc_config_add_managed(cfg, path, err, sizeof(err));
-  if (!m || jc_config_managed_set_instance(m, "run", err, sizeof(err)) < 0) {
-    jcli_error("%s: %s", path, err);
+  jc_managed *m = jc_config_add_managed(cfg, path, why, sizeof(why));
+  int r =
+      m ? jc_config_managed_set_instance(m, "run", why, sizeof(why)) : -EINVAL;
+  if (r < 0) {
+    jcli_error("%s: %s", path, why);
     jc_config_free(cfg);
-    return NULL;
+    return r;
   }
   m->create = true;
   m->keep = p->env->keep;
   m->without_missing_controllers = true; /* null figures, one line each */
   /* The report is made of every list (CPU usage, the memory.stat keys),
    * not of the plugin's lean default. */
-  jc_config_add_values(cfg, "*", err, sizeof(err));
+  jc_config_add_values(cfg, "*", why, sizeof(why));
   /* The GPUs, as Collect "gpu" reads them: off, with no line, where no
    * driver or GPU is found (the core says so at INFO, which run does
    * not print). */
   const jcli_profile_env *env = p->env;
-  if (env->gpu &&
-      (jc_config_add_collect(cfg, "+gpu", err, sizeof(err)) < 0 ||
-       (env->gpu_library &&
-        jc_config_set_gpu_library(cfg, env->gpu_library, err, sizeof(err)) <
-            0) ||
-       (env->proc_root &&
-        jc_config_set_proc_root(cfg, env->proc_root, err, sizeof(err)) < 0))) {
-    jcli_error("%s", err);
+  if (env->gpu)
+    r = jc_config_add_collect(cfg, "+gpu", why, sizeof(why));
+  if (r == 0 && env->gpu && env->gpu_library)
+    r = jc_config_set_gpu_library(cfg, env->gpu_library, why, sizeof(why));
+  if (r == 0 && env->gpu && env->proc_root)
+    r = jc_config_set_proc_root(cfg, env->proc_root, why, sizeof(why));
+  if (r < 0) {
+    jcli_error("%s", why);
     jc_config_free(cfg);
-    return NULL;
+    return r;
   }
-  return cfg;
+  *ret = cfg;
+  return 0;
 }
 
 /* Reads "populated" from cgroup.events; also re-arms its notification. */
@@ -148,19 +151,23 @@ static int open_cgroup(profile *p) {
   return 0;
 }
 
+/* The run's cgroup made and read, its output piped: 0, or a negative
+ * errno after one error line. */
 static int set_up(profile *p) {
-  if (choose_name(p) < 0)
-    return -1;
-  jc_config *cfg = configure(p);
-  if (!cfg)
-    return -1;
-  p->collector = jcli_collector_start(cfg, p->env->top); /* takes cfg */
-  if (!p->collector || open_cgroup(p) < 0)
-    return -1;
+  jc_config *cfg;
+  int r = choose_name(p);
+  if (r == 0)
+    r = configure(p, &cfg);
+  if (r == 0) /* takes cfg */
+    r = jcli_collector_start(cfg, p->env->top, &p->collector);
+  if (r == 0)
+    r = open_cgroup(p);
+  if (r < 0)
+    return r;
   if (p->env->token_pattern) {
-    if (jcli_passthru_open(&p->pass, p->env->token_pattern,
-                           p->env->pass_fd) < 0)
-      return -1;
+    if ((r = jcli_passthru_open(&p->pass, p->env->token_pattern,
+                                p->env->pass_fd)) < 0)
+      return r;
     p->piped = true;
   }
   return 0;

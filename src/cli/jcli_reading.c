@@ -11,6 +11,7 @@
 #include "jc_clock.h"
 #include "jc_parse.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +33,7 @@ int jcli_memory_find(const jcli_memory_names *names, const char *name) {
   for (size_t i = 0; i < names->count; i++)
     if (strcmp(names->name[i], name) == 0)
       return (int)i;
-  return -1;
+  return -ENOENT;
 }
 
 int jcli_memory_index(jcli_memory_names *names, const char *name) {
@@ -40,7 +41,7 @@ int jcli_memory_index(jcli_memory_names *names, const char *name) {
   if (i >= 0)
     return i;
   if (names->count == JCLI_MEMORY_MAX)
-    return -1;
+    return -ENOSPC;
   snprintf(names->name[names->count], sizeof(names->name[0]), "%s", name);
   return (int)names->count++;
 }
@@ -50,7 +51,7 @@ int jcli_gpu_index(jcli_gpu_names *gpus, const char *uuid) {
     if (strcmp(gpus->uuid[i], uuid) == 0)
       return (int)i;
   if (gpus->count == JCLI_GPU_MAX || strlen(uuid) >= sizeof(gpus->uuid[0]))
-    return -1;
+    return -ENOSPC;
   snprintf(gpus->uuid[gpus->count], sizeof(gpus->uuid[0]), "%s", uuid);
   return (int)gpus->count++;
 }
@@ -209,20 +210,22 @@ static int meminfo_value(const char *text, size_t len, const char *key,
       uint64_t kib;
       jc_token t = {digits, (size_t)(v - digits)};
       if (jc_parse_u64_token(t, &kib) < 0 || kib > UINT64_MAX / 1024)
-        return -1;
+        return -EBADMSG;
       *ret_bytes = kib * 1024;
       return 0;
     }
     p = eol + 1;
   }
-  return -1;
+  return -ENODATA;
 }
 
 int jcli_meminfo_used(const char *text, size_t len, uint64_t *ret_bytes) {
   uint64_t total, available;
-  if (meminfo_value(text, len, "MemTotal", &total) < 0 ||
-      meminfo_value(text, len, "MemAvailable", &available) < 0)
-    return -1;
+  int r = meminfo_value(text, len, "MemTotal", &total);
+  if (r == 0)
+    r = meminfo_value(text, len, "MemAvailable", &available);
+  if (r < 0)
+    return r;
   *ret_bytes = total > available ? total - available : 0;
   return 0;
 }

@@ -117,17 +117,17 @@ void jcli_reader_add(void *ctx, const jc_target *t, const jc_metric *m);
 void jcli_reader_totals(void *ctx, const jc_target *t,
                         const jc_totals *totals);
 
-/* Index of a memory value's name, added when new; -1 when the table is
- * full. */
+/* Index of a memory value's name, added when new; -ENOSPC when the table
+ * is full. */
 int jcli_memory_index(jcli_memory_names *names, const char *name);
-/* Index of a name already in the table; -1 when it is not. */
+/* Index of a name already in the table; -ENOENT when it is not. */
 int jcli_memory_find(const jcli_memory_names *names, const char *name);
 
-/* Index of GPU uuid, added when new; -1 when the table is full. */
+/* Index of GPU uuid, added when new; -ENOSPC when the table is full. */
 int jcli_gpu_index(jcli_gpu_names *gpus, const char *uuid);
 
-/* MemTotal - MemAvailable from the text of /proc/meminfo.  -1 when
- * either line is missing. */
+/* MemTotal - MemAvailable from the text of /proc/meminfo.  0, or
+ * -ENODATA when either line is missing (-EBADMSG: not a number). */
 int jcli_meminfo_used(const char *text, size_t len, uint64_t *ret_bytes);
 
 #endif

@@ -26,12 +26,13 @@ static int find_root(const char *given, char *ret_path, size_t size) {
   }
   char resolved[PATH_MAX];
   if (!realpath(given, resolved)) {
-    jcli_error("--root \"%s\": %s", given, strerror(errno));
-    return -1;
+    int e = errno;
+    jcli_error("--root \"%s\": %s", given, strerror(e));
+    return -e;
   }
   if (strlen(resolved) >= size) {
     jcli_error("--root \"%s\": path too long", given);
-    return -1;
+    return -ENAMETOOLONG;
   }
   strcpy(ret_path, resolved);
   return 0;
@@ -39,20 +40,23 @@ static int find_root(const char *given, char *ret_path, size_t size) {
 
 int jcli_open_root(const char *given, bool real_only, char *ret_path,
                    size_t size) {
-  if (find_root(given, ret_path, size) < 0)
-    return -1;
+  int r = find_root(given, ret_path, size);
+  if (r < 0)
+    return r;
   int fd = open(ret_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) {
-    jcli_error("cgroup root \"%s\": %s", ret_path, strerror(errno));
-    return -1;
+    int e = errno;
+    jcli_error("cgroup root \"%s\": %s", ret_path, strerror(e));
+    return -e;
   }
-  if (jc_hier_verify_v2(fd) < 0 || (real_only && !jc_hier_is_cgroupfs(fd))) {
+  if ((r = jc_hier_verify_v2(fd)) < 0 ||
+      (real_only && !jc_hier_is_cgroupfs(fd))) {
     jcli_error("\"%s\" is not a cgroup v2 directory%s; give --root the "
                "cgroup2 mount point (the line of type cgroup2 in "
                "/proc/self/mountinfo) or a cgroup below it",
                ret_path, real_only ? " of the kernel's cgroup2 file system" : "");
     close(fd);
-    return -1;
+    return r < 0 ? r : -EMEDIUMTYPE;
   }
   return fd;
 }
@@ -62,9 +66,9 @@ int jcli_hierarchy_root(const char *dir, char *ret_root, size_t size,
   struct stat st, up;
   size_t len = strlen(dir);
   if (len >= size || stat(dir, &st) < 0) {
-    jcli_error("cannot find the root cgroup above %s: %s", dir,
-               len >= size ? "path too long" : strerror(errno));
-    return -1;
+    int r = len >= size ? -ENAMETOOLONG : -errno;
+    jcli_error("cannot find the root cgroup above %s: %s", dir, strerror(-r));
+    return r;
   }
   memcpy(ret_root, dir, len + 1);
   /* Up while the parent is the same file system: the mount point's
@@ -84,33 +88,39 @@ int jcli_hierarchy_root(const char *dir, char *ret_root, size_t size,
   return 0;
 }
 
-jc_collector *jcli_collector_start(jc_config *cfg, const char *root) {
-  char err[512];
-  if (jc_config_set_root(cfg, root, err, sizeof(err)) < 0 ||
-      jc_config_finish(cfg, err, sizeof(err)) < 0) {
-    jcli_error("%s", err);
+int jcli_collector_start(jc_config *cfg, const char *root, jc_collector **ret) {
+  char why[512];
+  *ret = NULL;
+  int r = jc_config_set_root(cfg, root, why, sizeof(why));
+  if (r == 0)
+    r = jc_config_finish(cfg, why, sizeof(why));
+  if (r < 0) {
+    jcli_error("%s", why);
     jc_config_free(cfg);
-    return NULL;
+    return r;
   }
   jc_collector *c = jc_collector_new(cfg, jcli_log, NULL);
   if (!c) {
     jcli_error("out of memory");
-    return NULL;
+    return -ENOMEM;
   }
-  if (jc_collector_init(c) < 0) { /* the core said why */
+  if ((r = jc_collector_init(c)) < 0) { /* the core said why */
     jc_collector_free(c);
-    return NULL;
+    return r;
   }
-  return c;
+  *ret = c;
+  return 0;
 }
 
-jc_collector *jcli_collector_at(const char *given_root, jc_config *cfg) {
+int jcli_collector_at(const char *given_root, jc_config *cfg,
+                      jc_collector **ret) {
   char root[PATH_MAX];
+  *ret = NULL;
   int fd = jcli_open_root(given_root, false, root, sizeof(root));
   if (fd < 0) {
     jc_config_free(cfg);
-    return NULL;
+    return fd;
   }
   close(fd);
-  return jcli_collector_start(cfg, root);
+  return jcli_collector_start(cfg, root, ret);
 }

@@ -69,7 +69,7 @@ static int print_report(run_state *s) {
     jcli_json *j = jcli_json_new(true);
     if (!j) {
       jcli_error("out of memory");
-      return -1;
+      return -ENOMEM;
     }
     if (s->opts.iterations)
       jcli_report_iterations_json(&info, s->results, s->done, j);
@@ -84,21 +84,19 @@ static int print_report(run_state *s) {
   return r;
 }
 
-/* The runs as outcomes, for the budget and the picture.  -1 after an
- * error line. */
+/* The runs as outcomes, for the budget and the picture.  0, or a
+ * negative errno after an error line. */
 static int measure_all(run_state *s) {
   if (!s->opts.max && !s->opts.plot)
     return 0;
   jcli_run_info info = run_info(s);
   s->outcomes = calloc(s->done, sizeof(*s->outcomes));
-  for (size_t i = 0; s->outcomes && i < s->done; i++)
-    if (jcli_measure(&info, &s->results[i], &s->outcomes[i]) < 0) {
-      jcli_error("out of memory");
-      return -1;
-    }
-  if (!s->outcomes)
+  int r = s->outcomes ? 0 : -ENOMEM;
+  for (size_t i = 0; r == 0 && i < s->done; i++)
+    r = jcli_measure(&info, &s->results[i], &s->outcomes[i]);
+  if (r < 0)
     jcli_error("out of memory");
-  return s->outcomes ? 0 : -1;
+  return r;
 }
 
 /* The run whose wall time is the median, drawn. */
@@ -196,15 +194,14 @@ int jcli_run(int argc, char **argv) {
                               JCLI_OPT_FORMAT | JCLI_OPT_ENERGY |
                               JCLI_OPT_MAX | JCLI_OPT_PLOT | JCLI_OPT_GPU,
                           argc, argv);
-  char err[256];
-  if (r == 0 && s.opts.max &&
-      jcli_budget_parse(s.opts.max, false, &s.budget, err, sizeof(err)) < 0) {
-    jcli_error("--max \"%s\": %s", s.opts.max, err);
-    r = -1;
-  }
-  if (r != 0) {
+  char why[256];
+  if (r == 0 && !s.opts.help && s.opts.max &&
+      (r = jcli_budget_parse(s.opts.max, false, &s.budget, why, sizeof(why))) <
+          0)
+    jcli_error("--max \"%s\": %s", s.opts.max, why);
+  if (r < 0 || s.opts.help) {
     jcli_opts_release(&s.opts);
-    return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
+    return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;
   }
   s.runs = s.opts.iterations ? (size_t)s.opts.iterations : 1;
   int status = JCLI_EXIT_RUN_FAILED;

@@ -114,7 +114,7 @@ static int sample_loop(jc_collector *c, double interval, long count) {
   jcli_json *j = jcli_json_new(false);
   if (!j) {
     jcli_error("out of memory");
-    return -1;
+    return -ENOMEM;
   }
   sigset_t stop;
   sigemptyset(&stop);
@@ -146,30 +146,33 @@ int jcli_sample(int argc, char **argv) {
                               JCLI_OPT_INTERVAL | JCLI_OPT_COUNT |
                               JCLI_OPT_GPU,
                           argc, argv);
-  if (r != 0) {
+  if (r < 0 || o.help) {
     jcli_opts_release(&o);
-    return r > 0 ? JCLI_EXIT_OK : JCLI_EXIT_USAGE;
+    return r < 0 ? JCLI_EXIT_USAGE : JCLI_EXIT_OK;
   }
-  char where[1200], err[512];
-  if (o.config && jcli_check_load(o.config, o.cfg, where, sizeof(where)) < 0) {
+  char where[1200], why[512];
+  if (o.config &&
+      jcli_check_load(o.config, o.cfg, where, sizeof(where), NULL) < 0) {
     jcli_opts_release(&o);
     return JCLI_EXIT_FAILURE;
   }
   /* Values and Collect from the options: one they refuse together (a
    * name that is no list, a list of a group not collected) is a bad value
    * of an option, a usage error, as the option alone would be. */
-  r = o.config ? 0 : jc_config_finish(o.cfg, err, sizeof(err));
+  r = o.config ? 0 : jc_config_finish(o.cfg, why, sizeof(why));
   if (r < 0) {
-    jcli_error("%s", err);
+    jcli_error("%s", why);
     jcli_opts_release(&o);
     return r == -EINVAL ? JCLI_EXIT_USAGE : JCLI_EXIT_FAILURE;
   }
   o.cfg->preview = true; /* sample only reads */
   /* --root, else the block's CgroupRoot, else the mount */
-  jc_collector *c = jcli_collector_at(o.root ? o.root : o.cfg->root, o.cfg);
+  jc_collector *c;
+  r = jcli_collector_at(o.root ? o.root : o.cfg->root, o.cfg, &c);
   o.cfg = NULL; /* taken */
   double interval = o.interval > 0 ? o.interval : DEFAULT_INTERVAL;
-  r = c ? sample_loop(c, interval, o.count) : -1;
+  if (r == 0)
+    r = sample_loop(c, interval, o.count);
   jc_collector_free(c);
   jcli_opts_release(&o);
   return r < 0 ? JCLI_EXIT_FAILURE : JCLI_EXIT_OK;

@@ -24,9 +24,11 @@ int jcli_session_open_output(jcli_session *s, const char *output) {
     return 0;
   }
   s->outfd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-  if (s->outfd < 0)
-    jcli_error("--output \"%s\": %s", output, strerror(errno));
-  return s->outfd < 0 ? -1 : 0;
+  if (s->outfd >= 0)
+    return 0;
+  int e = errno;
+  jcli_error("--output \"%s\": %s", output, strerror(e));
+  return -e;
 }
 
 static const int forwarded[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
@@ -53,8 +55,9 @@ static int take_signals(jcli_session *s) {
   if (s->mask_changed)
     s->sigfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
   if (s->sigfd < 0 || prctl(PR_SET_CHILD_SUBREAPER, 1) < 0) {
-    jcli_error("cannot watch for signals: %s", strerror(errno));
-    return -1;
+    int e = errno;
+    jcli_error("cannot watch for signals: %s", strerror(e));
+    return -e;
   }
   return 0;
 }
@@ -62,21 +65,29 @@ static int take_signals(jcli_session *s) {
 static int check_writable(const jcli_session *s) {
   if (faccessat(s->rootfd, ".", W_OK, AT_EACCESS) == 0)
     return 0;
+  int e = errno;
   jcli_error("cannot create a cgroup in %s: %s; run joule-cgroup as root, or "
              "give --root a cgroup delegated to you",
-             s->root, strerror(errno));
-  return -1;
+             s->root, strerror(e));
+  return -e;
 }
 
 int jcli_session_open(jcli_session *s, const jcli_opts *opts) {
   *s = (jcli_session){
       .rootfd = -1, .sigfd = -1, .outfd = -1, .reader = {.meminfo_fd = -1}};
   const char *below_top;
-  s->rootfd = jcli_open_root(opts->root, true, s->root, sizeof(s->root));
-  if (s->rootfd < 0 || check_writable(s) < 0 ||
-      jcli_hierarchy_root(s->root, s->top, sizeof(s->top), &below_top) < 0 ||
-      jcli_session_open_output(s, opts->output) < 0 || take_signals(s) < 0)
-    return -1;
+  int r = s->rootfd =
+      jcli_open_root(opts->root, true, s->root, sizeof(s->root));
+  if (r >= 0)
+    r = check_writable(s);
+  if (r == 0)
+    r = jcli_hierarchy_root(s->root, s->top, sizeof(s->top), &below_top);
+  if (r == 0)
+    r = jcli_session_open_output(s, opts->output);
+  if (r == 0)
+    r = take_signals(s);
+  if (r < 0)
+    return r;
   jcli_reader_init(&s->reader);
   jcli_energy_open(&s->reader.energy, opts->powercap_root, opts->proc_stat,
                    opts->cpu_root);

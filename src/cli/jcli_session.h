@@ -7,7 +7,7 @@
  * figures with its energy meter.
  *
  *   jcli_session s;
- *   jcli_session_open(&s, &opts);        -1 after one error line
+ *   jcli_session_open(&s, &opts);        0, or -errno after one error line
  *   env = s.env; env.command = ...;      jcli_profile_run(&env, ...)
  *   jcli_session_close(&s);              always, also after a failed open
  *
@@ -32,13 +32,14 @@ typedef struct {
   jcli_profile_env env; /* command NULL: the caller sets it per run */
 } jcli_session;
 
-/* Opens everything the options name; interval 0 means the default. */
+/* Opens everything the options name; interval 0 means the default.  0,
+ * or a negative errno after one error line. */
 int jcli_session_open(jcli_session *s, const jcli_opts *opts);
 void jcli_session_close(jcli_session *s);
 
 /* Only the output: --output FILE (NULL: stdout), into s->outfd, for a
- * command that runs nothing (compare of reports).  -1 after one error
- * line. */
+ * command that runs nothing (compare of reports).  0, or a negative errno
+ * after one error line. */
 int jcli_session_open_output(jcli_session *s, const char *output);
 
 #endif

@@ -32,13 +32,14 @@ static _Noreturn void child_fail(int report_fd, jcli_spawn_stage stage,
   _exit(127);
 }
 
-/* In the child: stdout_fd becomes fd 1 (without close-on-exec). */
+/* In the child: stdout_fd becomes fd 1 (without close-on-exec).  0 or a
+ * negative errno. */
 static int child_stdout(int stdout_fd) {
   if (stdout_fd < 0)
     return 0;
-  if (stdout_fd == STDOUT_FILENO)
-    return fcntl(stdout_fd, F_SETFD, 0);
-  return dup2(stdout_fd, STDOUT_FILENO) < 0 ? -1 : 0;
+  int r = stdout_fd == STDOUT_FILENO ? fcntl(stdout_fd, F_SETFD, 0)
+                                     : dup2(stdout_fd, STDOUT_FILENO);
+  return r < 0 ? -errno : 0;
 }
 
 /* In the child: enter the cgroup if still needed, then run the command. */

@@ -88,13 +88,13 @@ static int jc_config_cb(oconfig_item_t *ci) {
     return -1;
   }
   const jc_conf_item *bad;
-  char err[1024];
-  int r = jc_confblock_apply(cfg, &block, &bad, err, sizeof(err));
+  char why[1024];
+  int r = jc_confblock_apply(cfg, &block, &bad, why, sizeof(why));
   items_free(block.children, block.children_num);
   if (r == 0)
-    r = jc_config_finish(cfg, err, sizeof(err));
+    r = jc_config_finish(cfg, why, sizeof(why));
   if (r < 0) {
-    ERROR(PLUGIN_NAME " plugin: %s", err);
+    ERROR(PLUGIN_NAME " plugin: %s", why);
     jc_config_free(cfg);
     return -1;
   }
@@ -320,9 +320,9 @@ static int jc_init_cb(void) {
   pending_config = NULL;
   if (!cfg && !(cfg = jc_config_new())) /* LoadPlugin without a block */
     return -1;
-  char err[512];
-  if (!configured_once && jc_config_finish(cfg, err, sizeof(err)) < 0) {
-    ERROR(PLUGIN_NAME " plugin: %s", err);
+  char why[512];
+  if (!configured_once && jc_config_finish(cfg, why, sizeof(why)) < 0) {
+    ERROR(PLUGIN_NAME " plugin: %s", why);
     jc_config_free(cfg);
     return -1;
   }

@@ -13,7 +13,7 @@
  * a label (jc_name_label): refused, or at most 127 bytes with no '/', no
  * byte below 0x21, no DEL, quote or backslash.
  */
-// fuzz-sources: jc_name.c
+// fuzz-sources: jc_name.c jc_utf8.c
 #include "fuzz_util.h"
 #include "jc_name.h"
 

@@ -10,7 +10,7 @@
  * characters, with as many '<' as '>' (every name escaped) and ending
  * with </svg>.
  */
-// fuzz-sources: cli/jcli_load.c cli/jcli_outcome.c cli/jcli_plot.c cli/jcli_utf8.c
+// fuzz-sources: cli/jcli_load.c cli/jcli_outcome.c cli/jcli_plot.c jc_utf8.c
 // fuzz-libs: -lyajl -lm
 #include "fuzz_util.h"
 #include "jcli_load.h"

@@ -172,6 +172,22 @@ nm only-slashes '///'
 nm utf8-at-cut "$(long 100 a)/$(long 10 b)$(printf '\303\251\360\237\230\200')$(long 112 c)"
 nm continuation-bytes "$(long 20 x)$(head -c 200 /dev/zero | tr '\0' '\200')"
 
+# ---- utf8: "<escape buffer size - 1, one byte><bytes>"
+u8() { { printf "$2"; printf '%s' "$3"; } | seed utf8 "$1"; }
+u8 ascii '\377' 'web-1_nginx'
+u8 two-three-four '\377' "caf$(printf '\303\251 \342\202\254 \360\237\230\200')"
+u8 edges '\377' "$(printf '\302\200\355\237\277\356\200\200\364\217\277\277\360\220\200\200')"
+u8 overlong-slash '\377' "web$(printf '\300\257')x"
+u8 overlong-three '\377' "$(printf '\340\200\257\360\200\200\257')"
+u8 surrogates '\377' "p$(printf '\355\240\200')q_s$(printf '\355\277\277')v"
+u8 past-10ffff '\377' "web$(printf '\364\220\200\200')x$(printf '\370\210\200\200\200')"
+u8 cut-short '\377' "ab$(printf '\342\202')"
+u8 continuation '\377' "$(printf '\200\277\200')"
+u8 controls '\377' "we b$(printf '\001\t\177')\"q\\"
+u8 small-room '\007' "ab$(printf '\303\251')cd$(printf '\377')"
+u8 room-one '\000' 'x'
+printf '\377ab\000\355\240\200' | seed utf8 nul-inside
+
 # ---- sample: "<file letter><device capacity digit><file text>"
 # Letters: fuzz_sample.c's opening comment; the limit files follow
 # pids.current (l cpu.max, m memory.max, n memory.high, o pids.max).

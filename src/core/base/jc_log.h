@@ -10,6 +10,7 @@
 #ifndef JC_LOG_H
 #define JC_LOG_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 enum {
@@ -36,8 +37,16 @@ typedef struct {
 const char *jc_log_strerror(int errnum, char *buf, size_t size);
 #define JC_STRERROR(e) jc_log_strerror((e), (char[128]){0}, 128)
 
-/* Formats one message (cut at 1 KiB) and hands it to log->fn. */
+/* The longest message, its NUL included. */
+#define JC_LOG_LINE_MAX 1024
+
+/* Formats one message (cut at JC_LOG_LINE_MAX, never inside a UTF-8
+ * sequence) and hands it to log->fn. */
 void jc_logf(const jc_log *log, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The same of a va_list: for a module's own logging function (jc_problem's
+ * once-per-cgroup complaint). */
+void jc_vlogf(const jc_log *log, int level, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
 
 #endif

@@ -3,6 +3,8 @@
  */
 #include "jc_name.h"
 
+#include "jc_utf8.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -61,18 +63,6 @@ void jc_name_instance(const char *relpath, jc_instance_from from,
   fit_name(flat, len, relpath, ret_name);
 }
 
-/* Length of the UTF-8 sequence at s (1 to 4), or 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s) {
-  size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2
-           : (s[0] & 0xF0) == 0xE0 ? 3 : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-  if (n == 2 && s[0] < 0xC2)
-    return 0; /* overlong */
-  for (size_t i = 1; i < n; i++)
-    if ((s[i] & 0xC0) != 0x80)
-      return 0;
-  return n;
-}
-
 static bool label_char_ok(unsigned char ch) {
   return ch > 0x20 && ch != 0x7F && ch != '"' && ch != '\\' && ch != '\'';
 }
@@ -84,7 +74,7 @@ int jc_name_label(const char *label, const char *relpath,
   if (len == 0 || len >= sizeof(flat))
     return -EILSEQ;
   for (size_t i = 0; i < len;) {
-    size_t n = utf8_len((const unsigned char *)label + i);
+    size_t n = jc_utf8_decode((const unsigned char *)label + i, len - i, NULL);
     if (n == 0 || (n == 1 && !label_char_ok((unsigned char)label[i])))
       return -EILSEQ;
     for (size_t k = 0; k < n; k++, i++)

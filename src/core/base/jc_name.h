@@ -54,7 +54,9 @@ void jc_name_instance(const char *relpath, jc_instance_from from,
  * than JC_INSTANCE_MAX it keeps its tail behind the hash of relpath, as
  * above.  A name that is empty, holds a control character, a space, a
  * quote or a backslash (collectd's text protocol and its writers cannot
- * carry them), or is not UTF-8, is refused: -EILSEQ, ret_name untouched.
+ * carry them), or is not UTF-8 as jc_utf8 reads it (no overlong form, no
+ * surrogate, nothing past U+10FFFF), is refused: -EILSEQ, ret_name
+ * untouched.
  */
 int jc_name_label(const char *label, const char *relpath,
                   char ret_name[JC_INSTANCE_SIZE]);

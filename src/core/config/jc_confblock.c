@@ -11,7 +11,7 @@
 
 /* Where the first bad item's message goes. */
 typedef struct {
-  char *err;
+  char *why;
   size_t n;
   const jc_conf_item **bad;
 } report;
@@ -39,7 +39,7 @@ static int item_error(const report *r, const jc_conf_item *ci,
                       const char *why) {
   char item[512];
   describe_item(ci, item, sizeof(item));
-  snprintf(r->err, r->n, "%s: %s", item, why);
+  snprintf(r->why, r->n, "%s: %s", item, why);
   *r->bad = ci;
   return -EINVAL;
 }
@@ -60,7 +60,7 @@ static int expect(const report *r, const jc_conf_item *ci, jc_conf_type type,
   return 0;
 }
 
-typedef int (*string_setter)(jc_config *cfg, const char *value, char *err,
+typedef int (*string_setter)(jc_config *cfg, const char *value, char *why,
                              size_t n);
 
 /* Applies setter to every string argument of ci. */
@@ -77,11 +77,11 @@ static int each_string(const report *r, jc_config *cfg,
   return 0;
 }
 
-static int add_select(jc_config *cfg, const char *v, char *err, size_t n) {
-  return jc_config_add_pattern(cfg, false, v, err, n);
+static int add_select(jc_config *cfg, const char *v, char *why, size_t n) {
+  return jc_config_add_pattern(cfg, false, v, why, n);
 }
-static int add_ignore(jc_config *cfg, const char *v, char *err, size_t n) {
-  return jc_config_add_pattern(cfg, true, v, err, n);
+static int add_ignore(jc_config *cfg, const char *v, char *why, size_t n) {
+  return jc_config_add_pattern(cfg, true, v, why, n);
 }
 
 static int cgroup_option(const report *rep, jc_managed *m,
@@ -224,8 +224,8 @@ static int option(const report *r, jc_config *cfg, const jc_conf_item *ci) {
 }
 
 int jc_confblock_apply(jc_config *cfg, const jc_conf_item *block,
-                       const jc_conf_item **ret_bad, char *err, size_t n) {
-  report r = {err, n, ret_bad};
+                       const jc_conf_item **ret_bad, char *why, size_t n) {
+  report r = {why, n, ret_bad};
   for (int i = 0; i < block->children_num; i++)
     if (option(&r, cfg, &block->children[i]) < 0)
       return -EINVAL;
@@ -233,8 +233,8 @@ int jc_confblock_apply(jc_config *cfg, const jc_conf_item *block,
 }
 
 int jc_confblock_finish(jc_config *cfg, const jc_conf_item *block,
-                        const jc_conf_item **ret_bad, char *err, size_t n) {
-  int r = jc_config_finish(cfg, err, n);
+                        const jc_conf_item **ret_bad, char *why, size_t n) {
+  int r = jc_config_finish(cfg, why, n);
   if (r == 0)
     return 0;
   *ret_bad = block;

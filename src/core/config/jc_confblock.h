@@ -47,13 +47,13 @@ typedef struct jc_conf_item {
 
 /*
  * Applies the children of block (the <Plugin joule_cgroup> item) to cfg,
- * in order.  0; or -EINVAL (-ENOMEM) at the first bad item, with err the
+ * in order.  0; or -EINVAL (-ENOMEM) at the first bad item, with why the
  * message
  * ("Collect \"cpu\" \"gpu\": unknown group; known: ...") and *ret_bad
  * that item.  jc_config_finish() comes after, as for any front end.
  */
 int jc_confblock_apply(jc_config *cfg, const jc_conf_item *block,
-                       const jc_conf_item **ret_bad, char *err, size_t n);
+                       const jc_conf_item **ret_bad, char *why, size_t n);
 
 /*
  * jc_config_finish() of the cfg block was applied to, its failure placed:
@@ -62,6 +62,6 @@ int jc_confblock_apply(jc_config *cfg, const jc_conf_item *block,
  * twice, RuntimeDir without InstanceFrom...).
  */
 int jc_confblock_finish(jc_config *cfg, const jc_conf_item *block,
-                        const jc_conf_item **ret_bad, char *err, size_t n);
+                        const jc_conf_item **ret_bad, char *why, size_t n);
 
 #endif

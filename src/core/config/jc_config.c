@@ -12,6 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT] = {
+    "containerd", "crio", "docker", "podman", "kubelet", "kubelet-root"};
+
 static const char *const default_memstat[] = {"anon", "file",  "kernel",
                                               "kernel_stack", "slab", "shmem"};
 
@@ -21,9 +24,9 @@ const char *jc_config_default_memstat(size_t i) {
              : NULL;
 }
 
-/* A value the user gave that is refused: the message in err, -EINVAL. */
-#define ERR(...) (snprintf(err, n, __VA_ARGS__), -EINVAL)
-#define NOMEM() (snprintf(err, n, "out of memory"), -ENOMEM)
+/* A value the user gave that is refused: the message in why, -EINVAL. */
+#define ERR(...) (snprintf(why, n, __VA_ARGS__), -EINVAL)
+#define NOMEM() (snprintf(why, n, "out of memory"), -ENOMEM)
 
 jc_config *jc_config_new(void) {
   jc_config *cfg = calloc(1, sizeof(*cfg));
@@ -101,7 +104,7 @@ static void *append(void *array_ptr, size_t *count, size_t elem) {
 }
 
 /* An absolute path into *slot. */
-static int set_path(char **slot, const char *path, char *err, size_t n) {
+static int set_path(char **slot, const char *path, char *why, size_t n) {
   if (path[0] != '/')
     return ERR("must be an absolute path");
   char *copy = strdup(path);
@@ -112,8 +115,8 @@ static int set_path(char **slot, const char *path, char *err, size_t n) {
   return 0;
 }
 
-int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n) {
-  int r = set_path(&cfg->root, path, err, n);
+int jc_config_set_root(jc_config *cfg, const char *path, char *why, size_t n) {
+  int r = set_path(&cfg->root, path, why, n);
   if (r < 0)
     return r;
   size_t len = strlen(cfg->root);
@@ -122,27 +125,27 @@ int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n) {
   return 0;
 }
 
-int jc_config_set_powercap_root(jc_config *cfg, const char *path, char *err,
+int jc_config_set_powercap_root(jc_config *cfg, const char *path, char *why,
                                 size_t n) {
-  return set_path(&cfg->powercap_root, path, err, n);
+  return set_path(&cfg->powercap_root, path, why, n);
 }
 
-int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *err,
+int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *why,
                            size_t n) {
-  return set_path(&cfg->cpu_root, path, err, n);
+  return set_path(&cfg->cpu_root, path, why, n);
 }
 
-int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
+int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *why,
                             size_t n) {
-  return set_path(&cfg->proc_stat, path, err, n);
+  return set_path(&cfg->proc_stat, path, why, n);
 }
 
-int jc_config_set_proc_root(jc_config *cfg, const char *path, char *err,
+int jc_config_set_proc_root(jc_config *cfg, const char *path, char *why,
                             size_t n) {
-  return set_path(&cfg->proc_root, path, err, n);
+  return set_path(&cfg->proc_root, path, why, n);
 }
 
-int jc_config_set_gpu_library(jc_config *cfg, const char *name, char *err,
+int jc_config_set_gpu_library(jc_config *cfg, const char *name, char *why,
                               size_t n) {
   if (!name[0])
     return ERR("must name a library (libnvidia-ml.so.1) or be its path");
@@ -156,10 +159,10 @@ int jc_config_set_gpu_library(jc_config *cfg, const char *name, char *err,
   return 0;
 }
 
-int jc_config_add_net_interface(jc_config *cfg, const char *text, char *err,
+int jc_config_add_net_interface(jc_config *cfg, const char *text, char *why,
                                 size_t n) {
   jc_pattern *p = NULL;
-  int r = jc_pattern_compile(text, &p, err, n);
+  int r = jc_pattern_compile(text, &p, why, n);
   if (r < 0)
     return r;
   jc_pattern **slot =
@@ -173,9 +176,9 @@ int jc_config_add_net_interface(jc_config *cfg, const char *text, char *err,
 }
 
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
-                          char *err, size_t n) {
+                          char *why, size_t n) {
   jc_pattern *p = NULL;
-  int r = jc_pattern_compile(text, &p, err, n);
+  int r = jc_pattern_compile(text, &p, why, n);
   if (r < 0)
     return r;
   jc_pattern ***list = ignore ? &cfg->ignore : &cfg->select;
@@ -189,7 +192,7 @@ int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
   return 0;
 }
 
-int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,
+int jc_config_set_instance_from(jc_config *cfg, const char *word, char *why,
                                 size_t n) {
   if (strcasecmp(word, "path") == 0)
     cfg->instance_from = JC_INSTANCE_FROM_PATH;
@@ -202,7 +205,7 @@ int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,
   return 0;
 }
 
-int jc_config_set_container_names(jc_config *cfg, const char *word, char *err,
+int jc_config_set_container_names(jc_config *cfg, const char *word, char *why,
                                   size_t n) {
   if (strcasecmp(word, "plain") == 0)
     cfg->container_names = JC_NAMES_PLAIN;
@@ -217,7 +220,7 @@ int jc_config_set_container_names(jc_config *cfg, const char *word, char *err,
 
 /* An absolute path with no "." or ".." level (the runtime's files are
  * looked up below RuntimeRoot, never above it). */
-static int set_runtime_path(char **slot, const char *path, char *err,
+static int set_runtime_path(char **slot, const char *path, char *why,
                             size_t n) {
   if (path[0] != '/')
     return ERR("must be an absolute path");
@@ -228,24 +231,24 @@ static int set_runtime_path(char **slot, const char *path, char *err,
       return ERR("contains \"%.*s\"; give the directory itself", (int)len, p);
     p += len;
   }
-  return set_path(slot, path, err, n);
+  return set_path(slot, path, why, n);
 }
 
-int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *err,
+int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *why,
                                size_t n) {
-  return set_runtime_path(&cfg->runtime_root, path, err, n);
+  return set_runtime_path(&cfg->runtime_root, path, why, n);
 }
 
 int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
-                              const char *path, char *err, size_t n) {
+                              const char *path, char *why, size_t n) {
   for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
     if (strcasecmp(kind, jc_runtime_dir_kinds[k]) == 0)
-      return set_runtime_path(&cfg->runtime_dir[k], path, err, n);
+      return set_runtime_path(&cfg->runtime_dir[k], path, why, n);
   return ERR("unknown runtime \"%s\"; known: containerd, crio, docker, "
              "podman, kubelet, kubelet-root", kind);
 }
 
-int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
+int jc_config_add_collect(jc_config *cfg, const char *word, char *why,
                           size_t n) {
   bool add = word[0] == '+';
   unsigned bit = jc_sample_collect_bit(word + add);
@@ -262,7 +265,7 @@ int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
   return 0;
 }
 
-static int memstat_add(jc_memstat_keys *k, const char *key, char *err,
+static int memstat_add(jc_memstat_keys *k, const char *key, char *why,
                        size_t n) {
   for (size_t i = 0; i < k->count; i++)
     if (strcmp(k->key[i], key) == 0)
@@ -286,15 +289,15 @@ static int memstat_add(jc_memstat_keys *k, const char *key, char *err,
   return 0;
 }
 
-int jc_config_add_memstat(jc_config *cfg, const char *key, char *err,
+int jc_config_add_memstat(jc_config *cfg, const char *key, char *why,
                           size_t n) {
   if (!cfg->memstat_given)
     memstat_clear(&cfg->memstat);
   cfg->memstat_given = true;
-  return memstat_add(&cfg->memstat, key, err, n);
+  return memstat_add(&cfg->memstat, key, why, n);
 }
 
-int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
+int jc_config_set_max_open_files(jc_config *cfg, double value, char *why,
                                  size_t n) {
   if (!(value >= 0 && value <= 1e9) || value != floor(value))
     return ERR("must be a whole number of files, 0 or more");
@@ -302,7 +305,7 @@ int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
   return 0;
 }
 
-int jc_config_set_disk_walk_entries(jc_config *cfg, double value, char *err,
+int jc_config_set_disk_walk_entries(jc_config *cfg, double value, char *why,
                                     size_t n) {
   if (!(value >= 0 && value <= 1e9) || value != floor(value))
     return ERR("must be a whole number of entries, 0 or more");
@@ -311,7 +314,7 @@ int jc_config_set_disk_walk_entries(jc_config *cfg, double value, char *err,
   return 0;
 }
 
-int jc_config_set_rescan_interval(jc_config *cfg, double value, char *err,
+int jc_config_set_rescan_interval(jc_config *cfg, double value, char *why,
                                   size_t n) {
   if (!(value >= 0.1 && value <= 86400))
     return ERR("must be between 0.1 and 86400 seconds");
@@ -319,7 +322,7 @@ int jc_config_set_rescan_interval(jc_config *cfg, double value, char *err,
   return 0;
 }
 
-int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
+int jc_config_add_values(jc_config *cfg, const char *pattern, char *why,
                          size_t n) {
   const char *glob = pattern[0] == '!' ? pattern + 1 : pattern;
   if (glob[0] == '\0')
@@ -336,7 +339,7 @@ int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
   return 0;
 }
 
-int jc_config_relpath_check(const char *path, char *err, size_t n) {
+int jc_config_relpath_check(const char *path, char *why, size_t n) {
   if (path[0] == '\0')
     return ERR("is empty; the root cgroup is reported with ReportRoot");
   if (path[0] == '/')
@@ -356,9 +359,9 @@ int jc_config_relpath_check(const char *path, char *err, size_t n) {
   return 0;
 }
 
-jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
+jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *why,
                                   size_t n) {
-  if (jc_config_relpath_check(path, err, n) < 0)
+  if (jc_config_relpath_check(path, why, n) < 0)
     return NULL;
   for (size_t i = 0; i < cfg->managed_count; i++)
     if (strcmp(cfg->managed[i].path, path) == 0) {
@@ -378,7 +381,7 @@ jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
   return m;
 }
 
-int jc_config_managed_set_instance(jc_managed *m, const char *name, char *err,
+int jc_config_managed_set_instance(jc_managed *m, const char *name, char *why,
                             size_t n) {
   if (name[0] == '\0' || strlen(name) > JC_INSTANCE_MAX || strchr(name, '/'))
     return ERR("must be 1 to %d bytes without \"/\"", JC_INSTANCE_MAX);
@@ -390,7 +393,7 @@ int jc_config_managed_set_instance(jc_managed *m, const char *name, char *err,
   return 0;
 }
 
-int jc_config_managed_add_pid(jc_managed *m, double pid, char *err, size_t n) {
+int jc_config_managed_add_pid(jc_managed *m, double pid, char *why, size_t n) {
   if (!(pid >= 1 && pid <= 4194304) || pid != floor(pid))
     return ERR("is not a process id");
   pid_t *slot = append(&m->pids, &m->pid_count, sizeof(*slot));
@@ -400,7 +403,7 @@ int jc_config_managed_add_pid(jc_managed *m, double pid, char *err, size_t n) {
   return 0;
 }
 
-int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *err,
+int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *why,
                             size_t n) {
   if (path[0] != '/')
     return ERR("must be an absolute path");
@@ -417,7 +420,7 @@ int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *err,
 
 /* With an explicit root, a <Cgroup> that exists must be reached without
  * leaving the root through a symlink, and must be a directory. */
-static int check_managed_paths(const jc_config *cfg, char *err, size_t n) {
+static int check_managed_paths(const jc_config *cfg, char *why, size_t n) {
   if (!cfg->root)
     return 0; /* the root is found at init, which repeats this check */
   int rootfd = open(cfg->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -425,34 +428,34 @@ static int check_managed_paths(const jc_config *cfg, char *err, size_t n) {
     return 0; /* reported at init, with the hierarchy diagnostics */
   int result = 0;
   for (size_t i = 0; i < cfg->managed_count && result == 0; i++) {
-    char why[256];
-    int fd = jc_hier_open_relpath(rootfd, cfg->managed[i].path, why,
-                                  sizeof(why));
+    char level[256];
+    int fd = jc_hier_open_relpath(rootfd, cfg->managed[i].path, level,
+                                  sizeof(level));
     if (fd >= 0)
       close(fd);
     else if (fd != -ENOENT)
-      result = ERR("<Cgroup \"%s\">: %s", cfg->managed[i].path, why);
+      result = ERR("<Cgroup \"%s\">: %s", cfg->managed[i].path, level);
   }
   close(rootfd);
   return result;
 }
 
 /* The value lists sent: a Values pattern that chooses nothing is named. */
-static int make_selection(jc_config *cfg, char *err, size_t n) {
-  char why[384];
+static int make_selection(jc_config *cfg, char *why, size_t n) {
+  char refused[384];
   size_t failed = 0;
   cfg->values_refused = cfg->values_count;
   if (jc_lists_select(&cfg->sel, &cfg->memstat, cfg->memstat_given,
                         cfg->collect, cfg->values, cfg->values_count, &failed,
-                        why, sizeof(why)) == 0)
+                        refused, sizeof(refused)) == 0)
     return 0;
   cfg->values_refused = failed;
-  return ERR("Values \"%s\": %s", cfg->values[failed], why);
+  return ERR("Values \"%s\": %s", cfg->values[failed], refused);
 }
 
 /* Two blocks with one Instance, or one named like the root: their values
  * would go to one series. */
-static int check_instances(const jc_config *cfg, char *err, size_t n) {
+static int check_instances(const jc_config *cfg, char *why, size_t n) {
   for (size_t i = 0; i < cfg->managed_count; i++) {
     const char *name = cfg->managed[i].instance;
     if (!name)
@@ -473,7 +476,7 @@ static int check_instances(const jc_config *cfg, char *err, size_t n) {
 /* RuntimeRoot and RuntimeDir name where InstanceFrom "container" and
  * Collect "disk" look, ContainerNames how the one names, DiskWalkEntries
  * how far the other walks: without them they would silently do nothing. */
-static int check_runtime(const jc_config *cfg, char *err, size_t n) {
+static int check_runtime(const jc_config *cfg, char *why, size_t n) {
   bool names = cfg->instance_from == JC_INSTANCE_FROM_CONTAINER;
   bool disk = cfg->collect & JC_COLLECT_DISK;
   if (cfg->disk_walk_given && !disk)
@@ -497,18 +500,18 @@ static int check_runtime(const jc_config *cfg, char *err, size_t n) {
   return 0;
 }
 
-int jc_config_finish(jc_config *cfg, char *err, size_t n) {
+int jc_config_finish(jc_config *cfg, char *why, size_t n) {
   int r = 0;
   if (!cfg->memstat_given && cfg->memstat.count == 0)
     for (size_t i = 0; r == 0 && jc_config_default_memstat(i); i++)
-      r = memstat_add(&cfg->memstat, jc_config_default_memstat(i), err, n);
+      r = memstat_add(&cfg->memstat, jc_config_default_memstat(i), why, n);
   if (r == 0 && cfg->select_count == 0 && cfg->managed_count == 0)
-    r = jc_config_add_pattern(cfg, false, "*", err, n);
+    r = jc_config_add_pattern(cfg, false, "*", why, n);
   if (r == 0)
-    r = make_selection(cfg, err, n);
+    r = make_selection(cfg, why, n);
   if (r == 0)
-    r = check_instances(cfg, err, n);
+    r = check_instances(cfg, why, n);
   if (r == 0)
-    r = check_runtime(cfg, err, n);
-  return r < 0 ? r : check_managed_paths(cfg, err, n);
+    r = check_runtime(cfg, why, n);
+  return r < 0 ? r : check_managed_paths(cfg, why, n);
 }

@@ -3,7 +3,7 @@
  * validation every front end shares: collectd's <Plugin joule_cgroup>
  * block and the joule-cgroup command's options both end up here.
  *
- * Setters return 0, or -EINVAL (-ENOMEM) with the reason in err
+ * Setters return 0, or -EINVAL (-ENOMEM) with the reason in why
  * ("contains \"..\"", ...): only the setter knows which part of the value
  * was wrong; the caller names the key and value when it reports it.  The config owns
  * everything it points to; jc_config_free() releases it all (NULL-safe).
@@ -14,12 +14,28 @@
 #include "jc_lists.h"
 #include "jc_name.h"
 #include "jc_pattern.h"
-#include "jc_runtime.h"
 #include "jc_sample.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/* The container runtimes' state directories, each an absolute path inside
+ * RuntimeRoot (RuntimeDir KIND DIR, docs/configuration.md#runtimedir; the
+ * defaults are jc_runtime's). */
+typedef enum {
+  JC_RUNTIME_CONTAINERD, /* /run/containerd (k3s: /run/k3s/containerd) */
+  JC_RUNTIME_CRIO,       /* /run/containers/storage */
+  JC_RUNTIME_DOCKER,     /* /var/lib/docker */
+  JC_RUNTIME_PODMAN,     /* /var/lib/containers/storage (rootful) */
+  JC_RUNTIME_KUBELET,    /* /var/log: its pods/ and containers/ */
+  JC_RUNTIME_KUBELET_ROOT, /* /var/lib/kubelet: its pods' volumes
+                              (Collect "disk") */
+  JC_RUNTIME_DIR_COUNT
+} jc_runtime_dir;
+
+/* RuntimeDir's KIND of each: "containerd", "crio", ... */
+extern const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT];
 
 /* A <Cgroup "path"> block: a cgroup the plugin manages (profiler lifecycle). */
 typedef struct {
@@ -87,54 +103,54 @@ typedef struct {
 jc_config *jc_config_new(void);
 void jc_config_free(jc_config *cfg);
 
-int jc_config_set_root(jc_config *cfg, const char *path, char *err, size_t n);
+int jc_config_set_root(jc_config *cfg, const char *path, char *why, size_t n);
 /* PowercapRoot, ProcStat and CpuRoot: absolute paths (Collect "energy"). */
-int jc_config_set_powercap_root(jc_config *cfg, const char *path, char *err,
+int jc_config_set_powercap_root(jc_config *cfg, const char *path, char *why,
                                 size_t n);
-int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *err,
+int jc_config_set_cpu_root(jc_config *cfg, const char *path, char *why,
                            size_t n);
-int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *err,
+int jc_config_set_proc_stat(jc_config *cfg, const char *path, char *why,
                             size_t n);
 /* ProcRoot: an absolute path, where /proc is (Collect "gpu": where
  * /proc/PID/cgroup and /proc/PID/stat are read; Collect "network":
  * /proc/PID/net/dev, net/snmp and net/netstat).  GpuLibrary: NVML's
  * library, a name dlopen looks up or an absolute path. */
-int jc_config_set_proc_root(jc_config *cfg, const char *path, char *err,
+int jc_config_set_proc_root(jc_config *cfg, const char *path, char *why,
                             size_t n);
-int jc_config_set_gpu_library(jc_config *cfg, const char *name, char *err,
+int jc_config_set_gpu_library(jc_config *cfg, const char *name, char *why,
                               size_t n);
 /* NetInterface: a glob or /regex/ over interface names (jc_pattern). */
-int jc_config_add_net_interface(jc_config *cfg, const char *text, char *err,
+int jc_config_add_net_interface(jc_config *cfg, const char *text, char *why,
                                 size_t n);
 int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
-                          char *err, size_t n);
-int jc_config_set_instance_from(jc_config *cfg, const char *word, char *err,
+                          char *why, size_t n);
+int jc_config_set_instance_from(jc_config *cfg, const char *word, char *why,
                                 size_t n);
 /* RuntimeRoot DIR and RuntimeDir KIND DIR (InstanceFrom "container",
  * Collect "disk"):
  * absolute, without "." or ".." levels; KIND one of jc_runtime_dir_kinds. */
-int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *err,
+int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *why,
                                size_t n);
 int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
-                              const char *path, char *err, size_t n);
+                              const char *path, char *why, size_t n);
 /* ContainerNames "plain"|"prefixed"|"levels" (InstanceFrom "container"). */
-int jc_config_set_container_names(jc_config *cfg, const char *word, char *err,
+int jc_config_set_container_names(jc_config *cfg, const char *word, char *why,
                                   size_t n);
 /* A Collect group: "events" replaces the default set (the first one
  * named does; later ones add to it), "+events" adds to the default set,
  * or to the named ones, wherever it comes. */
-int jc_config_add_collect(jc_config *cfg, const char *word, char *err,
+int jc_config_add_collect(jc_config *cfg, const char *word, char *why,
                           size_t n);
-int jc_config_add_memstat(jc_config *cfg, const char *key, char *err,
+int jc_config_add_memstat(jc_config *cfg, const char *key, char *why,
                           size_t n);
 /* The i-th MemoryStat key read when none is given (docs/configuration.md,
  * MemoryStat); NULL past the last.  The command's CSV has a column for
  * each (jcli_csv.c). */
 const char *jc_config_default_memstat(size_t i);
 /* RescanInterval: seconds between the safety-net walks, 0.1 to 86400. */
-int jc_config_set_rescan_interval(jc_config *cfg, double value, char *err,
+int jc_config_set_rescan_interval(jc_config *cfg, double value, char *why,
                                   size_t n);
-int jc_config_set_max_open_files(jc_config *cfg, double value, char *err,
+int jc_config_set_max_open_files(jc_config *cfg, double value, char *why,
                                  size_t n);
 /* DiskWalkEntries (Collect "disk"): the entries the walks of a read pass
  * look at, all together: a whole number, 0 (no walk: project quotas only)
@@ -147,29 +163,29 @@ int jc_config_set_disk_walk_entries(jc_config *cfg, double value, char *err,
                                     size_t n);
 /* A Values pattern: a glob over value list names that adds them, or with
  * a leading "!" removes them (jc_lists.h); applied in order by finish. */
-int jc_config_add_values(jc_config *cfg, const char *pattern, char *err,
+int jc_config_add_values(jc_config *cfg, const char *pattern, char *why,
                          size_t n);
 
-/* Adds a <Cgroup> block; NULL (with err) when the path is not acceptable. */
-jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *err,
+/* Adds a <Cgroup> block; NULL (with why) when the path is not acceptable. */
+jc_managed *jc_config_add_managed(jc_config *cfg, const char *path, char *why,
                                   size_t n);
-int jc_config_managed_set_instance(jc_managed *m, const char *name, char *err,
+int jc_config_managed_set_instance(jc_managed *m, const char *name, char *why,
                             size_t n);
-int jc_config_managed_add_pid(jc_managed *m, double pid, char *err, size_t n);
-int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *err,
+int jc_config_managed_add_pid(jc_managed *m, double pid, char *why, size_t n);
+int jc_config_managed_add_pid_file(jc_managed *m, const char *path, char *why,
                             size_t n);
 
 /*
  * Completes the configuration after the last key: applies defaults, makes
  * the selection of value lists, and runs the checks that need every key
  * (Values patterns that match nothing collected, Instances given twice,
- * symlinks out of an explicit CgroupRoot).  On failure err names the
+ * symlinks out of an explicit CgroupRoot).  On failure why names the
  * offending key and value itself.  Called again (after jc_config_set_root)
  * it repeats the checks and changes nothing it made the first time.
  */
-int jc_config_finish(jc_config *cfg, char *err, size_t n);
+int jc_config_finish(jc_config *cfg, char *why, size_t n);
 
 /* Validates a path relative to CgroupRoot (no "..", not absolute, ...). */
-int jc_config_relpath_check(const char *path, char *err, size_t n);
+int jc_config_relpath_check(const char *path, char *why, size_t n);
 
 #endif

@@ -160,16 +160,16 @@ static const char *regex_cost(const char *body) {
   return NULL;
 }
 
-static int compile_regex(jc_pattern *p, char *err, size_t err_size) {
+static int compile_regex(jc_pattern *p, char *why, size_t size) {
   size_t n = strlen(p->text);
   char *body = strndup(p->text + 1, n - 2);
   if (!body) {
-    snprintf(err, err_size, "out of memory");
+    snprintf(why, size, "out of memory");
     return -ENOMEM;
   }
-  const char *why = regex_cost(body);
-  if (why) {
-    snprintf(err, err_size, "invalid regular expression: %s", why);
+  const char *costly = regex_cost(body);
+  if (costly) {
+    snprintf(why, size, "invalid regular expression: %s", costly);
     free(body);
     return -EINVAL;
   }
@@ -178,7 +178,7 @@ static int compile_regex(jc_pattern *p, char *err, size_t err_size) {
   if (r != 0) {
     char msg[128];
     regerror(r, &p->regex, msg, sizeof(msg));
-    snprintf(err, err_size, "invalid regular expression: %s", msg);
+    snprintf(why, size, "invalid regular expression: %s", msg);
     return -EINVAL;
   }
   p->is_regex = true;
@@ -196,14 +196,14 @@ static const char *check_glob_level(const char *level) {
   return NULL;
 }
 
-static int split_glob(jc_pattern *p, char *err, size_t err_size) {
+static int split_glob(jc_pattern *p, char *why, size_t size) {
   p->levels_buf = strdup(p->text);
   if (!p->levels_buf) {
-    snprintf(err, err_size, "out of memory");
+    snprintf(why, size, "out of memory");
     return -ENOMEM;
   }
   if (p->text[0] == '/') {
-    snprintf(err, err_size,
+    snprintf(why, size,
              "is absolute; patterns are relative to CgroupRoot (write \"%s\")",
              p->text + 1);
     return -EINVAL;
@@ -213,9 +213,9 @@ static int split_glob(jc_pattern *p, char *err, size_t err_size) {
   char *rest = p->levels_buf;
   while (rest) {
     char *level = strsep(&rest, "/");
-    const char *why = check_glob_level(level);
-    if (why) {
-      snprintf(err, err_size, "%s", why);
+    const char *bad = check_glob_level(level);
+    if (bad) {
+      snprintf(why, size, "%s", bad);
       return -EINVAL;
     }
     bool globstar = strcmp(level, "**") == 0;
@@ -223,12 +223,12 @@ static int split_glob(jc_pattern *p, char *err, size_t err_size) {
         strcmp(p->level[p->level_count - 1], "**") == 0)
       continue; /* "**" / "**" is one "**" */
     if (globstar && ++globstars > JC_PATTERN_MAX_GLOBSTARS) {
-      snprintf(err, err_size, "uses \"**\" more than %d times",
+      snprintf(why, size, "uses \"**\" more than %d times",
                JC_PATTERN_MAX_GLOBSTARS);
       return -EINVAL;
     }
     if (p->level_count == MAX_LEVELS) {
-      snprintf(err, err_size, "is deeper than %d levels", MAX_LEVELS);
+      snprintf(why, size, "is deeper than %d levels", MAX_LEVELS);
       return -EINVAL;
     }
     p->level[p->level_count++] = level;
@@ -236,16 +236,16 @@ static int split_glob(jc_pattern *p, char *err, size_t err_size) {
   return 0;
 }
 
-int jc_pattern_compile(const char *text, jc_pattern **ret, char *err,
+int jc_pattern_compile(const char *text, jc_pattern **ret, char *why,
                        size_t err_size) {
   jc_pattern *p = calloc(1, sizeof(*p));
   if (!p || !(p->text = strdup(text))) {
-    snprintf(err, err_size, "out of memory");
+    snprintf(why, err_size, "out of memory");
     free(p);
     return -ENOMEM;
   }
-  int r = is_regex_text(text) ? compile_regex(p, err, err_size)
-                              : split_glob(p, err, err_size);
+  int r = is_regex_text(text) ? compile_regex(p, why, err_size)
+                              : split_glob(p, why, err_size);
   if (r < 0) {
     jc_pattern_free(p);
     return r;

@@ -29,10 +29,10 @@ typedef struct jc_pattern jc_pattern;
 
 /*
  * Compiles text into *ret.  0, or -EINVAL (-ENOMEM) with a message for the
- * user ("contains \"..\"", the regcomp error, ...) in err: only the
+ * user ("contains \"..\"", the regcomp error, ...) in why: only the
  * compiler knows which part of the text was wrong.
  */
-int jc_pattern_compile(const char *text, jc_pattern **ret, char *err,
+int jc_pattern_compile(const char *text, jc_pattern **ret, char *why,
                        size_t err_size);
 void jc_pattern_free(jc_pattern *p);
 

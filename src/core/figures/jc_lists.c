@@ -30,12 +30,13 @@
       X("memory", "some", MEMORY_PRESSURE),                                    \
       X("memory", "full", MEMORY_PRESSURE), X("io", "some", IO_PRESSURE),      \
       X("io", "full", IO_PRESSURE)
-#define SINGLE_LIST_ROW(ID, field, file, controller, flags, type, instance,   \
-                        group, in_default, ...)                                \
-  [JC_LIST_##ID] = {type, instance, group, in_default, F(ID)},
-#define KEYED_LIST_ROW(ID, file, key, flags, type, instance, group,            \
-                       in_default, ...)                                        \
-  [JC_LIST_##ID] = {type, instance, group, in_default, F(file)},
+#define SINGLE_LIST_ROW(ID, field, file, controller, flags, type, instance,    \
+                        group, ...)                                            \
+  [JC_LIST_##ID] = {type, instance, group, ((flags) & JC_ROW_DEFAULT) != 0,    \
+                    F(ID)},
+#define KEYED_LIST_ROW(ID, file, key, flags, type, instance, group, ...)       \
+  [JC_LIST_##ID] = {type, instance, group, ((flags) & JC_KEY_DEFAULT) != 0,    \
+                    F(file)},
 
 const jc_list_info jc_lists[JC_LIST_COUNT] = {
     /* CPU time (user and system) and cores busy: the default; the rest
@@ -192,7 +193,7 @@ static void memstat_name(const jc_memstat_keys *k, size_t i, char *out,
 }
 
 static int apply_pattern(jc_selection *sel, jc_memstat_keys *memstat,
-                         unsigned collect, const char *text, char *err,
+                         unsigned collect, const char *text, char *why,
                          size_t n) {
   pattern_pass p = {text[0] == '!' ? text + 1 : text,
                     text[0] == '!' ? JC_SEL_OFF : JC_SEL_ASKED, collect, 0, 0};
@@ -211,12 +212,12 @@ static int apply_pattern(jc_selection *sel, jc_memstat_keys *memstat,
   char groups[96];
   group_names(p.missing, groups, sizeof(groups));
   if (p.missing)
-    snprintf(err, n,
+    snprintf(why, n,
              "matches only value lists of Collect %s, which %s not "
              "collected; add it to Collect",
              groups, strchr(groups, ' ') ? "are" : "is");
   else
-    snprintf(err, n,
+    snprintf(why, n,
              "matches no value list (names are type-type_instance, such as "
              "\"gauge-cpu_cores\" or \"memory-*\"; a memory.stat key needs "
              "its MemoryStat too; joule_cgroup(5) lists them all)");
@@ -226,7 +227,7 @@ static int apply_pattern(jc_selection *sel, jc_memstat_keys *memstat,
 int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
                       bool memstat_given, unsigned collect,
                       char *const *patterns, size_t pattern_count,
-                      size_t *ret_failed, char *err, size_t n) {
+                      size_t *ret_failed, char *why, size_t n) {
   for (int i = 0; i < JC_LIST_COUNT; i++)
     ret->list[i] = jc_lists[i].in_default &&
                            (jc_lists[i].groups & collect) == jc_lists[i].groups
@@ -236,7 +237,7 @@ int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
   for (size_t i = 0; i < memstat->count; i++)
     memstat->sel[i] = memory && memstat_given ? JC_SEL_ASKED : JC_SEL_OFF;
   for (size_t i = 0; i < pattern_count; i++)
-    if (apply_pattern(ret, memstat, collect, patterns[i], err, n) < 0) {
+    if (apply_pattern(ret, memstat, collect, patterns[i], why, n) < 0) {
       *ret_failed = i;
       return -EINVAL;
     }

@@ -138,13 +138,13 @@ void jc_lists_name(const char *type, const char *type_instance, char *out,
  * then each of `patterns` in order, a glob that adds the lists it matches
  * or, after "!", removes them.  MemoryStat lists: on when the keys were
  * given explicitly (memstat_given), else opt-in.  0, or -EINVAL when a
- * pattern (the *ret_failed-th) adds no list of the collected groups; err
+ * pattern (the *ret_failed-th) adds no list of the collected groups; why
  * says why.
  */
 int jc_lists_select(jc_selection *ret, jc_memstat_keys *memstat,
                       bool memstat_given, unsigned collect,
                       char *const *patterns, size_t pattern_count,
-                      size_t *ret_failed, char *err, size_t n);
+                      size_t *ret_failed, char *why, size_t n);
 
 /* The files the chosen lists are made from. */
 uint32_t jc_lists_files(const jc_selection *sel,

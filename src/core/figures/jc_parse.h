@@ -12,7 +12,7 @@
  * a count, a descriptor) or a negative errno, ret_* written only on
  * success.  Where the user needs words only the callee has (which part of
  * a configured value is wrong: jc_config's setters, jc_pattern_compile),
- * they go to an err buffer beside -EINVAL; a function that logs (the
+ * they go to an why buffer beside -EINVAL; a function that logs (the
  * collector's init) returns the errno after its one line.  -1 is a value
  * ("no package", an index not found), never an error.
  */

@@ -21,33 +21,39 @@
                     ((flags) & JC_ROW_RESET) != 0,                             \
                     offsetof(jc_sample, field)},
 
+/* A row of the file table: its name, controller (NULL: always there)
+ * and flags (JC_ROW_OPTIONAL, JC_ROW_NOT_AT_ROOT), and why it may be
+ * missing where it belongs. */
+#define FILE_ROW(file, controller, flags, hint)                                \
+  {file, controller, ((flags) & JC_ROW_OPTIONAL) != 0,                         \
+   ((flags) & JC_ROW_NOT_AT_ROOT) != 0, hint}
+
 const jc_file_info jc_sample_files[JC_FILE_COUNT] = {
-    [JC_FILE_CPU_STAT] = {"cpu.stat", NULL, false, false},
+    [JC_FILE_CPU_STAT] = FILE_ROW("cpu.stat", NULL, 0, NULL),
     JC_SINGLE_FILES(SINGLE_FILE_ROW)
-    [JC_FILE_MEMORY_STAT] = {"memory.stat", "memory", false,
-                             false},
-    [JC_FILE_IO_STAT] = {"io.stat", "io", false, false},
-    [JC_FILE_CPU_PRESSURE] = {"cpu.pressure", NULL, false,
-                              false, PSI_OFF},
-    [JC_FILE_MEMORY_PRESSURE] = {"memory.pressure", NULL,
-                                 false, false, PSI_OFF},
-    [JC_FILE_IO_PRESSURE] = {"io.pressure", NULL, false,
-                             false, PSI_OFF},
-    [JC_FILE_MEMORY_EVENTS] = {"memory.events", "memory",
-                               false, true},
+    [JC_FILE_MEMORY_STAT] = FILE_ROW("memory.stat", "memory", 0, NULL),
+    [JC_FILE_IO_STAT] = FILE_ROW("io.stat", "io", 0, NULL),
+    [JC_FILE_CPU_PRESSURE] = FILE_ROW("cpu.pressure", NULL, 0, PSI_OFF),
+    [JC_FILE_MEMORY_PRESSURE] = FILE_ROW("memory.pressure", NULL, 0, PSI_OFF),
+    [JC_FILE_IO_PRESSURE] = FILE_ROW("io.pressure", NULL, 0, PSI_OFF),
+    [JC_FILE_MEMORY_EVENTS] =
+        FILE_ROW("memory.events", "memory", JC_ROW_NOT_AT_ROOT, NULL),
     /* A missing limit file is no limit of the cgroup's own (the controller
      * is not enabled for it); its ancestors' may still apply. */
-    [JC_FILE_CPU_MAX] = {"cpu.max", "cpu", true, true},
-    [JC_FILE_MEMORY_MAX] = {"memory.max", "memory", true,
-                            true},
-    [JC_FILE_MEMORY_HIGH] = {"memory.high", "memory", true,
-                             true},
-    [JC_FILE_PIDS_MAX] = {"pids.max", "pids", true, true},
-    [JC_FILE_CGROUP_STAT] = {"cgroup.stat", NULL, false, false},
+    [JC_FILE_CPU_MAX] =
+        FILE_ROW("cpu.max", "cpu", JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, NULL),
+    [JC_FILE_MEMORY_MAX] = FILE_ROW("memory.max", "memory",
+                                    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, NULL),
+    [JC_FILE_MEMORY_HIGH] = FILE_ROW(
+        "memory.high", "memory", JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, NULL),
+    [JC_FILE_PIDS_MAX] = FILE_ROW("pids.max", "pids",
+                                  JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, NULL),
+    [JC_FILE_CGROUP_STAT] = FILE_ROW("cgroup.stat", NULL, 0, NULL),
     /* Only where the cpuset controller is enabled: elsewhere the CPUs
      * are those of the nearest cgroup above that has the file. */
-    [JC_FILE_CPUSET_CPUS_EFFECTIVE] = {"cpuset.cpus.effective", NULL, true,
-                                       true},
+    [JC_FILE_CPUSET_CPUS_EFFECTIVE] =
+        FILE_ROW("cpuset.cpus.effective", NULL,
+                 JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, NULL),
 };
 
 /* Key tables with their lengths, both from one list (X-macros), so that

@@ -62,36 +62,41 @@ const char *jc_sample_collect_word(size_t i, unsigned *ret_bit);
  * docs/metrics.md.
  *
  *   X(ID, field, file, controller, flags, type, type_instance, group,
- *     in_default, kernel)
+ *     kernel)
  *
- * flags: JC_ROW_OPTIONAL (missing is "no data", never a problem: a file a
- * kernel may lack), JC_ROW_NOT_AT_ROOT (the root cgroup lacks it by
- * design), JC_ROW_RESET (written after each read: the interval peak,
- * whose step is jc_peak).  kernel: the first Linux release that has it.
+ * flags, named: JC_ROW_OPTIONAL (missing is "no data", never a problem:
+ * a file a kernel may lack), JC_ROW_NOT_AT_ROOT (the root cgroup lacks
+ * it by design), JC_ROW_RESET (written after each read: the interval
+ * peak, whose step is jc_peak), JC_ROW_DEFAULT (its list is in its
+ * group's default set).  kernel: the first Linux release that has it.
+ * The file table's other rows (jc_sample.c) take the first three.
  */
 #define JC_ROW_OPTIONAL 1u
 #define JC_ROW_NOT_AT_ROOT 2u
 #define JC_ROW_RESET 4u
+#define JC_ROW_DEFAULT 8u
 #define JC_SINGLE_FILES(X)                                                     \
-  X(MEMORY_CURRENT, memory_current, "memory.current", "memory",               \
-    JC_ROW_NOT_AT_ROOT, "memory", "current", JC_COLLECT_MEMORY, true, "4.5")   \
+  X(MEMORY_CURRENT, memory_current, "memory.current", "memory",                \
+    JC_ROW_NOT_AT_ROOT | JC_ROW_DEFAULT, "memory", "current",                  \
+    JC_COLLECT_MEMORY, "4.5")                                                  \
   X(MEMORY_PEAK, memory_peak, "memory.peak", "memory",                         \
-    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "memory", "peak", JC_COLLECT_MEMORY, \
-    true, "5.19")                                                              \
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT | JC_ROW_DEFAULT, "memory", "peak",   \
+    JC_COLLECT_MEMORY, "5.19")                                                 \
   X(MEMORY_PEAK_INTERVAL, memory_peak_interval, "memory.peak", "memory",       \
-    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT | JC_ROW_RESET, "memory",             \
-    "peak_interval", JC_COLLECT_MEMORY, true, "6.12")                          \
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT | JC_ROW_RESET | JC_ROW_DEFAULT,      \
+    "memory", "peak_interval", JC_COLLECT_MEMORY, "6.12")                      \
   X(MEMORY_SWAP_CURRENT, memory_swap_current, "memory.swap.current", "memory", \
     JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "memory", "swap_current",            \
-    JC_COLLECT_MEMORY, false, "4.5")                                           \
+    JC_COLLECT_MEMORY, "4.5")                                                  \
   X(MEMORY_SWAP_PEAK, memory_swap_peak, "memory.swap.peak", "memory",          \
     JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "memory", "swap_peak",               \
-    JC_COLLECT_MEMORY, false, "6.5")                                           \
-  X(PIDS_CURRENT, pids_current, "pids.current", "pids", JC_ROW_NOT_AT_ROOT,    \
-    "count", "pids", JC_COLLECT_PIDS, true, "4.5")                             \
+    JC_COLLECT_MEMORY, "6.5")                                                  \
+  X(PIDS_CURRENT, pids_current, "pids.current", "pids",                        \
+    JC_ROW_NOT_AT_ROOT | JC_ROW_DEFAULT, "count", "pids", JC_COLLECT_PIDS,     \
+    "4.5")                                                                     \
   X(PIDS_PEAK, pids_peak, "pids.peak", "pids",                                 \
-    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT, "count", "pids_peak",                \
-    JC_COLLECT_PIDS, true, "6.1")
+    JC_ROW_OPTIONAL | JC_ROW_NOT_AT_ROOT | JC_ROW_DEFAULT, "count",            \
+    "pids_peak", JC_COLLECT_PIDS, "6.1")
 
 #define JC_SINGLE_FILE_ID(ID, ...) JC_FILE_##ID,
 
@@ -160,35 +165,39 @@ extern const char *const jc_sample_cpu_keys[JC_CPU_KEY_COUNT];
  * its value list (JC_LIST_<ID>) and the list's dispatch.  The file itself
  * (its name, controller, root) is a row of the file table.
  *
- *   X(ID, file, key, flags, type, type_instance, group, in_default, kernel)
+ *   X(ID, file, key, flags, type, type_instance, group, kernel)
  *
- * flags: JC_KEY_COUNTER (a DERIVE, checked against its range; else a
- * gauge), JC_KEY_REQUIRED (every kernel that has the file prints it: a
+ * flags, named: JC_KEY_COUNTER (a DERIVE, checked against its range; else
+ * a gauge), JC_KEY_REQUIRED (every kernel that has the file prints it: a
  * file without it is malformed; a file of optional keys gives the keys it
- * has, as older kernels print a subset).  kernel: the first Linux release
- * that has the key.
+ * has, as older kernels print a subset), JC_KEY_DEFAULT (its list is in
+ * its group's default set).  kernel: the first Linux release that has the
+ * key.
  */
 #define JC_KEY_COUNTER 1u
 #define JC_KEY_REQUIRED 2u
+#define JC_KEY_DEFAULT 4u
 #define JC_KEYED_FIGURES(X)                                                    \
-  X(MEMORY_EVENTS_LOW, MEMORY_EVENTS, low, JC_KEY_COUNTER, "derive",           \
-    "memory_events_low", JC_COLLECT_EVENTS, true, "4.5")                       \
-  X(MEMORY_EVENTS_HIGH, MEMORY_EVENTS, high, JC_KEY_COUNTER, "derive",         \
-    "memory_events_high", JC_COLLECT_EVENTS, true, "4.5")                      \
-  X(MEMORY_EVENTS_MAX, MEMORY_EVENTS, max, JC_KEY_COUNTER, "derive",           \
-    "memory_events_max", JC_COLLECT_EVENTS, true, "4.5")                       \
-  X(MEMORY_EVENTS_OOM, MEMORY_EVENTS, oom, JC_KEY_COUNTER, "derive",           \
-    "memory_events_oom", JC_COLLECT_EVENTS, true, "4.5")                       \
-  X(MEMORY_EVENTS_OOM_KILL, MEMORY_EVENTS, oom_kill, JC_KEY_COUNTER, "derive", \
-    "memory_events_oom_kill", JC_COLLECT_EVENTS, true, "4.13")                 \
+  X(MEMORY_EVENTS_LOW, MEMORY_EVENTS, low, JC_KEY_COUNTER | JC_KEY_DEFAULT,    \
+    "derive", "memory_events_low", JC_COLLECT_EVENTS, "4.5")                   \
+  X(MEMORY_EVENTS_HIGH, MEMORY_EVENTS, high, JC_KEY_COUNTER | JC_KEY_DEFAULT,  \
+    "derive", "memory_events_high", JC_COLLECT_EVENTS, "4.5")                  \
+  X(MEMORY_EVENTS_MAX, MEMORY_EVENTS, max, JC_KEY_COUNTER | JC_KEY_DEFAULT,    \
+    "derive", "memory_events_max", JC_COLLECT_EVENTS, "4.5")                   \
+  X(MEMORY_EVENTS_OOM, MEMORY_EVENTS, oom, JC_KEY_COUNTER | JC_KEY_DEFAULT,    \
+    "derive", "memory_events_oom", JC_COLLECT_EVENTS, "4.5")                   \
+  X(MEMORY_EVENTS_OOM_KILL, MEMORY_EVENTS, oom_kill,                           \
+    JC_KEY_COUNTER | JC_KEY_DEFAULT, "derive", "memory_events_oom_kill",       \
+    JC_COLLECT_EVENTS, "4.13")                                                 \
   X(MEMORY_EVENTS_OOM_GROUP_KILL, MEMORY_EVENTS, oom_group_kill,               \
-    JC_KEY_COUNTER, "derive", "memory_events_oom_group_kill",                  \
-    JC_COLLECT_EVENTS, true, "5.17")                                           \
-  X(CGROUP_DESCENDANTS, CGROUP_STAT, nr_descendants, JC_KEY_REQUIRED, "count", \
-    "cgroup_descendants", JC_COLLECT_CGROUPS, true, "4.14")                    \
+    JC_KEY_COUNTER | JC_KEY_DEFAULT, "derive", "memory_events_oom_group_kill", \
+    JC_COLLECT_EVENTS, "5.17")                                                 \
+  X(CGROUP_DESCENDANTS, CGROUP_STAT, nr_descendants,                           \
+    JC_KEY_REQUIRED | JC_KEY_DEFAULT, "count", "cgroup_descendants",           \
+    JC_COLLECT_CGROUPS, "4.14")                                                \
   X(CGROUP_DYING_DESCENDANTS, CGROUP_STAT, nr_dying_descendants,               \
-    JC_KEY_REQUIRED, "count", "cgroup_dying_descendants", JC_COLLECT_CGROUPS,  \
-    true, "4.14")
+    JC_KEY_REQUIRED | JC_KEY_DEFAULT, "count", "cgroup_dying_descendants",     \
+    JC_COLLECT_CGROUPS, "4.14")
 
 #define JC_KEYED_ID(ID, ...) JC_KEY_##ID,
 enum { JC_KEYED_FIGURES(JC_KEYED_ID) JC_KEY_COUNT };
@@ -244,14 +253,17 @@ typedef struct {
   uint64_t keyed[JC_KEY_COUNT]; /* the rows of JC_KEYED_FIGURES */
   uint32_t keyed_have;           /* bit (1u << JC_KEY_<ID>) per key parsed */
 
-
   /* cpuset.cpus.effective: CPU n is bit n % 64 of word n / 64 of the
-   * caller's storage (cleared by the parse, not by a reset); beyond: the
-   * list names CPUs past it. */
+   * caller's storage (cleared by the parse, not by a reset; the
+   * collector's holds JC_SAMPLE_CPUSET_WORDS); beyond: the list names
+   * CPUs past it. */
   uint64_t *cpuset;
   size_t cpuset_words;
   bool cpuset_beyond;
 } jc_sample;
+
+/* The CPUs a sample's cpuset holds (the collector's storage). */
+#define JC_SAMPLE_CPUSET_WORDS (4096 / 64)
 
 /* Clears sample for a new read, keeping its device storage. */
 void jc_sample_reset(jc_sample *s);

@@ -9,22 +9,23 @@
 #include "jc_proc.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 /* Where CgroupRoot is in the hierarchy, as /proc/PID/cgroup says it. */
-static int root_cgroup(jc_collector *c, char *out, size_t size) {
+static int root_cgroup(jc_managed_set *set, char *out, size_t size) {
   char real[PATH_MAX];
-  int r = realpath(c->root, real) ? 0 : -errno;
+  int r = realpath(set->env.root, real) ? 0 : -errno;
   if (r == 0)
     r = jc_hier_cgroup_of("/proc/self/mountinfo", real, out, size);
   if (r < 0)
-    jc_logf(&c->log, JC_LOG_ERR,
+    jc_logf(set->env.log, JC_LOG_ERR,
             "cannot tell where CgroupRoot %s is in the cgroup2 hierarchy "
             "(/proc/self/mountinfo): %s; no process is moved",
-            c->root, JC_STRERROR(-r));
+            set->env.root, JC_STRERROR(-r));
   return r;
 }
 
@@ -59,9 +60,9 @@ static void describe(const jc_managed *m, size_t k, char *out, size_t size) {
 /* May pid be moved?  Remembered, and held until its move, if so; else
  * one ERROR line.  Held first: the checks are then of the process that
  * jc_attach_move finds still there, or refuses to move. */
-static int check_one(jc_collector *c, size_t b, pid_t pid,
+static int check_one(jc_managed_set *set, size_t b, pid_t pid,
                      const char *source, const char *rootcg) {
-  jc_managed_state *st = &c->managed[b];
+  jc_managed_state *st = &set->block[b];
   char why[512] = "", from[PATH_MAX], how[192];
   jc_proc_hold hold = {.pidfd = -1};
   int r = jc_proc_hold_take(pid, &hold);
@@ -73,55 +74,56 @@ static int check_one(jc_collector *c, size_t b, pid_t pid,
     r = remember(st, &hold, from, rootcg);
   if (r == 0) {
     jc_proc_hold_describe(&hold, how, sizeof(how));
-    jc_logf(&c->log, JC_LOG_DEBUG,
+    jc_logf(set->env.log, JC_LOG_DEBUG,
             "%s: process %d held by %s from its check to its move", source,
             (int)pid, how);
     return 0;
   }
   jc_proc_hold_release(&hold);
   if (r == -EPERM)
-    jc_logf(&c->log, JC_LOG_ERR, "%s: refusing to move process %d: %s",
+    jc_logf(set->env.log, JC_LOG_ERR, "%s: refusing to move process %d: %s",
             source, (int)pid, why);
   else
-    jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s/%s: %s",
-            source, (int)pid, c->root, c->cfg->managed[b].path,
+    jc_logf(set->env.log, JC_LOG_ERR,
+            "%s: cannot move process %d into %s/%s: %s", source, (int)pid,
+            set->env.root, set->env.cfg->managed[b].path,
             r == -ESRCH ? "no such process" : JC_STRERROR(-r));
   return r;
 }
 
 /* The process a pid file names, if the file is to be trusted. */
-static int read_pid_file(jc_collector *c, const char *path,
+static int read_pid_file(jc_managed_set *set, const char *path,
                          const char *source, pid_t *ret_pid) {
   char why[PATH_MAX + 256];
   int r = jc_pidfile_read(path, ret_pid, why, sizeof(why));
   if (r == -EPERM)
-    jc_logf(&c->log, JC_LOG_ERR,
+    jc_logf(set->env.log, JC_LOG_ERR,
             "%s: not trusted: %s; only a pid file that no one but root or "
             "collectd's user (uid %u) can write, in directories only they "
             "can write, names a process to move",
             source, why, (unsigned)geteuid());
   else if (r < 0)
-    jc_logf(&c->log, JC_LOG_ERR, "%s: %s", source,
+    jc_logf(set->env.log, JC_LOG_ERR, "%s: %s", source,
             why[0] ? why : JC_STRERROR(-r));
   return r < 0 ? r : 0;
 }
 
-int jc_attach_check(jc_collector *c, size_t b) {
-  const jc_managed *m = &c->cfg->managed[b];
+int jc_attach_check(jc_managed_set *set, size_t b) {
+  const jc_managed *m = &set->env.cfg->managed[b];
   size_t count = m->pid_count + m->pid_file_count;
   if (!count)
     return 0;
   char source[PATH_MAX + 32], rootcg[PATH_MAX];
-  int r = root_cgroup(c, rootcg, sizeof(rootcg));
+  int r = root_cgroup(set, rootcg, sizeof(rootcg));
   if (r < 0)
     return r;
   for (size_t k = 0; r == 0 && k < count; k++) {
     describe(m, k, source, sizeof(source));
     pid_t pid = k < m->pid_count ? m->pids[k] : 0;
     if (k >= m->pid_count)
-      r = read_pid_file(c, m->pid_files[k - m->pid_count], source, &pid);
+      r = read_pid_file(set, m->pid_files[k - m->pid_count], source, &pid);
     if (r == 0)
-      r = check_one(c, b, pid, source, rootcg);
+      r = check_one(set, b, pid, source, rootcg);
   }
   return r;
 }
@@ -131,21 +133,21 @@ int jc_attach_check(jc_collector *c, size_t b) {
  * it joins counts only what it allocates from now on.  Said once, at the
  * move, or a user who sees a busy process's cgroup near 0 concludes that
  * the plugin is wrong. */
-static void tell_charges(jc_collector *c, const char *source, pid_t pid,
+static void tell_charges(jc_managed_set *set, const char *source, pid_t pid,
                          const char *where) {
   uint64_t rss;
   if (jc_proc_resident(pid, &rss) < 0)
     return; /* gone already: nothing to say */
-  jc_logf(&c->log, JC_LOG_INFO,
+  jc_logf(set->env.log, JC_LOG_INFO,
           "%s: process %d moved into %s; its %.1f MiB resident stay charged "
           "to the cgroup it came from (cgroup v2 moves no memory charges), "
           "so %s counts only the memory it allocates from now on",
           source, (int)pid, where, (double)rss / (1024.0 * 1024.0), where);
 }
 
-int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
-  const jc_managed *m = &c->cfg->managed[b];
-  jc_managed_state *st = &c->managed[b];
+int jc_attach_move(jc_managed_set *set, size_t b, int cgfd, const char *where) {
+  const jc_managed *m = &set->env.cfg->managed[b];
+  jc_managed_state *st = &set->block[b];
   for (size_t k = 0; k < st->moved_count; k++) {
     jc_moved *mv = &st->moved[k];
     pid_t pid = mv->pid;
@@ -155,7 +157,7 @@ int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
     char source[PATH_MAX + 32];
     describe(m, k, source, sizeof(source));
     if (r == 0) {
-      tell_charges(c, source, pid, where);
+      tell_charges(set, source, pid, where);
       continue;
     }
     const char *hint =
@@ -170,7 +172,7 @@ int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
         : r == -EMEDIUMTYPE ? "its cgroup.procs is not the kernel's (a file "
                               "mounted over it?)"
                             : JC_STRERROR(-r);
-    jc_logf(&c->log, JC_LOG_ERR, "%s: cannot move process %d into %s: %s",
+    jc_logf(set->env.log, JC_LOG_ERR, "%s: cannot move process %d into %s: %s",
             source, (int)pid, where, hint);
     return r;
   }
@@ -178,7 +180,7 @@ int jc_attach_move(jc_collector *c, size_t b, int cgfd, const char *where) {
 }
 
 typedef struct {
-  jc_collector *c;
+  const jc_managed_set *set;
   const jc_managed_state *st;
   const char *top; /* the top level we created: never a way out */
   int parentfd;    /* its parent, the last resort */
@@ -188,7 +190,7 @@ typedef struct {
 static int move_to(const evacuation *e, pid_t pid, const char *relpath) {
   if (jc_hier_is_within(relpath, e->top))
     return -EBUSY;
-  int fd = jc_hier_open_relpath(e->c->rootfd, relpath, NULL, 0);
+  int fd = jc_hier_open_relpath(e->set->env.rootfd, relpath, NULL, 0);
   int r = fd < 0 ? fd : jc_cgwrite_attach(fd, pid);
   if (fd >= 0)
     close(fd);
@@ -209,9 +211,9 @@ static void move_out(pid_t pid, void *ctx) {
     (void)jc_cgwrite_attach(e->parentfd, pid); /* may have exited: fine */
 }
 
-int jc_attach_evacuate(jc_collector *c, size_t b, int cgfd, const char *top,
-                       int parentfd) {
-  evacuation e = {c, &c->managed[b], top, parentfd};
+int jc_attach_evacuate(const jc_managed_set *set, size_t b, int cgfd,
+                       const char *top, int parentfd) {
+  evacuation e = {set, &set->block[b], top, parentfd};
   return jc_cgwrite_evacuate(cgfd, move_out, &e);
 }
 

@@ -20,7 +20,6 @@
 #include "jc_discover.h"
 #include "jc_hier.h"
 #include "jc_managed.h"
-#include "jc_problem.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -156,6 +155,11 @@ static void choose_files(jc_collector *c) {
   if (jc_hier_controllers(c->rootfd, "cgroup.controllers", &c->available) < 0)
     c->available = 0;
   uint32_t wanted = jc_lists_files(&c->cfg->sel, &c->cfg->memstat);
+  for (int f = 0; f < JC_FILE_COUNT; f++) {
+    const char *ctrl = jc_sample_files[f].controller;
+    if (!ctrl || (c->available & jc_hier_ctrl_bit(ctrl)))
+      c->readable |= 1u << f;
+  }
   uint32_t asked = jc_lists_files_of(&c->cfg->sel, &c->cfg->memstat,
                                      c->cfg->collect_asked);
   unsigned reported = 0, v1 = bound_to_v1(c);
@@ -175,11 +179,7 @@ static void choose_files(jc_collector *c) {
     say_unavailable(c, fi->controller, v1 & ctrl, asked & lacking,
                     !(lacking & ~JC_LIMIT_FILES));
   }
-  /* OOM notifications read memory.events whatever the lists are. */
   c->collect_files = c->files;
-  c->notify_oom = c->cfg->notify_oom && (c->available & JC_CTRL_MEMORY);
-  if (c->notify_oom)
-    c->files |= 1u << JC_FILE_MEMORY_EVENTS;
   const uint32_t psi = (1u << JC_FILE_CPU_PRESSURE) |
                        (1u << JC_FILE_MEMORY_PRESSURE) |
                        (1u << JC_FILE_IO_PRESSURE);
@@ -195,12 +195,22 @@ static void choose_files(jc_collector *c) {
   }
 }
 
+/* The files read: those Collect asks for, and those the steps that are
+ * on ask for (jc_step_asks) where the hierarchy has their controller;
+ * at init and whenever a step's answer may have changed. */
+static void read_asked(jc_collector *c) {
+  c->files =
+      (c->collect_files | (c->steps.asked.files & c->readable)) & ~c->given_up;
+}
+
 static int alloc_buffers(jc_collector *c) {
   c->buf_size = BUF_INITIAL;
   c->buf = malloc(c->buf_size);
   c->io_devices = calloc(JC_IO_DEVICES_INITIAL, sizeof(*c->io_devices));
   c->sample.io_device = c->io_devices;
   c->sample.io_device_capacity = c->io_devices ? JC_IO_DEVICES_INITIAL : 0;
+  c->sample.cpuset = c->cpuset;
+  c->sample.cpuset_words = JC_SAMPLE_CPUSET_WORDS;
   return c->buf && c->io_devices ? 0 : -ENOMEM;
 }
 
@@ -242,12 +252,20 @@ int jc_collector_init(jc_collector *c) {
   c->metrics = (jc_metrics_opts){&c->cfg->sel, &c->cfg->memstat,
                                  cpus > 0 ? (unsigned)cpus : 1,
                                  c->cfg->per_device, device_name, c};
-  if ((r = jc_managed_setup(c)) < 0) {
-    jc_managed_release(c);
-    return r;
-  }
   if ((r = jc_steps_init(c)) < 0)
     return r;
+  read_asked(c); /* before <Cgroup> blocks: their controllers handed down */
+  jc_managed_env managed = {.cfg = c->cfg,
+                            .log = &c->log,
+                            .root = c->root,
+                            .rootfd = c->rootfd,
+                            .files = c->files,
+                            .collect_files = c->collect_files};
+  if ((r = jc_managed_setup(&managed, &c->managed)) < 0) {
+    jc_managed_release(c->managed);
+    c->managed = NULL;
+    return r;
+  }
   jc_discover_init(c);
   jc_discover_rescan(c);
   read_all(c, NULL, NULL); /* the baseline: rates from the first read on */
@@ -283,6 +301,7 @@ static ssize_t read_file(jc_collector *c, jc_tracked *t, jc_file_id f,
 
 /* File f is read no more, in any cgroup (its step said so). */
 static void stop_reading(jc_collector *c, jc_file_id f) {
+  c->given_up |= 1u << f;
   c->files &= ~(1u << f);
   c->collect_files &= ~(1u << f);
   jc_tracked_drop_file(c, f);
@@ -340,8 +359,8 @@ static bool sample_cgroup(jc_collector *c, jc_tracked *t, jc_sample *s,
     int r = parse_file(c, s, (jc_file_id)f, (size_t)len);
     if (r < 0)
       jc_problem_parse_failed(c, t, (jc_file_id)f, s, r);
-    else
-      jc_problem_recovered(c, t, (jc_file_id)f);
+    else if (t->problems & (1u << f)) /* told: over now */
+      jc_problem_over(c, t, (jc_file_id)f);
     if (c->steps.files & (1u << f))
       tell_step(c, t, (jc_file_id)f, fresh, in_pass, s);
   }
@@ -397,7 +416,7 @@ static bool read_one(jc_collector *c, jc_tracked *t, jc_sample *s, bool final,
                   emit ? emit_with_target : NULL, &e);
   /* Totals only where they are asked for: the plugin's pass makes none. */
   jc_totals totals;
-  bool made = emit && (c->totals || (final && c->cfg->notify_end));
+  bool made = emit && (c->totals || (final && c->steps.asked.final_totals));
   if (made)
     totals_of(c, t, s, &totals);
   if (made && c->totals)
@@ -420,6 +439,10 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
   c->starved = 0;
   bool finals = jc_steps_take_pending(c); /* else no cgroup has emptied */
   jc_steps_begin(c);
+  if (c->steps.asking_count) { /* a step's answer may change at its begin */
+    jc_steps_ask(c);
+    read_asked(c);
+  }
   jc_sample *s = &c->sample;
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_tracked *t = c->tracked[i];
@@ -429,6 +452,7 @@ static void read_all(jc_collector *c, jc_collect_fn emit, void *ctx) {
   }
   jc_discover_drop_gone(c);
   jc_tracked_budget_end_pass(c);
+  jc_problem_end_pass(c);
   jc_steps_end(c, emit, ctx); /* after every cgroup: the kills' attribution
                                  and the energy's split need all */
   jc_steps_send(c, emit, ctx);
@@ -442,7 +466,7 @@ static void rescan_if_changed(jc_collector *c) {
   if (changed || c->rescan_needed ||
       now - c->last_rescan_ns >= (uint64_t)(c->cfg->rescan_interval * 1e9)) {
     jc_discover_rescan(c);
-    jc_steps_walked(c);
+    jc_problem_walked(c);
   }
 }
 
@@ -558,11 +582,12 @@ static const char *device_name(void *ctx, unsigned major, unsigned minor) {
 void jc_collector_free(jc_collector *c) {
   if (!c)
     return;
-  jc_managed_release(c);
+  jc_managed_release(c->managed);
   for (size_t i = 0; i < c->tracked_count; i++)
     jc_tracked_free(c, c->tracked[i]); /* the steps release their slots */
   free(c->tracked);
   jc_steps_free(c);
+  jc_problem_free(c);
   if (c->inotify_fd >= 0)
     close(c->inotify_fd);
   if (c->rootfd >= 0)

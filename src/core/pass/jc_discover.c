@@ -87,7 +87,7 @@ static bool any_pattern(jc_pattern *const *list, size_t n, const char *path) {
 
 static bool is_selected(const jc_collector *c, const char *relpath) {
   const jc_config *cfg = c->cfg;
-  if (jc_managed_is_path(c, relpath))
+  if (jc_managed_is_path(c->cfg, relpath))
     return true;
   return any_pattern(cfg->select, cfg->select_count, relpath) &&
          !any_pattern(cfg->ignore, cfg->ignore_count, relpath);

@@ -1,20 +1,22 @@
 /*
- * jc_internal — the collector's state, shared by its modules.
- * jc_collector.c (life cycle and read pass) uses jc_discover.c (walking
- * the tree, merging what it finds), which uses jc_tracked.c (a tracked
- * cgroup's life, its name, the descriptor budget); jc_managed.c
- * (<Cgroup> blocks, which moves their processes with jc_attach.c).  The
- * steps of the pass (jc_step.h: jc_rtname, jc_oom, jc_energy, jc_gpu,
- * jc_net, jc_problem, jc_end, jc_peak) keep their state behind
- * jc_step_self and jc_step_slot, never in fields of their own here.  The
- * log and the clock they share live below them (jc_log, jc_clock).
- * Nothing outside the core includes this header.
+ * jc_internal — the collector's state, the pass's own: jc_collector.c
+ * (life cycle and read pass) uses jc_discover.c (walking the tree,
+ * merging what it finds), which uses jc_tracked.c (a tracked cgroup's
+ * life, its name, the descriptor budget); jc_problem.c says what a file
+ * that fails means.  The steps of the pass (jc_step.h, listed in
+ * jc_step_list.h) see it through a const view, and keep their state
+ * behind jc_step_self and jc_step_slot, never in fields of their own
+ * here; they write no field of it.  The <Cgroup> blocks (jc_managed) are
+ * given what they need of it.  The log and the clock they share live
+ * below them (jc_log, jc_clock).  Nothing outside the core includes this
+ * header.
  */
 #ifndef JC_INTERNAL_H
 #define JC_INTERNAL_H
 
 #include "jc_collector.h"
 #include "jc_log.h"
+#include "jc_problem.h"
 #include "jc_step.h"
 #include "jc_tracked.h"
 
@@ -43,6 +45,9 @@ typedef struct {
   size_t ended_count;
   const jc_step *of_file[JC_FILE_COUNT]; /* the step told of a file's reads */
   uint32_t files; /* the files that have one */
+  const jc_step *asking[JC_STEP_COUNT]; /* asked again after each begin */
+  size_t asking_count;
+  jc_step_asks asked; /* what the steps that are on ask, together */
 } jc_step_table;
 
 struct jc_collector {
@@ -55,9 +60,10 @@ struct jc_collector {
   bool root_on_cgroupfs; /* on cgroupfs when the root is */
   unsigned available; /* controllers of the root's cgroup.controllers */
   uint32_t files;     /* bit per jc_file_id to read */
-  uint32_t collect_files; /* those Collect asks for; the others (memory.events
-                             for NotifyOOM alone) may be missing silently */
-  bool notify_oom;        /* NotifyOOM, and the memory controller is there */
+  uint32_t collect_files; /* those Collect asks for; the others (a step's
+                             alone: jc_step_asks) may be missing silently */
+  uint32_t readable;      /* the files whose controller the hierarchy has */
+  uint32_t given_up;      /* files read no more (a step said so) */
 
   jc_tracked **tracked; /* sorted in walk order (jc_hier_path_cmp) */
   size_t tracked_count;
@@ -65,6 +71,7 @@ struct jc_collector {
   size_t unlisted_reported; /* directories the last walks could not list */
   size_t starved;   /* this pass: cgroups not read in full for want of a
                        descriptor (t->starved) */
+  jc_problem_memory problems; /* what jc_problem said */
 
   int inotify_fd; /* -1: walk at every read */
   bool rescan_needed;
@@ -74,6 +81,7 @@ struct jc_collector {
   char *buf; /* the one read buffer; grows, never shrinks */
   size_t buf_size;
   jc_sample sample; /* the one sample, handed to each step of a pass */
+  uint64_t cpuset[JC_SAMPLE_CPUSET_WORDS]; /* the sample's cpuset storage */
   uint64_t pass_ns; /* CLOCK_MONOTONIC at the start of this read pass */
   jc_io_device *io_devices; /* the sample's device table */
   jc_metrics_opts metrics;
@@ -81,7 +89,7 @@ struct jc_collector {
   struct jc_devname *devnames; /* PerDevice names seen (jc_collector.c) */
   size_t devname_count;
 
-  struct jc_managed_state *managed; /* per <Cgroup> block (jc_managed) */
+  struct jc_managed_set *managed; /* the <Cgroup> blocks (jc_managed) */
 
   jc_notify_fn notify; /* NULL: notifications are dropped */
   void *notify_ctx;
@@ -100,6 +108,14 @@ static inline void *jc_step_self(const jc_collector *c, jc_step_id id) {
 static inline void *jc_step_slot(const jc_collector *c, const jc_tracked *t,
                                  jc_step_id id) {
   return (char *)t->slots + c->steps.slot_offset[id];
+}
+
+/* The pass's read buffer, lent to a step for a read of its own (jc_oom's
+ * top counter, at begin): its text is not kept from one read to the
+ * next, nor are *ret_size bytes more than it holds now. */
+static inline char *jc_step_buffer(const jc_collector *c, size_t *ret_size) {
+  *ret_size = c->buf_size;
+  return c->buf;
 }
 
 #endif

@@ -19,6 +19,15 @@
  * may be NULL.  A step whose init leaves its state NULL is off: none of
  * its hooks is called (a NotifyOOM false costs the pass nothing).  Hooks
  * run in the list's order, each group's as its comment says.
+ *
+ * A step sees the collector through a const view: it reads the pass's
+ * state (c->cfg, c->log, c->tracked, c->pass_ns ...) and writes only its
+ * own (jc_step_self, jc_step_slot) and what the hook hands it (a read's
+ * sample, a cgroup's slot).  The hooks given `jc_collector *` (pass.begin
+ * and pass.end, cgroup_life.release and give_back) may use the pass's
+ * services that change it: the descriptor budget (jc_tracked_keep,
+ * jc_tracked_unkept) and the names (jc_tracked_resolve_collisions).  No
+ * step writes a field of struct jc_collector.
  */
 #ifndef JC_STEP_H
 #define JC_STEP_H
@@ -48,6 +57,15 @@ typedef struct {
   bool in_pass; /* a read pass (false: a final read between passes) */
 } jc_read;
 
+/* What a step asks of the pass (its asks hook). */
+typedef struct {
+  uint32_t files;    /* the sample's files read for it at every read of a
+                        cgroup (bit 1u << jc_file_id), beyond those the
+                        value lists read */
+  bool final_totals; /* a cgroup's final read makes its totals (jc_read's
+                        totals in pass.ended: NotifyEnd's record) */
+} jc_step_asks;
+
 /* inotify: what the watch descriptor of step's event hook means. */
 enum {
   JC_EVENTS_LOST = -1,   /* events were lost: any watched file may have
@@ -59,19 +77,32 @@ typedef struct jc_step {
   const char *name;
   size_t slot_size; /* per tracked cgroup; 0: none */
 
-  /* Its life: made at init (after <Cgroup> blocks are set up, before the
-   * first walk), freed with the collector.  init: its state, or NULL to
-   * stay off; a negative errno after one ERROR line fails init.
-   * init_first: its init runs first of all the collector's init (after
-   * the root is opened, before the controllers are looked at, the
-   * descriptor budget is chosen and <Cgroup> blocks move processes), for
-   * what only the configuration decides and may fail init, so that it
-   * fails before anything is changed (jc_rtname's RuntimeRoot). */
+  /* Its life: made at init (before <Cgroup> blocks are set up, so that
+   * a level the plugin creates hands down the controllers of the files
+   * the steps ask for; before the first walk), freed with the collector.
+   * init: its state, or NULL to stay off; a negative errno after one
+   * ERROR line fails init.  init_first: its init runs first of all the
+   * collector's init (after the root is opened, before the controllers
+   * are looked at and the descriptor budget is chosen), for what only the
+   * configuration decides and may fail init, so that it fails before
+   * anything is said or changed (jc_rtname's RuntimeRoot). */
   struct {
-    int (*init)(jc_collector *c, void **ret_self);
+    int (*init)(const jc_collector *c, void **ret_self);
     bool init_first;
-    void (*free)(jc_collector *c, void *self);
+    void (*free)(const jc_collector *c, void *self);
   } life;
+
+  /* What it asks of the pass (jc_step_asks): asked after its init and,
+   * when each_pass, after the begin hooks of every pass (an answer that
+   * may change then: the energy step's cpuset, once it knows the
+   * packages).  The pass reads the files asked for where the hierarchy
+   * has their controller; a cgroup that lacks one misses nothing else
+   * (no problem is told).  The sample's storage is the pass's, the
+   * cpuset's included: a step sets nothing of the collector up. */
+  struct {
+    void (*ask)(const jc_collector *c, jc_step_asks *ret);
+    bool each_pass;
+  } asks;
 
   /* Each read pass, in this order:
    *   begin       before any cgroup is read
@@ -88,13 +119,13 @@ typedef struct jc_step {
    * the command, and NotifyEnd's record). */
   struct {
     void (*begin)(jc_collector *c);
-    bool (*final)(jc_collector *c, jc_tracked *t);
-    void (*cgroup)(jc_collector *c, jc_tracked *t, const jc_read *r);
-    void (*ended)(jc_collector *c, jc_tracked *t, const jc_read *r);
+    bool (*final)(const jc_collector *c, jc_tracked *t);
+    void (*cgroup)(const jc_collector *c, jc_tracked *t, const jc_read *r);
+    void (*ended)(const jc_collector *c, jc_tracked *t, const jc_read *r);
     void (*totals)(const jc_collector *c, const jc_tracked *t,
                    jc_totals *totals);
     void (*end)(jc_collector *c, jc_collect_fn emit, void *ctx);
-    void (*send)(jc_collector *c, jc_collect_fn emit, void *ctx);
+    void (*send)(const jc_collector *c, jc_collect_fn emit, void *ctx);
   } pass;
 
   /* Between passes.  A step with pending work (a cgroup that emptied)
@@ -106,13 +137,11 @@ typedef struct jc_step {
    * at the start of a pass and between passes; while no step has pending
    * work no final hook is asked (the pass costs one call, not one per
    * cgroup).  event: an inotify event of a watched file (wd), or
-   * JC_EVENTS_LOST, or JC_WATCHES_GONE.  walked: after a walk of the
-   * tree. */
+   * JC_EVENTS_LOST, or JC_WATCHES_GONE. */
   struct {
-    bool (*take_pending)(jc_collector *c);
-    void (*hold)(jc_collector *c, jc_tracked *t, const jc_metric *m);
-    void (*event)(jc_collector *c, int wd);
-    void (*walked)(jc_collector *c);
+    bool (*take_pending)(const jc_collector *c);
+    void (*hold)(const jc_collector *c, jc_tracked *t, const jc_metric *m);
+    void (*event)(const jc_collector *c, int wd);
   } between;
 
   /* A cgroup's life:
@@ -134,11 +163,11 @@ typedef struct jc_step {
    * jc_tracked_unkept); this gives back those of t, so that an interval
    * peak has room (jc_tracked.h); true when it had any. */
   struct {
-    void (*track)(jc_collector *c, jc_tracked *t);
-    void (*vanished)(jc_collector *c, const jc_tracked *t, bool recreated,
+    void (*track)(const jc_collector *c, jc_tracked *t);
+    void (*vanished)(const jc_collector *c, const jc_tracked *t, bool recreated,
                      jc_tracked *const *before, size_t n);
     void (*release)(jc_collector *c, jc_tracked *t);
-    bool (*collision)(jc_collector *c, jc_tracked *const *group,
+    bool (*collision)(const jc_collector *c, jc_tracked *const *group,
                       size_t count);
     bool (*give_back)(jc_collector *c, jc_tracked *t);
   } cgroup_life;
@@ -155,16 +184,16 @@ typedef struct jc_step {
    * more. */
   struct {
     uint32_t told;
-    int (*read)(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
+    int (*read)(const jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
                 bool fresh, bool in_pass, jc_sample *s);
-    int (*refused)(jc_collector *c, jc_file_id f, int err);
+    int (*refused)(const jc_collector *c, jc_file_id f, int err);
   } files;
 
   /* Reads of its own between passes: due_ns says when (CLOCK_MONOTONIC;
    * UINT64_MAX: none due), tick makes them. */
   struct {
     uint64_t (*due_ns)(const jc_collector *c);
-    void (*tick)(jc_collector *c, uint64_t now_ns);
+    void (*tick)(const jc_collector *c, uint64_t now_ns);
   } timer;
 } jc_step;
 
@@ -186,12 +215,14 @@ int jc_steps_init_first(jc_collector *c);
 int jc_steps_init(jc_collector *c);
 void jc_steps_free(jc_collector *c);
 void jc_steps_begin(jc_collector *c);
+/* What the steps that are on ask, into c->steps.asked: at init, and
+ * after the begin hooks when a step asks each pass (steps.asking). */
+void jc_steps_ask(jc_collector *c);
 void jc_steps_end(jc_collector *c, jc_collect_fn emit, void *ctx);
 void jc_steps_hold(jc_collector *c, jc_tracked *t, const jc_metric *m);
 void jc_steps_send(jc_collector *c, jc_collect_fn emit, void *ctx);
 bool jc_steps_take_pending(jc_collector *c);
 void jc_steps_event(jc_collector *c, int wd);
-void jc_steps_walked(jc_collector *c);
 bool jc_steps_ticking(const jc_collector *c);
 uint64_t jc_steps_due_ns(const jc_collector *c);
 void jc_steps_tick(jc_collector *c, uint64_t now_ns);

@@ -35,7 +35,20 @@ static void list_cgroup_hooks(jc_collector *c) {
     for (uint32_t left = jc_steps[i]->files.told; left; left &= left - 1)
       c->steps.of_file[__builtin_ctz(left)] = jc_steps[i];
     c->steps.files |= jc_steps[i]->files.told;
+    if (jc_steps[i]->asks.ask && jc_steps[i]->asks.each_pass)
+      c->steps.asking[c->steps.asking_count++] = jc_steps[i];
   }
+}
+
+void jc_steps_ask(jc_collector *c) {
+  jc_step_asks all = {0};
+  EACH_ON(c, i) if (jc_steps[i]->asks.ask) {
+    jc_step_asks one = {0};
+    jc_steps[i]->asks.ask(c, &one);
+    all.files |= one.files;
+    all.final_totals |= one.final_totals;
+  }
+  c->steps.asked = all;
 }
 
 static int init_one(jc_collector *c, int i) {
@@ -67,6 +80,7 @@ int jc_steps_init(jc_collector *c) {
   }
   c->steps.slots_size = offset;
   list_cgroup_hooks(c);
+  jc_steps_ask(c);
   return 0;
 }
 
@@ -104,10 +118,6 @@ bool jc_steps_take_pending(jc_collector *c) {
 
 void jc_steps_event(jc_collector *c, int wd) {
   EACH_ON(c, i) if (jc_steps[i]->between.event) jc_steps[i]->between.event(c, wd);
-}
-
-void jc_steps_walked(jc_collector *c) {
-  EACH_ON(c, i) if (jc_steps[i]->between.walked) jc_steps[i]->between.walked(c);
 }
 
 bool jc_steps_ticking(const jc_collector *c) {

@@ -325,7 +325,7 @@ jc_tracked *jc_tracked_new(jc_collector *c, jc_found *e) {
   place(c, t, e);
   t->ancestors = e->ancestors;
   acquire_dirfd(c, t);
-  const char *instance = jc_managed_instance(c, t->relpath);
+  const char *instance = jc_managed_instance(c->cfg, t->relpath);
   t->explicit_name = instance || !t->relpath[0];
   if (instance)
     snprintf(t->name, sizeof(t->name), "%s", instance);
@@ -422,6 +422,25 @@ static bool choose_instance(jc_tracked *t, bool collides) {
   return true;
 }
 
+void jc_tracked_say_collision(const jc_collector *c, int level,
+                              jc_tracked *const *group, size_t count,
+                              const jc_collision_words *w) {
+  const jc_tracked *a = group[0], *b = group[1];
+  if (count == 2)
+    jc_logf(&c->log, level,
+            "cgroups \"%s\" and \"%s\" %s \"%s\"%s; %sthey are reported as "
+            "\"%s\" and \"%s\"",
+            a->relpath, b->relpath, w->share[0], a->name, w->why[0],
+            w->during[0], a->instance, b->instance);
+  else
+    jc_logf(&c->log, level,
+            "cgroups \"%s\", \"%s\" and %zu more %s \"%s\"%s; %seach is "
+            "reported as that name, \"~\" and the hash of its path (\"%s\" "
+            "for \"%s\")",
+            a->relpath, b->relpath, count - 2, w->share[1], a->name, w->why[1],
+            w->during[1], b->instance, b->relpath);
+}
+
 /*
  * One line for a group of cgroups sharing a name, when it changed: a
  * step's, when one tells it (a name it gave them all), else a WARNING:
@@ -429,21 +448,12 @@ static bool choose_instance(jc_tracked *t, bool collides) {
  */
 static void report_collision(jc_collector *c, jc_tracked *const *group,
                              size_t count) {
-  if (jc_steps_collision(c, group, count))
-    return;
-  const jc_tracked *a = group[0], *b = group[1];
-  if (count == 2)
-    jc_logf(&c->log, JC_LOG_WARNING,
-            "cgroups \"%s\" and \"%s\" would both be reported as \"%s\"; "
-            "they are reported as \"%s\" and \"%s\"",
-            a->relpath, b->relpath, a->name, a->instance, b->instance);
-  else
-    jc_logf(&c->log, JC_LOG_WARNING,
-            "cgroups \"%s\", \"%s\" and %zu more would all be reported as "
-            "\"%s\"; each is reported as that name, \"~\" and the hash of "
-            "its path (\"%s\" for \"%s\")",
-            a->relpath, b->relpath, count - 2, a->name, b->instance,
-            b->relpath);
+  static const jc_collision_words words = {
+      {"would both be reported as", "would all be reported as"},
+      {"", ""},
+      {"", ""}};
+  if (!jc_steps_collision(c, group, count))
+    jc_tracked_say_collision(c, JC_LOG_WARNING, group, count, &words);
 }
 
 /*

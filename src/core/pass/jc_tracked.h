@@ -54,6 +54,8 @@ typedef struct jc_tracked {
   int dirfd;      /* -1 when not kept: its files are opened by path */
   int fd[JC_FILE_COUNT]; /* kept stat-file fds, -1 when not kept */
   uint32_t absent;   /* files found missing, skipped until the next walk */
+  uint32_t problems; /* its problems told and not over (jc_problem): a bit
+                        per file, then one per missing controller */
   jc_prior prior;  /* rates and I/O totals (jc_metrics) */
   jc_limits ancestors; /* the smallest limits above it, as of the last walk */
   bool gone; /* vanished during this read pass */
@@ -112,6 +114,22 @@ void jc_tracked_vanished(jc_collector *c, jc_tracked *t,
  * path (docs/configuration.md, instance names); logs what changed (a
  * step's collision hook, or a WARNING). */
 int jc_tracked_resolve_collisions(jc_collector *c);
+
+/* How cgroups that share a name are told (jc_tracked_say_collision): the
+ * words that differ between jc_tracked's WARNING and a step's own line,
+ * each for two cgroups ([0]) and for more ([1]). */
+typedef struct {
+  const char *share[2];  /* "would both be reported as" */
+  const char *why[2];    /* after the name: "", or " (replicas)" */
+  const char *during[2]; /* before what they are reported as: "", or
+                            "while both are there " */
+} jc_collision_words;
+
+/* Says that group[0..count) (count >= 2) share a name, and what each is
+ * reported as now, in one line at level. */
+void jc_tracked_say_collision(const jc_collector *c, int level,
+                              jc_tracked *const *group, size_t count,
+                              const jc_collision_words *w);
 
 /* t's name is `name` now, and the instance it is reported with too: a
  * step that names cgroups, in its track hook (jc_tracked_new has given

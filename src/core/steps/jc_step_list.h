@@ -17,14 +17,13 @@
 #define JC_STEP_LIST_H
 
 #define JC_STEPS(X)                                                            \
-  X(RTNAME, rtname)   /* names/: InstanceFrom "container": runtimes' names */ \
-  X(OOM, oom)         /* oom/: OOM kills as notifications */                  \
-  X(ENERGY, energy)   /* energy/: Collect "energy" */                         \
-  X(GPU, gpu)         /* gpu/: Collect "gpu" */                               \
-  X(NET, net)         /* net/: Collect "network" */                           \
-  X(DISK, disk)       /* disk/: Collect "disk" */                             \
-  X(PROBLEM, problem) /* problem/: file problems told once, the starved */    \
-  X(END, end)         /* end/: final figures, NotifyEnd, the lost */          \
-  X(PEAK, peak)       /* peak/: the interval peak */
+  X(RTNAME, rtname) /* names/: InstanceFrom "container": runtimes' names */    \
+  X(OOM, oom)       /* oom/: OOM kills as notifications */                     \
+  X(ENERGY, energy) /* energy/: Collect "energy" */                            \
+  X(GPU, gpu)       /* gpu/: Collect "gpu" */                                  \
+  X(NET, net)       /* net/: Collect "network" */                              \
+  X(DISK, disk)     /* disk/: Collect "disk" */                                \
+  X(END, end)       /* end/: final figures, NotifyEnd, the lost */             \
+  X(PEAK, peak)     /* peak/: the interval peak */
 
 #endif

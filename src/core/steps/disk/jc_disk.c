@@ -820,19 +820,19 @@ static void release(jc_collector *c, jc_tracked *t) {
   *s = (disk_slot){0};
 }
 
-static void disk_free(jc_collector *c, void *state) {
+/* The inotify descriptor goes with the collector, and its budget's count
+ * with it. */
+static void disk_free(const jc_collector *c, void *state) {
+  (void)c;
   disk_self *d = state;
-  if (d->watch) {
-    jc_dwatch_free(d->watch);
-    jc_tracked_unkept(c);
-  }
+  jc_dwatch_free(d->watch);
   jc_runtime_free(d->rt);
   free(d->pick);
   free(d);
 }
 
 /* On when a disk list is chosen: the runtimes' state below RuntimeRoot. */
-static int init(jc_collector *c, void **ret_self) {
+static int init(const jc_collector *c, void **ret_self) {
   const jc_config *cfg = c->cfg;
   if (!jc_lists_any(&cfg->sel, JC_LIST_DISK_LAYER, 7))
     return 0;

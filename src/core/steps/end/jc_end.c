@@ -119,7 +119,7 @@ static void note_populated(jc_end_state *e, bool populated, uint64_t now) {
 }
 
 /* A new or re-created tracked cgroup: its watch and its populated state. */
-static void watch(jc_collector *c, jc_tracked *t) {
+static void watch(const jc_collector *c, jc_tracked *t) {
   jc_end_state *e = end_of(c, t);
   *e = (jc_end_state){.wd = -1};
   if (c->inotify_fd < 0)
@@ -153,7 +153,8 @@ static void watch(jc_collector *c, jc_tracked *t) {
 
 /* t went with lists held: they are to be sent (at most one cgroup's
  * more than the last time; out of memory, they are dropped). */
-static void keep_gone(jc_collector *c, const jc_tracked *t, jc_end_state *e) {
+static void keep_gone(const jc_collector *c, const jc_tracked *t,
+                      jc_end_state *e) {
   end_self *s = self(c);
   if (s->gone_count == s->gone_capacity) {
     size_t cap = s->gone_capacity ? 2 * s->gone_capacity : 8;
@@ -184,7 +185,7 @@ static void keep_gone(jc_collector *c, const jc_tracked *t, jc_end_state *e) {
  * before its files were read; or its cgroup.events changed since it was
  * last read empty: a job filled and emptied it (inotify merges the two
  * while the first is unread) and it went. */
-static void vanished(jc_collector *c, const jc_tracked *t, bool recreated,
+static void vanished(const jc_collector *c, const jc_tracked *t, bool recreated,
                      jc_tracked *const *before, size_t n) {
   (void)before;
   (void)n;
@@ -213,7 +214,7 @@ static void release(jc_collector *c, jc_tracked *t) {
 /* An inotify event on watch wd that is not a directory's: marks the
  * cgroup whose cgroup.events it is; every cgroup when events were lost;
  * none has a watch any more when the instance is gone. */
-static void event(jc_collector *c, int wd) {
+static void event(const jc_collector *c, int wd) {
   for (size_t i = 0; i < c->tracked_count; i++) {
     jc_end_state *e = end_of(c, c->tracked[i]);
     if (wd == JC_WATCHES_GONE) {
@@ -227,7 +228,7 @@ static void event(jc_collector *c, int wd) {
   }
 }
 
-static bool take_pending(jc_collector *c) {
+static bool take_pending(const jc_collector *c) {
   bool pending = self(c)->pending;
   self(c)->pending = false;
   return pending;
@@ -235,7 +236,7 @@ static bool take_pending(jc_collector *c) {
 
 /* t was marked: reads its cgroup.events; true when it has just ended
  * (populated 1 → 0): its files are to be read now. */
-static bool ended(jc_collector *c, jc_tracked *t) {
+static bool ended(const jc_collector *c, jc_tracked *t) {
   jc_end_state *e = end_of(c, t);
   if (!e->changed)
     return false;
@@ -266,7 +267,7 @@ static bool ended(jc_collector *c, jc_tracked *t) {
 }
 
 /* A list of t's final read between passes: held, until it goes. */
-static void hold(jc_collector *c, jc_tracked *t, const jc_metric *m) {
+static void hold(const jc_collector *c, jc_tracked *t, const jc_metric *m) {
   jc_end_state *e = end_of(c, t);
   if (e->held_count == e->held_capacity) {
     size_t cap = e->held_capacity ? 2 * e->held_capacity : 16;
@@ -291,7 +292,7 @@ static void free_gone(gone_figures *g) {
 
 /* The held lists of the cgroups that went, with the times they were
  * read. */
-static void send_gone(jc_collector *c, jc_collect_fn emit, void *ctx) {
+static void send_gone(const jc_collector *c, jc_collect_fn emit, void *ctx) {
   end_self *s = self(c);
   for (size_t i = 0; i < s->gone_count; i++) {
     gone_figures *g = &s->gone[i];
@@ -339,7 +340,7 @@ static void count(record *r, const char *key, uint64_t v) {
 
 /* After t's final read: the NotifyEnd notification of its totals
  * (jc_totals, from that read; docs/configuration.md, NotifyEnd). */
-static void notify(jc_collector *c, const jc_tracked *t,
+static void notify(const jc_collector *c, const jc_tracked *t,
                    const jc_totals *totals) {
   if (!c->cfg->notify_end || !c->notify)
     return;
@@ -397,7 +398,7 @@ static void notify(jc_collector *c, const jc_tracked *t,
 }
 
 /* After t's final read. */
-static void read_final(jc_collector *c, jc_tracked *t, const jc_read *r) {
+static void read_final(const jc_collector *c, jc_tracked *t, const jc_read *r) {
   end_of(c, t)->reading = false;
   if (r->totals)
     notify(c, t, r->totals);
@@ -431,7 +432,7 @@ static void end_pass(jc_collector *c, jc_collect_fn emit, void *ctx) {
   self(c)->lost = 0;
 }
 
-static int init(jc_collector *c, void **ret_self) {
+static int init(const jc_collector *c, void **ret_self) {
   (void)c;
   *ret_self = calloc(1, sizeof(end_self));
   if (*ret_self)
@@ -440,7 +441,12 @@ static int init(jc_collector *c, void **ret_self) {
   return -ENOMEM;
 }
 
-static void end_free(jc_collector *c, void *state) {
+/* NotifyEnd's record is made of the totals of a cgroup's final read. */
+static void ask(const jc_collector *c, jc_step_asks *ret) {
+  ret->final_totals = c->cfg->notify_end;
+}
+
+static void end_free(const jc_collector *c, void *state) {
   (void)c;
   end_self *s = state;
   for (size_t i = 0; i < s->gone_count; i++)
@@ -453,6 +459,7 @@ const jc_step jc_end_step = {
     .name = "end",
     .slot_size = sizeof(jc_end_state),
     .life = {.init = init, .free = end_free},
+    .asks = {.ask = ask},
     .pass = {.final = ended,
              .ended = read_final,
              .end = end_pass,

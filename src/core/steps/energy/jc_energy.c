@@ -66,7 +66,7 @@ struct jc_energy {
   jc_share_host host; /* the host's CPU time, this pass's rule */
   uint64_t next_look_ns;
   bool mapping_said;
-  uint64_t cpuset[JC_CPUS_WORDS]; /* the sample's cpuset storage */
+  bool per_package; /* each cgroup's cpuset read: its packages */
   /* the pass's parties (jc_share), grown with the tracked set */
   size_t cap;
   uint32_t cap_domains;
@@ -151,7 +151,7 @@ static int domain_index(const jc_cpus_domain *d, size_t n, int package,
 }
 
 /* Says once how the packages' energy is split, where there are several. */
-static void say_mapping(jc_collector *c, size_t domains, size_t mapped,
+static void say_mapping(const jc_collector *c, size_t domains, size_t mapped,
                         bool per_package) {
   struct jc_energy *e = self(c);
   if (domains < 2 || e->mapping_said)
@@ -172,7 +172,7 @@ static void say_mapping(jc_collector *c, size_t domains, size_t mapped,
 }
 
 /* Each zone's CPUs, after the zones or the packages changed. */
-static void map_zones(jc_collector *c) {
+static void map_zones(const jc_collector *c) {
   struct jc_energy *e = self(c);
   jc_cpus_domain d[JC_SHARE_DOMAINS_MAX];
   size_t n = list_domains(e->rapl, d), mapped = 0;
@@ -187,13 +187,15 @@ static void map_zones(jc_collector *c) {
     e->z[i].domain =
         per_package ? domain_index(d, n, pkg->package_id, pkg->die_id) : -1;
   }
-  if (per_package) {
-    c->files |= 1u << JC_FILE_CPUSET_CPUS_EFFECTIVE;
-    c->sample.cpuset = e->cpuset;
-    c->sample.cpuset_words = JC_CPUS_WORDS;
-  } else {
-    c->files &= ~(1u << JC_FILE_CPUSET_CPUS_EFFECTIVE);
-  }
+  e->per_package = per_package;
+}
+
+/* Each cgroup's cpuset.cpus.effective where the energy is split per
+ * package: asked after each pass's begin, which may find the packages
+ * (a zone that came late). */
+static void ask(const jc_collector *c, jc_step_asks *ret) {
+  if (self(c)->per_package)
+    ret->files = 1u << JC_FILE_CPUSET_CPUS_EFFECTIVE;
 }
 
 /* Names for the zones rapl found since the last time. */
@@ -214,7 +216,7 @@ static void name_zones(struct jc_energy *e) {
 /* On when energy lists are chosen: the zones, the host's CPUs.  -1 only
  * when out of memory (logged); off (said at INFO by jc_rapl) where there
  * is no zone. */
-static int init(jc_collector *c, void **ret_self) {
+static int init(const jc_collector *c, void **ret_self) {
   if (!jc_lists_any(&c->cfg->sel, JC_LIST_ENERGY, 3))
     return 0;
   struct jc_energy *e = calloc(1, sizeof(*e));
@@ -261,8 +263,8 @@ static void energy_begin(jc_collector *c) {
 }
 
 /* t's share, with room for every zone. */
-static struct jc_energy_share *share_of(jc_collector *c, struct jc_energy *e,
-                                        jc_tracked *t) {
+static struct jc_energy_share *share_of(const jc_collector *c,
+                                        struct jc_energy *e, jc_tracked *t) {
   struct jc_energy_share **slot = share_slot(c, t), *sh = *slot;
   if (sh && sh->zones >= e->zones)
     return sh;
@@ -281,7 +283,8 @@ static struct jc_energy_share *share_of(jc_collector *c, struct jc_energy *e,
 
 /* After each cgroup's read in a pass: its CPU time (and cpuset) for the
  * split at the pass's end. */
-static void energy_note(jc_collector *c, jc_tracked *t, const jc_read *r) {
+static void energy_note(const jc_collector *c, jc_tracked *t,
+                        const jc_read *r) {
   struct jc_energy *e = self(c);
   const jc_sample *s = r->sample;
   if (!r->in_pass || !t->relpath[0]) /* the root's figures are the host's */
@@ -330,7 +333,7 @@ static bool grow_scratch(struct jc_energy *e, size_t n, uint32_t domains) {
  * nearest one it is inside of (walk order puts a cgroup's descendants
  * right after it) and the packages of its cpuset (a cgroup without the
  * cpuset file runs on those of the cgroup above it). */
-static size_t gather_parties(jc_collector *c) {
+static size_t gather_parties(const jc_collector *c) {
   struct jc_energy *e = self(c);
   size_t n = 0;
   long stack[64];
@@ -375,7 +378,8 @@ static void charge_zone(const jc_collector *c, struct jc_energy *e, size_t i,
         &split, jc_share_time_of(e->party, k, e->on, domains, z->domain));
 }
 
-static void say_restart(jc_collector *c, size_t i, const jc_rapl_energy *r) {
+static void say_restart(const jc_collector *c, size_t i,
+                        const jc_rapl_energy *r) {
   struct jc_energy *e = self(c);
   const jc_rapl_zone *z = jc_rapl_zone_at(e->rapl, i);
   char why[256];
@@ -409,7 +413,7 @@ static void say_restart(jc_collector *c, size_t i, const jc_rapl_energy *r) {
 }
 
 /* A new epoch of zone i: every counter of it from 0. */
-static void restart_zone(jc_collector *c, size_t i) {
+static void restart_zone(const jc_collector *c, size_t i) {
   struct jc_energy *e = self(c);
   bool package = jc_rapl_zone_at(e->rapl, i)->kind == JC_RAPL_PACKAGE;
   e->z[i].host_uj = e->z[i].idle_uj = 0;
@@ -425,7 +429,7 @@ static void restart_zone(jc_collector *c, size_t i) {
 
 /* Zone i's host counter and power for this pass, and a new epoch where
  * an interval of it was given up since the pass before. */
-static void advance_zone(jc_collector *c, size_t i) {
+static void advance_zone(const jc_collector *c, size_t i) {
   struct jc_energy *e = self(c);
   zone_acct *z = &e->z[i];
   const jc_rapl_energy *r = jc_rapl_energy_of(e->rapl, i);
@@ -460,7 +464,7 @@ static void put_derive(jc_collect_fn emit, void *ctx, const jc_target *t,
 }
 
 /* The host's figures of zone i, as instance root. */
-static void emit_zone(jc_collector *c, size_t i, jc_collect_fn emit,
+static void emit_zone(const jc_collector *c, size_t i, jc_collect_fn emit,
                       void *ctx, const jc_target *host) {
   struct jc_energy *e = self(c);
   const zone_acct *z = &e->z[i];
@@ -518,7 +522,7 @@ static uint64_t due_ns(const jc_collector *c) {
   return jc_rapl_due_ns(self(c)->rapl);
 }
 
-static void tick(jc_collector *c, uint64_t now_ns) {
+static void tick(const jc_collector *c, uint64_t now_ns) {
   struct jc_energy *e = self(c);
   if (now_ns >= jc_rapl_due_ns(e->rapl))
     jc_rapl_read(e->rapl, now_ns);
@@ -547,19 +551,16 @@ static void release(jc_collector *c, jc_tracked *t) {
   *slot = NULL;
 }
 
-static void energy_free(jc_collector *c, void *state) {
-  struct jc_energy *e = state;
-  if (c->sample.cpuset == e->cpuset) {
-    c->sample.cpuset = NULL;
-    c->sample.cpuset_words = 0;
-  }
-  free_state(e);
+static void energy_free(const jc_collector *c, void *state) {
+  (void)c;
+  free_state(state);
 }
 
 const jc_step jc_energy_step = {
     .name = "energy",
     .slot_size = sizeof(struct jc_energy_share *),
     .life = {.init = init, .free = energy_free},
+    .asks = {.ask = ask, .each_pass = true},
     .pass = {.begin = energy_begin,
              .cgroup = energy_note,
              .totals = totals,

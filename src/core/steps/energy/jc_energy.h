@@ -18,8 +18,8 @@
  * twice (jc_energy_due_ns), and the powercap tree is listed again every
  * 10 s for zones that came, went or were registered again.  On a host of
  * several packages each package's energy goes to the CPU time spent on
- * its CPUs (jc_share; the cgroups' cpuset.cpus.effective, read in the
- * pass).  A step of the read pass (jc_step.h), on when energy lists are
+ * its CPUs (jc_share; the cgroups' cpuset.cpus.effective, which its asks
+ * hook asks the pass to read then).  A step of the read pass (jc_step.h), on when energy lists are
  * chosen: its begin hook reads the zones and the host's CPU time, its
  * cgroup hook notes each cgroup's CPU time, its end hook splits and
  * charges every zone's energy and sends the lists, its totals hook gives

@@ -170,7 +170,8 @@ static void free_state(struct jc_gpu *e) {
 /* ---- init ------------------------------------------------------------------- */
 
 /* What the driver lacks, said once at start. */
-static void say_versions(jc_collector *c, struct jc_gpu *e, unsigned count) {
+static void say_versions(const jc_collector *c, struct jc_gpu *e,
+                         unsigned count) {
   jc_logf(&c->log, JC_LOG_INFO,
           "%u GPU%s through %s (process lists: version %d; utilisation: %s; "
           "energy: %s)",
@@ -191,7 +192,7 @@ static void say_versions(jc_collector *c, struct jc_gpu *e, unsigned count) {
 
 /* On when a GPU list is chosen and NVML finds a GPU; else one INFO line
  * and off. */
-static int init(jc_collector *c, void **ret_self) {
+static int init(const jc_collector *c, void **ret_self) {
   if (!jc_lists_any(&c->cfg->sel, JC_LIST_GPU_MEMORY, 7))
     return 0;
   struct jc_gpu *e = calloc(1, sizeof(*e));
@@ -926,7 +927,7 @@ static void release(jc_collector *c, jc_tracked *t) {
   *slot = NULL;
 }
 
-static void gpu_free(jc_collector *c, void *state) {
+static void gpu_free(const jc_collector *c, void *state) {
   (void)c;
   free_state(state);
 }

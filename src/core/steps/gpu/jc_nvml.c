@@ -131,7 +131,7 @@ static void *find(void *dl, const char *name, int newest, int *ret_version) {
       (n)->version[fn] = v_;                                                   \
   } while (0)
 
-int jc_nvml_open(const char *library, jc_nvml **ret, char *err, size_t size) {
+int jc_nvml_open(const char *library, jc_nvml **ret, char *why, size_t size) {
   const char *lib = library ? library : JC_NVML_LIBRARY_DEFAULT;
   jc_nvml *n = calloc(1, sizeof(*n));
   if (!n || !(n->library = strdup(lib))) {
@@ -141,8 +141,8 @@ int jc_nvml_open(const char *library, jc_nvml **ret, char *err, size_t size) {
   dlerror();
   n->dl = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
   if (!n->dl) {
-    const char *why = dlerror();
-    snprintf(err, size, "%s", why ? why : "cannot be loaded");
+    const char *dl_why = dlerror();
+    snprintf(why, size, "%s", dl_why ? dl_why : "cannot be loaded");
     jc_nvml_close(n);
     return -ENOENT;
   }
@@ -178,7 +178,7 @@ int jc_nvml_open(const char *library, jc_nvml **ret, char *err, size_t size) {
                       : !n->uuid     ? "nvmlDeviceGetUUID"
                                      : NULL;
   if (lacks) {
-    snprintf(err, size, "it has no %s: it is not NVML", lacks);
+    snprintf(why, size, "it has no %s: it is not NVML", lacks);
     jc_nvml_close(n);
     return -ENOSYS;
   }

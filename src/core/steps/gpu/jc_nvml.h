@@ -6,7 +6,7 @@
  * in jc_nvml.c alone; this API turns NVML's return codes into negative
  * errnos and its versioned structures into the ones below.
  *
- *   jc_nvml_open(library, &n, err, size);  dlopen, dlsym: once
+ *   jc_nvml_open(library, &n, why, size);  dlopen, dlsym: once
  *   jc_nvml_start(n);                        nvmlInit_v2: per read
  *     jc_nvml_count / _device_at / _processes / _utilization / _energy
  *   jc_nvml_stop(n);                         nvmlShutdown: per read
@@ -96,10 +96,10 @@ typedef struct {
  * Loads library (NULL: JC_NVML_LIBRARY_DEFAULT; a name is looked up as
  * dlopen does, a path is taken as it is) and finds its functions.  0 and
  * *ret; -ENOENT when it cannot be loaded, -ENOSYS when it lacks nvmlInit,
- * nvmlShutdown, the device count, handles or UUIDs (err says which, or
+ * nvmlShutdown, the device count, handles or UUIDs (why says which, or
  * dlerror's words); -ENOMEM.
  */
-int jc_nvml_open(const char *library, jc_nvml **ret, char *err, size_t n);
+int jc_nvml_open(const char *library, jc_nvml **ret, char *why, size_t n);
 void jc_nvml_close(jc_nvml *n);
 
 /* The library's name as given to jc_nvml_open. */

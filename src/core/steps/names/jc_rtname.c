@@ -28,7 +28,7 @@ static jc_rtname_state *state_of(const jc_collector *c, const jc_tracked *t) {
  * state directory), whichever cgroup comes first; a WARNING when that
  * directory is not there at all (a collectd in a container without the
  * mount, a RuntimeRoot or RuntimeDir set wrong). */
-static void say_missing(jc_collector *c, jc_rtname_self *n,
+static void say_missing(const jc_collector *c, jc_rtname_self *n,
                         const jc_tracked *t, int reads, bool loud) {
   char text[3 * PATH_MAX];
   int k = jc_runtime_missing(n->runtime, t->relpath, text, sizeof(text));
@@ -55,7 +55,7 @@ static void say_missing(jc_collector *c, jc_rtname_self *n,
  * again at the next read passes (retry), JC_RUNTIME_TRIES times, then
  * every JC_RUNTIME_RETRY_S.  True when ret_name is the runtime's.
  */
-static bool look_up(jc_collector *c, jc_rtname_self *n, jc_tracked *t,
+static bool look_up(const jc_collector *c, jc_rtname_self *n, jc_tracked *t,
                     char ret_name[JC_INSTANCE_SIZE]) {
   jc_rtname_state *s = state_of(c, t);
   int r = jc_runtime_name(n->runtime, t->relpath, ret_name);
@@ -82,7 +82,7 @@ static bool look_up(jc_collector *c, jc_rtname_self *n, jc_tracked *t,
 /* A cgroup first tracked: its runtime's name, where it has one (a name
  * given explicitly, the root's or an Instance, stays).  Its path
  * re-created: the name it has. */
-static void track(jc_collector *c, jc_tracked *t) {
+static void track(const jc_collector *c, jc_tracked *t) {
   jc_rtname_state *s = state_of(c, t);
   if (s->looked)
     return;
@@ -93,7 +93,7 @@ static void track(jc_collector *c, jc_tracked *t) {
 }
 
 /* t got its runtime's name at a later lookup. */
-static void named_late(jc_collector *c, jc_tracked *t, const char *name,
+static void named_late(const jc_collector *c, jc_tracked *t, const char *name,
                        bool slow) {
   if (slow)
     jc_logf(&c->log, JC_LOG_INFO,
@@ -152,28 +152,20 @@ static void retry(jc_collector *c) {
  * any other shared name comes from the configuration (jc_tracked's
  * WARNING).
  */
-static bool collision(jc_collector *c, jc_tracked *const *group,
+static bool collision(const jc_collector *c, jc_tracked *const *group,
                       size_t count) {
+  static const jc_collision_words words = {
+      {"both hold a container its runtime names",
+       "hold containers their runtime names"},
+      {" (a restarted container whose old cgroup is still there, or "
+       "replicas)",
+       " (restarted containers whose old cgroups are still there, or "
+       "replicas)"},
+      {"while both are there ", "while they are there "}};
   for (size_t i = 0; i < count; i++)
     if (!state_of(c, group[i])->named)
       return false;
-  const jc_tracked *a = group[0], *b = group[1];
-  if (count == 2)
-    jc_logf(&c->log, JC_LOG_INFO,
-            "cgroups \"%s\" and \"%s\" both hold a container its runtime "
-            "names \"%s\" (a restarted container whose old cgroup is still "
-            "there, or replicas); while both are there they are reported as "
-            "\"%s\" and \"%s\"",
-            a->relpath, b->relpath, a->name, a->instance, b->instance);
-  else
-    jc_logf(&c->log, JC_LOG_INFO,
-            "cgroups \"%s\", \"%s\" and %zu more hold containers their "
-            "runtime names \"%s\" (restarted containers whose old cgroups "
-            "are still there, or replicas); while they are there each is "
-            "reported as that name, \"~\" and the hash of its path (\"%s\" "
-            "for \"%s\")",
-            a->relpath, b->relpath, count - 2, a->name, b->instance,
-            b->relpath);
+  jc_tracked_say_collision(c, JC_LOG_INFO, group, count, &words);
   return true;
 }
 
@@ -196,7 +188,7 @@ size_t jc_collector_names_missing(jc_collector *c, bool loud,
 }
 
 /* InstanceFrom "container": the runtimes' state, read below RuntimeRoot. */
-static int init(jc_collector *c, void **ret_self) {
+static int init(const jc_collector *c, void **ret_self) {
   const jc_config *cfg = c->cfg;
   if (cfg->instance_from != JC_INSTANCE_FROM_CONTAINER)
     return 0;
@@ -219,7 +211,7 @@ static int init(jc_collector *c, void **ret_self) {
   return 0;
 }
 
-static void rtname_free(jc_collector *c, void *state) {
+static void rtname_free(const jc_collector *c, void *state) {
   (void)c;
   jc_rtname_self *n = state;
   jc_runtime_free(n->runtime);

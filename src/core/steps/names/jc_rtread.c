@@ -248,10 +248,107 @@ static void parse_error(yajl_handle y, const unsigned char *text, size_t len,
   yajl_free_error(y, msg);
 }
 
+/*
+ * Lone surrogates written as escapes.  yajl decodes a \uD800 that no low
+ * surrogate's escape follows as "?" (and pairs it with whatever \u escape
+ * follows, another character), and a lone \uDFFF as its three bytes: a
+ * name would be wrong yet valid, or bytes that are not UTF-8 said to be
+ * UTF-8.  Each lone surrogate's escape is handed to yajl as the three
+ * bytes it would be (ED A0 80 for \uD800), which no strict reader takes
+ * (jc_utf8): the name is refused, as one that is not UTF-8.  A pair, and
+ * every other escape, goes as written.  The state lasts from chunk to
+ * chunk, which may cut an escape.
+ */
+typedef struct {
+  bool in_string;
+  char held[12]; /* an escape begun: "\", "\uD8", "\uD800\u"...; its
+                    first 6 bytes a high surrogate's when it is longer */
+  size_t held_len;
+} surrogates;
+
+static int hex4(const char *s) {
+  int v = 0;
+  for (int i = 0; i < 4; i++) {
+    int d = s[i] >= '0' && s[i] <= '9'   ? s[i] - '0'
+            : s[i] >= 'a' && s[i] <= 'f' ? s[i] - 'a' + 10
+            : s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 10
+                                         : -1;
+    if (d < 0)
+      return -1;
+    v = v << 4 | d;
+  }
+  return v;
+}
+
+static bool is_hex(char c) {
+  return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'f');
+}
+
+static void put(unsigned char **o, const char *s, size_t n) {
+  memcpy(*o, s, n);
+  *o += n;
+}
+
+/* The three bytes of surrogate v. */
+static void put_surrogate(unsigned char **o, int v) {
+  *(*o)++ = (unsigned char)(0xE0 | v >> 12);
+  *(*o)++ = (unsigned char)(0x80 | (v >> 6 & 0x3F));
+  *(*o)++ = (unsigned char)(0x80 | (v & 0x3F));
+}
+
+static void mend_byte(surrogates *m, char c, unsigned char **o);
+
+/* The held high surrogate is lone: its bytes, then what followed it. */
+static void lone_high(surrogates *m, unsigned char **o) {
+  char rest[6];
+  size_t n = m->held_len - 6;
+  memcpy(rest, m->held + 6, n);
+  put_surrogate(o, hex4(m->held + 2));
+  m->held_len = 0;
+  for (size_t i = 0; i < n; i++)
+    mend_byte(m, rest[i], o);
+}
+
+/* One byte of the document, into *o (at most 12 bytes out). */
+static void mend_byte(surrogates *m, char c, unsigned char **o) {
+  if (!m->held_len) {
+    if (m->in_string && c == '\\')
+      m->held[m->held_len++] = c;
+    else {
+      m->in_string ^= c == '"';
+      put(o, &c, 1);
+    }
+    return;
+  }
+  m->held[m->held_len++] = c;
+  size_t k = m->held_len;
+  if (k <= 6) { /* "\uXXXX" */
+    if ((k == 2 && c != 'u') || (k > 2 && !is_hex(c))) {
+      put(o, m->held, k); /* another escape, or yajl's error to tell */
+      m->held_len = 0;
+    } else if (k == 6) {
+      int v = hex4(m->held + 2);
+      if (v >= 0xDC00 && v <= 0xDFFF)
+        put_surrogate(o, v), m->held_len = 0;
+      else if (v < 0xD800 || v > 0xDBFF)
+        put(o, m->held, 6), m->held_len = 0;
+    }
+    return;
+  }
+  /* After a high surrogate: "\uDC00"-"\uDFFF" makes the pair. */
+  if ((k == 7 && c != '\\') || (k == 8 && c != 'u') || (k > 8 && !is_hex(c)))
+    lone_high(m, o);
+  else if (k == 12 && (hex4(m->held + 8) & 0xFC00) == 0xDC00)
+    put(o, m->held, 12), m->held_len = 0;
+  else if (k == 12)
+    lone_high(m, o);
+}
+
 /* Feeds the file to y, chunk by chunk, up to max bytes. */
 static int feed(int fd, yajl_handle y, size_t max, char *why, size_t n) {
-  unsigned char chunk[CHUNK];
-  size_t total = 0;
+  unsigned char chunk[CHUNK], mended[CHUNK + 16];
+  surrogates m = {0};
+  size_t total = 0, mended_len = 0;
   yajl_status s = yajl_status_ok;
   ssize_t len = 0;
   while (total < max) {
@@ -265,10 +362,16 @@ static int feed(int fd, yajl_handle y, size_t max, char *why, size_t n) {
     if (len == 0)
       break;
     total += (size_t)len;
-    s = yajl_parse(y, chunk, (size_t)len);
+    unsigned char *o = mended;
+    for (ssize_t i = 0; i < len; i++)
+      mend_byte(&m, (char)chunk[i], &o);
+    mended_len = (size_t)(o - mended);
+    s = yajl_parse(y, mended, mended_len);
     if (s != yajl_status_ok)
       break;
   }
+  if (s == yajl_status_ok && m.held_len) /* cut short: yajl says so */
+    s = yajl_parse(y, (const unsigned char *)m.held, m.held_len);
   bool syntax = s == yajl_status_error;
   if (s == yajl_status_ok)
     s = yajl_complete_parse(y);
@@ -280,7 +383,7 @@ static int feed(int fd, yajl_handle y, size_t max, char *why, size_t n) {
         max / 1024, max / 1024);
     return -EFBIG;
   }
-  parse_error(y, chunk, len > 0 ? (size_t)len : 0, why, n);
+  parse_error(y, mended, len > 0 ? mended_len : 0, why, n);
   return -EBADMSG;
 }
 

@@ -19,6 +19,7 @@
 #include "jc_runtime.h"
 
 #include "jc_rtread.h"
+#include "jc_utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,8 +33,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT] = {
-    "containerd", "crio", "docker", "podman", "kubelet", "kubelet-root"};
 const char *const jc_runtime_dir_defaults[JC_RUNTIME_DIR_COUNT] = {
     "/run/containerd", "/run/containers/storage", "/var/lib/docker",
     "/var/lib/containers/storage", "/var/log", "/var/lib/kubelet"};
@@ -263,24 +262,15 @@ static const char *shown(const jc_runtime *rt, const char *rel, char *buf,
   return jc_runtime_shown(rt, rel, buf, size);
 }
 
+/* The one message of a refused file: the file, why, and the cgroup (its
+ * path shown as jc_utf8_escape shows it: the line is UTF-8). */
 static int report(const jc_runtime *rt, const char *rel, const char *relpath,
                   const char *why, int r) {
-  char file[PATH_MAX + 64];
+  char file[PATH_MAX + 64], cgroup[4 * PATH_MAX];
+  jc_utf8_escape(relpath, cgroup, sizeof(cgroup));
   jc_logf(rt->log, JC_LOG_WARNING, "%s: %s %s; cgroup \"%s\" %s", rt->who,
-          shown(rt, rel, file, sizeof(file)), why, relpath, rt->outcome);
+          shown(rt, rel, file, sizeof(file)), why, cgroup, rt->outcome);
   return r;
-}
-
-/* A name for the log: bytes a terminal would act on as \xNN. */
-static void printable(const char *s, char *out, size_t size) {
-  size_t o = 0;
-  for (; *s && o + 5 < size; s++) {
-    unsigned char ch = (unsigned char)*s;
-    o += ch < 0x20 || ch == 0x7F || ch == '"' || ch == '\\'
-             ? (size_t)snprintf(out + o, size - o, "\\x%02x", ch)
-             : (size_t)snprintf(out + o, size - o, "%c", ch);
-  }
-  out[o] = '\0';
 }
 
 /* Part p of a name, written as names joins them: with LEVELS a '.' is
@@ -324,7 +314,7 @@ static int compose(const found *f, jc_container_names names, char *want,
 /* The instance from what the file f->file said, or its one message. */
 static int name_from(const jc_runtime *rt, const found *f, const char *relpath,
                      char ret_name[JC_INSTANCE_SIZE]) {
-  char want[4 * FIELD_SIZE], why[2 * FIELD_SIZE + 200];
+  char want[4 * FIELD_SIZE], why[JC_LOG_LINE_MAX + 200];
   const char *rel = f->file;
   if (compose(f, rt->names, want, sizeof(want)) < 0)
     return report(rt, rel, relpath, "names no container", -ENODATA);
@@ -333,8 +323,10 @@ static int name_from(const jc_runtime *rt, const found *f, const char *relpath,
                   "holds a name or label longer than 255 bytes", -ENAMETOOLONG);
   if (jc_name_label(want, relpath, ret_name) == 0)
     return 0;
-  char shown_name[4 * FIELD_SIZE];
-  printable(want, shown_name, sizeof(shown_name));
+  /* Its bytes a terminal would act on, and those that are not UTF-8, as
+   * \xNN: the line itself is UTF-8. */
+  char shown_name[JC_LOG_LINE_MAX];
+  jc_utf8_escape(want, shown_name, sizeof(shown_name));
   snprintf(why, sizeof(why),
            "names the container \"%s\": a control character, space, quote, "
            "backslash or byte that is not UTF-8, which collectd's writers "

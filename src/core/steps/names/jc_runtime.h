@@ -28,6 +28,7 @@
 #ifndef JC_RUNTIME_H
 #define JC_RUNTIME_H
 
+#include "jc_config.h"
 #include "jc_log.h"
 #include "jc_name.h"
 
@@ -43,20 +44,8 @@
 #define JC_RUNTIME_TRIES 10
 #define JC_RUNTIME_RETRY_S 60
 
-/* The state directories, each an absolute path inside RuntimeRoot
- * (RuntimeDir KIND DIR, docs/configuration.md#runtimedir). */
-typedef enum {
-  JC_RUNTIME_CONTAINERD, /* /run/containerd (k3s: /run/k3s/containerd) */
-  JC_RUNTIME_CRIO,       /* /run/containers/storage */
-  JC_RUNTIME_DOCKER,     /* /var/lib/docker */
-  JC_RUNTIME_PODMAN,     /* /var/lib/containers/storage (rootful) */
-  JC_RUNTIME_KUBELET,    /* /var/log: its pods/ and containers/ */
-  JC_RUNTIME_KUBELET_ROOT, /* /var/lib/kubelet: its pods' volumes
-                              (Collect "disk") */
-  JC_RUNTIME_DIR_COUNT
-} jc_runtime_dir;
-
-extern const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT];
+/* Where each runtime keeps its state (jc_runtime_dir, jc_config.h) when
+ * RuntimeDir does not say. */
 extern const char *const jc_runtime_dir_defaults[JC_RUNTIME_DIR_COUNT];
 
 typedef struct jc_runtime jc_runtime;

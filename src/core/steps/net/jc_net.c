@@ -391,13 +391,19 @@ static void drop_all(jc_collector *c) {
     give_back(c, c->tracked[i]);
 }
 
-static void say_off(jc_collector *c, int err) {
+/* The step is off from now on (err: why), said in one INFO. */
+static void say_off(const jc_collector *c, int err) {
   jc_logf(&c->log, JC_LOG_INFO,
           "Collect \"network\" is off: another process's network namespace "
           "(%s/<pid>/ns/net) cannot be read (%s); collectd needs root or "
           "CAP_SYS_PTRACE for it; the other figures go on",
           self(c)->proc, JC_STRERROR(-err));
   self(c)->off = true;
+}
+
+/* The same in a pass: what is kept goes back to the budget. */
+static void go_off(jc_collector *c, int err) {
+  say_off(c, err);
   drop_all(c);
 }
 
@@ -442,7 +448,7 @@ static void check(jc_collector *c, jc_tracked *t, bool full) {
   else if (e < 0 && e != -EACCES && e != -EPERM)
     unkeep(c, &s->procs); /* its cgroup gone or re-created: open it anew */
   if (e == -EACCES || e == -EPERM) {
-    say_off(c, e);
+    go_off(c, e);
     return;
   }
   s->pid = e == 0 ? l.pid : 0;
@@ -880,7 +886,7 @@ static void read_ns(jc_collector *c, jc_tracked *t, const member *m,
   if (r == -ENOENT)
     return; /* every member's process exited since */
   if (r == -EACCES || r == -EPERM) {
-    say_off(c, r);
+    go_off(c, r);
     return;
   }
   if (r < 0) {
@@ -999,7 +1005,7 @@ static void totals(const jc_collector *c, const jc_tracked *t,
 
 /* ---- life ------------------------------------------------------------------- */
 
-static void track(jc_collector *c, jc_tracked *t) {
+static void track(const jc_collector *c, jc_tracked *t) {
   *slot_of(c, t) = (net_slot){.procs = -1, .pidfd = -1};
 }
 
@@ -1012,7 +1018,7 @@ static void release(jc_collector *c, jc_tracked *t) {
   *s = (net_slot){0};
 }
 
-static void net_free(jc_collector *c, void *state) {
+static void net_free(const jc_collector *c, void *state) {
   (void)c;
   net_self *n = state;
   if (n->epfd >= 0)
@@ -1030,7 +1036,7 @@ static void net_free(jc_collector *c, void *state) {
  * privileged than collectd), collectd's own, said at INFO.  Off, with one
  * INFO, when neither can be read.
  */
-static int init(jc_collector *c, void **ret_self) {
+static int init(const jc_collector *c, void **ret_self) {
   if (!jc_lists_any(&c->cfg->sel, JC_LIST_IF_OCTETS, 4 + HEALTH))
     return 0;
   net_self *n = calloc(1, sizeof(*n));

@@ -79,7 +79,7 @@ static int root_cgroup(const jc_collector *c, char *out, size_t size) {
   return jc_hier_cgroup_of("/proc/self/mountinfo", real, out, size);
 }
 
-int jc_oom_open_log(jc_collector *c, const char *path,
+int jc_oom_open_log(const jc_collector *c, const char *path,
                     const char *root_cgroup) {
   if (!self(c))
     return -EINVAL; /* NotifyOOM is off */
@@ -101,7 +101,7 @@ bool jc_oom_has_log(const jc_collector *c) {
   return self(c) && self(c)->log;
 }
 
-static void open_log(jc_collector *c) {
+static void open_log(const jc_collector *c) {
   char root[PATH_MAX];
   int r = root_cgroup(c, root, sizeof(root));
   if (r == 0)
@@ -121,8 +121,8 @@ static void open_log(jc_collector *c) {
 /* On with NotifyOOM where the memory controller is: chooses the top
  * counter (none on a copy of a tree) and opens the kernel's log, or says
  * in one INFO why it cannot. */
-static int init(jc_collector *c, void **ret_self) {
-  if (!c->notify_oom)
+static int init(const jc_collector *c, void **ret_self) {
+  if (!c->cfg->notify_oom || !(c->available & JC_CTRL_MEMORY))
     return 0;
   oom_self *o = calloc(1, sizeof(*o));
   if (!o) {
@@ -140,7 +140,13 @@ static int init(jc_collector *c, void **ret_self) {
   return 0;
 }
 
-static void oom_free(jc_collector *c, void *state) {
+/* Each cgroup's memory.events, whatever the value lists read. */
+static void ask(const jc_collector *c, jc_step_asks *ret) {
+  (void)c;
+  ret->files = 1u << JC_FILE_MEMORY_EVENTS;
+}
+
+static void oom_free(const jc_collector *c, void *state) {
   (void)c;
   close_log(state);
   free(state);
@@ -149,7 +155,7 @@ static void oom_free(jc_collector *c, void *state) {
 /* A new value of a hierarchical counter: its growth since the last one,
  * added to what the reads since the last pass counted (a final read, then
  * the pass's). */
-static void counted(jc_collector *c, jc_oom_state *o, uint64_t value) {
+static void counted(const jc_collector *c, jc_oom_state *o, uint64_t value) {
   if (o->seen && value > o->last) {
     o->growth += value - o->last;
     self(c)->pending = true;
@@ -184,14 +190,16 @@ static void read_top(jc_collector *c) {
                                                       : "/proc/vmstat";
   /* To its end: /proc/vmstat is one record per counter, given a page
    * per read(), and each kernel release adds counters. */
-  ssize_t len = jc_hier_read_file_at(dirfd, name, c->buf, c->buf_size);
+  size_t size;
+  char *text = jc_step_buffer(c, &size);
+  ssize_t len = jc_hier_read_file_at(dirfd, name, text, size);
   uint64_t kills;
-  if (len > 0 && find_oom_kill(c->buf, (size_t)len, &kills))
+  if (len > 0 && find_oom_kill(text, (size_t)len, &kills))
     counted(c, &self(c)->top, kills);
 }
 
 /* After t was read: its count, and what the message would need. */
-static void note(jc_collector *c, jc_tracked *t, const jc_read *r) {
+static void note(const jc_collector *c, jc_tracked *t, const jc_read *r) {
   const jc_sample *s = r->sample;
   if (!jc_sample_has(s, JC_FILE_MEMORY_EVENTS) ||
       !(s->keyed_have & (1u << JC_KEY_MEMORY_EVENTS_OOM_KILL)))
@@ -204,7 +212,7 @@ static void note(jc_collector *c, jc_tracked *t, const jc_read *r) {
 }
 
 /* t tracked, or its path re-created: no kills counted yet. */
-static void track(jc_collector *c, jc_tracked *t) {
+static void track(const jc_collector *c, jc_tracked *t) {
   *oom_of(c, t) = (jc_oom_state){0};
 }
 
@@ -222,7 +230,7 @@ static jc_tracked *counting_ancestor(const jc_collector *c, const char *path,
 
 /* t vanished (or its path holds another cgroup now): what it did not
  * tell, its nearest tracked ancestor (or the top) will, as kills below it. */
-static void lost(jc_collector *c, const jc_tracked *t, bool recreated,
+static void lost(const jc_collector *c, const jc_tracked *t, bool recreated,
                  jc_tracked *const *candidates, size_t n) {
   (void)recreated;
   jc_tracked *a = counting_ancestor(c, t->relpath, candidates, n);
@@ -233,7 +241,7 @@ static void lost(jc_collector *c, const jc_tracked *t, bool recreated,
 /* Each counting cgroup's growth goes to its nearest counting ancestor's
  * `below`; a stack of the ancestors of the current one (walk order is
  * depth first, parents first) finds it in one pass. */
-static void sum_below(jc_collector *c) {
+static void sum_below(const jc_collector *c) {
   jc_tracked *stack[ANCESTORS_MAX];
   size_t depth = 0;
   for (size_t i = 0; i < c->tracked_count; i++) {
@@ -429,7 +437,8 @@ static void describe(const jc_collector *c, jc_oom_state *o,
 }
 
 /* Tells what o owes, if anything, and starts the next pass. */
-static void settle(jc_collector *c, jc_oom_state *o, const jc_target *target) {
+static void settle(const jc_collector *c, jc_oom_state *o,
+                   const jc_target *target) {
   o->owed += (int64_t)o->growth - (int64_t)o->below;
   struct jc_oom_log *log = self(c)->log;
   if (o->owed > 0 && c->notify) {
@@ -450,7 +459,7 @@ static void settle(jc_collector *c, jc_oom_state *o, const jc_target *target) {
 }
 
 /* What the kernel's log holds now: reports of the kills just counted. */
-static void drain_log(jc_collector *c) {
+static void drain_log(const jc_collector *c) {
   struct jc_oom_log *log = self(c)->log;
   int r = jc_kmsg_drain(log->kmsg, keep_report, log);
   if (r < 0)
@@ -490,6 +499,7 @@ const jc_step jc_oom_step = {
     .name = "oom",
     .slot_size = sizeof(jc_oom_state),
     .life = {.init = init, .free = oom_free},
+    .asks = {.ask = ask},
     .pass = {.begin = read_top, .cgroup = note, .end = attribute},
     .cgroup_life = {.track = track, .vanished = lost},
 };

@@ -26,7 +26,9 @@
  * negative for one read and is owed back, never told twice.
  *
  * A step of the read pass (jc_step.h), on with NotifyOOM where the memory
- * controller is; its per-cgroup state is its slot in jc_tracked.
+ * controller is, which asks the pass for each cgroup's memory.events
+ * (whatever the value lists read); its per-cgroup state is its slot in
+ * jc_tracked.
  * Nothing here costs anything in a pass unless a kill happened or a
  * tracked cgroup vanished.
  */
@@ -57,7 +59,7 @@ typedef struct {
  * root_cgroup ("/": the kernel's root).  The step's init opens /dev/kmsg
  * so; tests open a file beside a copy of a tree.  0 or a negative errno
  * (-EINVAL when NotifyOOM is off). */
-int jc_oom_open_log(jc_collector *c, const char *path,
+int jc_oom_open_log(const jc_collector *c, const char *path,
                     const char *root_cgroup);
 
 /* Is the kernel's log read (for tests)? */

@@ -13,7 +13,7 @@ static jc_peak_state *peak_of(const jc_collector *c, const jc_tracked *t) {
 }
 
 /* The kernel will not reset memory.peak: no interval peak anywhere. */
-static int give_up(jc_collector *c, int err) {
+static int give_up(const jc_collector *c, int err) {
   if (err == EINVAL)
     jc_logf(&c->log, JC_LOG_INFO,
             "memory.peak cannot be reset here (this kernel refuses the write; "
@@ -29,13 +29,13 @@ static int give_up(jc_collector *c, int err) {
 }
 
 /* Not root: a read-only collector has no interval peak. */
-static int refused(jc_collector *c, jc_file_id f, int err) {
+static int refused(const jc_collector *c, jc_file_id f, int err) {
   (void)f;
   return err == EACCES || err == EPERM ? give_up(c, err) : 0;
 }
 
-static int after_read(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
-                      bool fresh, bool in_pass, jc_sample *s) {
+static int after_read(const jc_collector *c, jc_tracked *t, jc_file_id f,
+                      int fd, bool fresh, bool in_pass, jc_sample *s) {
   jc_peak_state *p = peak_of(c, t);
   if (fresh)
     p->armed = false; /* a new descriptor: its first read is the lifetime's */
@@ -57,7 +57,7 @@ static int after_read(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
 }
 
 /* A cgroup tracked, or its path re-created: no reset yet. */
-static void track(jc_collector *c, jc_tracked *t) {
+static void track(const jc_collector *c, jc_tracked *t) {
   peak_of(c, t)->armed = false;
 }
 
