@@ -20,6 +20,7 @@
 #include "jcli_check.h"
 #include "jcli_commands.h"
 #include "jcli_json.h"
+#include "jcli_lists.h"
 #include "jcli_opts.h"
 #include "jcli_root.h"
 #include "jcli_signal.h"
@@ -37,35 +38,25 @@
 
 #define DEFAULT_INTERVAL 1.0
 
-/* One line under construction: the cgroup whose values are open. */
-typedef struct {
-  jcli_json *json;
-  const char *open_relpath; /* valid during one read pass */
-} sample_line;
-
-static void close_cgroup(sample_line *l) {
-  if (!l->open_relpath)
-    return;
-  jcli_json_map_close(l->json); /* values */
-  jcli_json_map_close(l->json); /* the cgroup */
-  l->open_relpath = NULL;
-}
-
-/* jc_collect_fn: a cgroup's metrics arrive together, cgroup after cgroup. */
-static void add_metric(void *ctx, const jc_target *t, const jc_metric *m) {
-  sample_line *l = ctx;
-  if (!l->open_relpath || strcmp(l->open_relpath, t->relpath) != 0) {
-    close_cgroup(l);
-    jcli_json_map_open(l->json);
-    jcli_json_key(l->json, "instance");
-    jcli_json_string(l->json, t->instance);
-    jcli_json_key(l->json, "cgroup"); /* always: the meta data may be off */
-    jcli_json_string(l->json, t->relpath[0] ? t->relpath : "/");
-    jcli_json_key(l->json, "values");
-    jcli_json_map_open(l->json);
-    l->open_relpath = t->relpath;
+/* A read's lists, each cgroup's under it (jcli_lists: those a step sends
+ * at the end of the read join their cgroup's). */
+static void put_cgroups(const jcli_lists *l, jcli_json *j) {
+  for (size_t i = 0; i < jcli_lists_cgroups(l); i++) {
+    const jcli_lists_cgroup *g = jcli_lists_at(l, i);
+    jcli_json_map_open(j);
+    jcli_json_key(j, "instance");
+    jcli_json_string(j, g->instance);
+    jcli_json_key(j, "cgroup"); /* always: the meta data may be off */
+    jcli_json_string(j, g->relpath[0] ? g->relpath : "/");
+    jcli_json_key(j, "values");
+    jcli_json_map_open(j);
+    for (size_t k = g->first; k < g->first + g->count; k++) {
+      jc_metric m = jcli_lists_metric(l, k);
+      jcli_json_metric(j, &m);
+    }
+    jcli_json_map_close(j); /* values */
+    jcli_json_map_close(j); /* the cgroup */
   }
-  jcli_json_metric(l->json, m);
 }
 
 /* Unix time: the "time" of each line, what a reader lines samples up by. */
@@ -76,16 +67,24 @@ static double wall_seconds(void) {
 }
 
 static int print_sample(jc_collector *c, jcli_json *j) {
-  sample_line l = {j, NULL};
+  jcli_lists *l = jcli_lists_new();
+  double time = round(wall_seconds() * 1000) / 1000;
+  if (l)
+    jc_collector_read(c, jcli_lists_add, l);
+  if (!l || jcli_lists_group(l) < 0) {
+    jcli_lists_free(l);
+    jcli_error("out of memory");
+    return -ENOMEM;
+  }
   jcli_json_map_open(j);
   jcli_json_key(j, "time");
-  jcli_json_double(j, round(wall_seconds() * 1000) / 1000);
+  jcli_json_double(j, time);
   jcli_json_key(j, "cgroups");
   jcli_json_array_open(j);
-  jc_collector_read(c, add_metric, &l);
-  close_cgroup(&l);
+  put_cgroups(l, j);
   jcli_json_array_close(j);
   jcli_json_map_close(j);
+  jcli_lists_free(l);
   int r = jcli_json_write(j, STDOUT_FILENO);
   if (r < 0)
     jcli_error("cannot write the sample: %s", strerror(-r));
