@@ -30,6 +30,14 @@
 #            the step's part per namespace against the kernel's floor for
 #            its files (/proc/PID/net/dev; with the health counters net/snmp
 #            and net/netstat too);
+#   disk     Collect "disk" (bench/jc_disk_bench): 100 Docker containers of
+#            10,000 files each in their writable layers (BENCH_DISK_FILES),
+#            on a tmpfs; their cgroups a tree of full-controller cgroups on
+#            tmpfs (copies of limited.slice/batch.service of
+#            tests/fixtures/k6.12-debian): the pass with the group at its
+#            default budget against the default pass, round by round, the
+#            worst pass too, and the group's CPU over a minute against
+#            `du -s` of the same layers;
 #   soak     memory under churn (bench/soak.sh): the real collectd with the
 #            plugin while 100,000 cgroups of this host's cgroup v2 come and
 #            go, some holding a process that ends, at the default and with
@@ -50,7 +58,7 @@ top_srcdir=$(cd "$(dirname "$0")/.." && pwd)
 : "${COLLECTD_PLUGINDIR:=/usr/lib/collectd}"
 export top_srcdir top_builddir COLLECTD_BIN COLLECTD_PLUGINDIR
 sizes=${BENCH_SIZES:-"100 1000 10000"}
-parts=${BENCH_PARTS:-"core names collectd tmpfs netdata vm net soak"}
+parts=${BENCH_PARTS:-"core names collectd tmpfs netdata vm net disk soak"}
 n=${BENCH_CGROUPS:-1000}
 vm_services=${BENCH_VM_SERVICES:-200}
 mnt=$(awk '$9 == "cgroup2" { print $5; exit }' /proc/self/mountinfo)
@@ -73,6 +81,8 @@ cleanup() {
   [ -n "$netdata_pid" ] && kill -KILL -- "-$netdata_pid" 2>/dev/null
   drop_tree "$parent"
   mountpoint -q "$tree" && umount "$tree"
+  mountpoint -q "$tmp/disk-state" && umount "$tmp/disk-state"
+  mountpoint -q "$tmp/disk-tree" && umount "$tmp/disk-tree"
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -326,25 +336,29 @@ collectd_part() {
   echo
 }
 
-# A tree of full-controller services on tmpfs: the root's files and
-# limited.slice of the 6.12 fixture, and n copies of its batch.service.
+# make_service_tree DIR PARENT COUNT NAME: a tree of full-controller
+# cgroups on a tmpfs at DIR: the root's files of the 6.12 fixture, its
+# limited.slice's as PARENT, and COUNT copies of its batch.service below,
+# each named by NAME (a function of the index: its name on stdout).
 make_service_tree() {
   local fx=$top_srcdir/tests/fixtures/k6.12-debian i
-  mkdir -p "$tree"
-  mount -t tmpfs -o size=512m jc-bench-tree "$tree"
-  find "$fx" -maxdepth 1 -type f -exec cp {} "$tree/" \;
-  mkdir "$tree/limited.slice"
-  find "$fx/limited.slice" -maxdepth 1 -type f -exec cp {} "$tree/limited.slice/" \;
-  for ((i = 0; i < n; i++)); do
-    cp -r "$fx/limited.slice/batch.service" "$tree/limited.slice/s$i.service"
+  mkdir -p "$1"
+  mount -t tmpfs -o size=512m jc-bench-tree "$1"
+  find "$fx" -maxdepth 1 -type f -exec cp {} "$1/" \;
+  mkdir "$1/$2"
+  find "$fx/limited.slice" -maxdepth 1 -type f -exec cp {} "$1/$2/" \;
+  for ((i = 0; i < $3; i++)); do
+    cp -r "$fx/limited.slice/batch.service" "$1/$2/$("$4" "$i")"
   done
 }
+service_name() { echo "s$1.service"; }
+docker_scope() { printf 'docker-%064x.scope\n' $((0xd15c0000 + $1)); }
 
 tmpfs_part() {
   echo "2b. collectd's CPU per cgroup per read: $n full-controller services on tmpfs"
   echo "   (copies of limited.slice/batch.service of tests/fixtures/k6.12-debian below its slice)"
   header2 "×first"
-  make_service_tree
+  make_service_tree "$tree" limited.slice "$n" service_name
   local m="joule_cgroup-limited.slice_s0.service/ps_cputime"
   local all='Collect "cpu" "memory" "io" "limits" "pressure"'
   measure fx_first "first releases' default (Values \"*\")" fx-first "$m" \
@@ -495,11 +509,51 @@ vm_part() {
   echo
 }
 
+# ---- what containers fill on disk -----------------------------------------------------
+
+disk_part() {
+  local c=100 files=${BENCH_DISK_FILES:-10000} passes=100
+  local dtree=$tmp/disk-tree state=$tmp/disk-state line
+  echo "1d. Collect \"disk\": $c Docker containers of $files files each in their writable layers"
+  echo "   (bench/jc_disk_bench, Docker's overlay2 layout on a tmpfs), their cgroups copies of"
+  echo "   limited.slice/batch.service of tests/fixtures/k6.12-debian (every controller's files) on"
+  echo "   a tmpfs, a tenth of the containers writing to their logs between two passes; µs of CPU"
+  echo "   per pass, $passes rounds of three passes of each in turn, a round's the fastest of its three"
+  make_service_tree "$dtree" "$run" "$c" docker_scope
+  mkdir -p "$state"
+  mount -t tmpfs -o size=4g,nr_inodes=$((c * files + 100000)) jc-bench-disk-state "$state"
+  line=$("$top_builddir/bench/jc_disk_bench" "$dtree" "$run" "$state" "$c" "$files" "$passes" 0 3) ||
+    line=
+  umount "$state" "$dtree"
+  if [ -z "$line" ]; then
+    echo "   failed (see above)"
+    return 0
+  fi
+  disk_line=$line
+  printf '   %-52s %9s %9s\n' "" median worst
+  printf '   %-52s %9s %9s\n' "default pass" "$(field "$line" default_median)" "$(field "$line" default_max)"
+  printf '   %-52s %9s %9s\n' 'default + Collect "disk" (default budget)' "$(field "$line" disk_median)" \
+    "$(field "$line" disk_max)"
+  printf '   %-52s %9s %9s\n' "  its pass / the default's of the same round" "$(field "$line" median_paired)" \
+    "$(field "$line" worst_paired)"
+  printf '   %-52s %9s\n' "  the same, 9 rounds in 10 at most" "$(field "$line" p90_paired)"
+  printf '   %-52s %9s %9s\n' "init, its baseline read (every container looked up)" \
+    "$(field "$line" disk_init)" "$(field "$line" init_ratio)"
+  printf '   %-52s %9s\n' "  the default's init" "$(field "$line" default_init)"
+  printf '   %-52s %9s\n' "the default's slowest single pass / its median" "$(field "$line" default_noise)"
+  printf '   %-52s %9s\n' "the group, µs a pass (mean)" "$(field "$line" group_per_pass)"
+  printf '   %-52s %9s\n' "the group, µs a minute at Interval 10 (6 passes)" "$(field "$line" group_per_minute)"
+  printf '   %-52s %9s\n' "du -s of the $c layers, µs (once a minute, cAdvisor)" "$(field "$line" du_per_minute)"
+  printf '   %-52s %9s\n' "  the group / du" "$(field "$line" group_over_du)"
+  echo
+}
+
 # ---- the run ------------------------------------------------------------------------
 
 has core && core_part
 has names && names_part
 has net && net_part
+has disk && disk_part
 if has collectd || has tmpfs || has vm; then
   echo "   collectd: Interval 1, network to a sink on 127.0.0.1, no other write plugin; CPU ="
   echo "   utime + stime of the daemon over $BENCH_READS reads counted by the sink, after $BENCH_WARM;"
@@ -567,6 +621,12 @@ if has net; then
   printf '  %-66s %5s  %s\n' "default + Collect \"network\" ≤ 1.25×, a minute, every controller, VM (1c)" "${r:--}" "$(verdict "${r:-}" 1.25)"
   r=$(field "${net_vm_line:-}" net_minute_over_floor)
   printf '  %-66s %5s  %s\n' "the step per namespace ≤ 1.2× the floor, a minute, VM (1c)" "${r:--}" "$(verdict "${r:-}" 1.2)"
+fi
+if has disk; then
+  r=$(field "${disk_line:-}" worst_paired)
+  printf '  %-66s %5s  %s\n' "default + Collect \"disk\": no pass above 1.25× the default (1d)" "${r:--}" "$(verdict "${r:-}" 1.25)"
+  r=$(field "${disk_line:-}" group_over_du)
+  printf '  %-66s %5s  %s\n' "  its CPU over a minute < du -s of the same layers (1d)" "${r:--}" "$(verdict "${r:-}" 0.9999)"
 fi
 if has collectd && has netdata; then
   r=$(ratio "${cd_us[v2_cpu_pressure]:-}" "${nd_us:-}")

@@ -22,6 +22,11 @@ test_pkgs="$test_pkgs gdb"
 # bpftool for the device program Podman 4.3 leaves on a pod's cgroup.
 # Its services (API socket, auto-update, restart) are disabled below.
 test_pkgs="$test_pkgs podman catatonit bpftool"
+# vm_disk.sh: Collect "disk" against a real Docker (Debian's docker.io,
+# with containerd and runc; dockerd started by the test, no network) and
+# containerd's ctr beside Podman in the VM, and project quotas on an XFS
+# image (mkfs.xfs, xfs_quota).  Their services are disabled below.
+test_pkgs="$test_pkgs docker.io containerd runc xfsprogs"
 # kernel_net.sh and make bench's net part: network namespaces and veth
 # pairs (ip).
 test_pkgs="$test_pkgs iproute2"

@@ -321,4 +321,31 @@ write_conf "$dir" "  CgroupRoot \"$T/docker-host/sys/fs/cgroup\"
   grep -q "$T/bare/var/lib/docker is not there: a collectd in a container mounts the host's /var/lib/docker read-only" "$T/bare.err"
 ok $? "InstanceFrom \"container\" and no runtime state: a warning, and one line for Docker's two, with the path and the mount"
 diag <"$T/bare.err"
+
+# ---- lists a step sends at the end of a read (Collect "+disk") -----------
+# Each container's own lists come first, cgroup after cgroup, the disk
+# step's after all of them: check counts both under their cgroup, as
+# sample --config shows them.
+dir="$T/disk-conf"
+write_conf "$dir" "  CgroupRoot \"$T/docker-host/sys/fs/cgroup\"
+  Select \"system.slice/docker-*.scope\"
+  InstanceFrom \"container\"
+  RuntimeRoot \"$T/docker-host\"
+  Collect \"+disk\""
+"$JC" check "$dir/collectd.conf" >"$T/disk-check.json" 2>/dev/null &&
+  "$JC" sample --config "$dir/collectd.conf" --count 1 >"$T/disk-sample.json" 2>/dev/null
+python3 - "$T/disk-check.json" "$T/disk-sample.json" <<'PY'
+import json, sys
+check = json.load(open(sys.argv[1]))["cgroups"]
+line = json.loads(open(sys.argv[2]).readline())["cgroups"]
+sample = {c["instance"]: sorted(c["values"]) for c in line}
+disk = ["bytes-layer", "bytes-logs", "duration-layer_age", "files-layer"]
+ok = [c["instance"] for c in check
+      if c["instance"] != "root" and len(c["values"]) == len(set(c["values"]))
+      and set(disk) <= set(c["values"]) and sorted(c["values"]) == sample.get(c["instance"])]
+print(" ".join(ok))
+sys.exit(0 if ok == ["registry", "shop_db"] and len(check) == 3 and len(line) == 3 else 1)
+PY
+ok $? "Collect \"+disk\": check lists each container's disk lists (sent at the end of the read) under it, once, as sample --config does in one object a cgroup" ||
+  cat "$T/disk-check.json" | diag
 tap_done

@@ -208,8 +208,8 @@ diag <"$T/lc.err"
 [ $? -eq 2 ] && grep -q 'give them there, not as options' "$T/lc.err"
 ok $? "list --config with --select: refused, the block gives the selection"
 "$JC" list --root "$T/docker-host/sys/fs/cgroup" --runtime-root "$T/docker-host" >/dev/null 2>"$T/rt.err"
-[ $? -ne 0 ] && grep -q 'is used by InstanceFrom "container" only' "$T/rt.err"
-ok $? "--runtime-root without --instance-from container: refused, with the reason"
+[ $? -ne 0 ] && grep -q 'is used by InstanceFrom "container" and Collect "disk" only' "$T/rt.err"
+ok $? "--runtime-root without --instance-from container or --collect disk: refused, with the reason"
 # No runtime's state (RuntimeRoot an empty directory): the path names, and
 # on stderr one line for the cause, with the file looked for and the mount.
 mkdir "$T/bare"

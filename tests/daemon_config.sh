@@ -44,8 +44,8 @@ done <<'TABLE'
   Collect "cpu" "gpus"	Collect "cpu" "gpus": unknown group
   InstanceFrom "name"	InstanceFrom "name": must be "path", "basename" or "container"
   RuntimeRoot "srv"	RuntimeRoot "srv": must be an absolute path
-  RuntimeRoot "/srv/host"	RuntimeRoot "/srv/host": is used by InstanceFrom "container" only
-  InstanceFrom "container"\n  RuntimeDir "rkt" "/var/lib/rkt"	RuntimeDir "rkt" "/var/lib/rkt": unknown runtime "rkt"; known: containerd, crio, docker, podman, kubelet
+  RuntimeRoot "/srv/host"	RuntimeRoot "/srv/host": is used by InstanceFrom "container" and Collect "disk" only
+  InstanceFrom "container"\n  RuntimeDir "rkt" "/var/lib/rkt"	RuntimeDir "rkt" "/var/lib/rkt": unknown runtime "rkt"; known: containerd, crio, docker, podman, kubelet, kubelet-root
   RuntimeDir "containerd"	RuntimeDir "containerd": expects two strings
   InstanceFrom "container"\n  ContainerNames "flat"	ContainerNames "flat": must be "plain", "prefixed" or "levels"
   Instance "x"	Instance "x": Instance belongs inside a <Cgroup> block

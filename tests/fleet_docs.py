@@ -310,6 +310,13 @@ def promtool_test(top, prom_port, host, out):
     if drops:
         need[('drops', DB)] = drops[0]
     want.append(('drops', DB))
+    # the layer rule's: a container of the containerd host (Collect "+disk")
+    for key, name, typ in (('layer', 'collectd_joule_cgroup_bytes', 'layer'),
+                           ('age', 'collectd_joule_cgroup_duration_seconds', 'layer_age')):
+        s = series(prom_port, '%s{instance="%s",type="%s",container="log-shipper"}' % (name, K8S, typ))
+        if s:
+            need[(key, K8S)] = s[0]
+        want.append((key, K8S))
     missing = [w for w in want if w not in need]
     if not ok(not missing, 'the scrape has the series the alerts use, for %s and %s' % (DB, CRON), 'missing: %s' % missing):
         return
@@ -367,6 +374,19 @@ def promtool_test(top, prom_port, host, out):
          [alert(dr, 'warning', '%s drops 2.0 received packets/s on eth0' % who(dr))])
     case('15s', [(dr, '0+6x80')], 'CgroupNetworkDrops', '20m', [])
     case('15s', [(dr, '0+30x32')], 'CgroupNetworkDrops', '8m', [])
+    # a container's layer grows 25 MB every 15 s (6 GB an hour) with a
+    # fresh figure: the alert, at 5.59 GiB an hour; 1 MB every 15 s (240 MB
+    # an hour) does not alert, nor the same growth whose figure is two
+    # hours old, nor 10 minutes of it (for: 15m)
+    ly, ag = need[('layer', K8S)], need[('age', K8S)]
+    case('15s', [(ly, '0+25000000x160'), (ag, '0x160')], 'ContainerLayerGrowing', '40m',
+         [{'exp_labels': dict({k: v for k, v in ly.items() if k != '__name__'},
+                              severity='warning'),
+           'exp_annotations': {'summary': 'the writable layer of %s grows 5.588Gi'
+                                          'B an hour' % who(ly)}}])
+    case('15s', [(ly, '0+1000000x160'), (ag, '0x160')], 'ContainerLayerGrowing', '40m', [])
+    case('15s', [(ly, '0+25000000x160'), (ag, '7200x160')], 'ContainerLayerGrowing', '40m', [])
+    case('15s', [(ly, '0+25000000x40'), (ag, '0x40')], 'ContainerLayerGrowing', '10m', [])
     with open(out, 'w') as f:
         f.write('\n'.join(lines) + '\n')
     ok(True, 'wrote %s from the series Prometheus scraped: %s' % (out, ', '.join(sorted(selector(s) for s in need.values()))[:400]))

@@ -16,7 +16,8 @@
 # and labels Prometheus scraped here: for the drops rule conf/prometheus.conf's
 # collectd has two lines more, Collect "+network" and a ProcRoot in which
 # db.service's first process is in a network namespace of its own with an
-# eth0 that dropped packets.
+# eth0 that dropped packets; for the layer rule the one on the containerd
+# host has Collect "+disk".
 . "$(dirname "$0")/lib/common.sh"
 FLEET_PORT_OFFSET=300
 . "$top_srcdir/tests/lib/fleet.sh"
@@ -137,7 +138,9 @@ sed -i 's/web-7d9f8c6b5-x2x9q/web.v2-7d9f8c6b5-x2x9q/g' \
   "$k8s/run/containerd/io.containerd.runtime.v2.task/k8s.io/c5a895d0b9e9fc50bc8185f9984c605eb97d5236eb47fbd6d026f64eb8cecb54/config.json"
 port_k8s=$(fleet_free_port)
 k8s_block='  InstanceFrom "container"\n  RuntimeRoot "'$k8s'"\n  Select "kubepods.slice/**/*.scope"'
-HOST=k8shost tree="$k8s/sys/fs/cgroup" port_prom=$port_k8s start k8sprom prometheus.conf "$k8s_block\n  ContainerNames \"prefixed\"" &&
+# The Prometheus one also with Collect "+disk" (the layer rule's series).
+disk_lines='\n  Collect "+disk"\n  ProcRoot "'$k8s/proc'"'
+HOST=k8shost tree="$k8s/sys/fs/cgroup" port_prom=$port_k8s start k8sprom prometheus.conf "$k8s_block\n  ContainerNames \"prefixed\"$disk_lines" &&
   HOST=k8shost tree="$k8s/sys/fs/cgroup" start k8sgraphite graphite.conf "$k8s_block\n  ContainerNames \"levels\"" &&
   HOST=k8shost tree="$k8s/sys/fs/cgroup" start k8sinflux influxdb.conf "$k8s_block\n  ContainerNames \"prefixed\"" &&
   grep -q '^    PreserveSeparator true' "$T/k8sgraphite/collectd.conf"
@@ -215,7 +218,7 @@ ok $? "promtool check rules conf/prometheus-alerts.yml: $(grep -o 'SUCCESS.*' "$
 py promtool-test "$top_srcdir" "$FLEET_PROM_PORT" "$HOST" "$T/alerts-test.yml" >"$T/gen.tap"
 tap_relay "$T/gen.tap"
 promtool test rules "$T/alerts-test.yml" >"$T/test.out" 2>&1
-ok $? "promtool test rules: each of the five alerts fires on those series, and not below its threshold"
+ok $? "promtool test rules: each of the six alerts fires on those series, and not below its threshold"
 [ "$TAP_FAILED" -eq 0 ] || diag <"$T/test.out"
 
 # write_prometheus of collectd 5.12 always logs one [error] about

@@ -118,9 +118,10 @@ PY
     dir=$T/example$n key=${example%% *}
     root="  CgroupRoot \"$FIXTURES/k6.12-debian\""
     [ "$key" = CgroupRoot ] && root=
-    # The keys that need InstanceFrom "container" get it.
+    # The keys that need InstanceFrom "container" or Collect "disk" get it.
     case $key in RuntimeRoot | RuntimeDir | ContainerNames) root="$root
-  InstanceFrom \"container\"" ;; esac
+  InstanceFrom \"container\"" ;; DiskWalkEntries) root="$root
+  Collect \"+disk\"" ;; esac
     write_conf "$dir" "$root
   $example"
     timeout 20 "${COLLECTD_ENV[@]}" "$COLLECTD_BIN" -T -C "$dir/collectd.conf" >"$dir/out" 2>&1

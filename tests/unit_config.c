@@ -35,7 +35,7 @@ int main(void) {
   is_int(jc_config_set_runtime_root(c, "/srv/host", err, sizeof(err)), 0,
          "RuntimeRoot /srv/host");
   refused(jc_config_finish(c, err, sizeof(err)), "RuntimeRoot without InstanceFrom \"container\"",
-          "is used by InstanceFrom \"container\" only");
+          "is used by InstanceFrom \"container\" and Collect \"disk\" only");
   jc_config_free(c);
   c = jc_config_new();
   refused(jc_config_set_container_names(c, "flat", err, sizeof(err)),

@@ -207,6 +207,43 @@ static void test_mountinfo(void) {
   char tiny[4];
   ok(jc_parse_mountinfo_line(S(v2), tiny, sizeof(tiny)) < 0,
      "mountinfo: mount point longer than the buffer");
+
+  /* A container's root: the overlay at "/", its upperdir (Collect "disk"). */
+  char up[256];
+  const char root[] =
+      "1466 1297 0:134 / / rw,relatime master:363 - overlay overlay rw,"
+      "lowerdir=/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/"
+      "snapshots/41/fs:/var/lib/containerd/io.containerd.snapshotter.v1."
+      "overlayfs/snapshots/40/fs,upperdir=/var/lib/containerd/io.containerd."
+      "snapshotter.v1.overlayfs/snapshots/57/fs,workdir=/var/lib/containerd/"
+      "io.containerd.snapshotter.v1.overlayfs/snapshots/57/work";
+  is_int(jc_parse_mountinfo_upper(S(root), up, sizeof(up)), 1,
+         "mountinfo: the overlay at \"/\"");
+  is_str(up, "/var/lib/containerd/io.containerd.snapshotter.v1.overlayfs/"
+             "snapshots/57/fs",
+         "  its upperdir");
+  const char escaped[] = "7 1 0:50 / / rw - overlay overlay rw,lowerdir=/l,"
+                         "upperdir=/srv/a\\054b\\040c/diff,workdir=/w,uuid=on";
+  is_int(jc_parse_mountinfo_upper(S(escaped), up, sizeof(up)), 1,
+         "mountinfo: an upperdir with ',' and ' ' escaped");
+  is_str(up, "/srv/a,b c/diff", "  decoded, not cut at the escaped comma");
+  is_int(jc_parse_mountinfo_upper(
+             S("8 7 0:51 / /merged rw - overlay overlay rw,lowerdir=/l,"
+               "upperdir=/u,workdir=/w"),
+             up, sizeof(up)),
+         0, "mountinfo: an overlay elsewhere than \"/\": not the root");
+  is_int(jc_parse_mountinfo_upper(
+             S("9 1 254:1 / / rw - ext4 /dev/vda1 rw,upperdir=/u"), up,
+             sizeof(up)),
+         0, "mountinfo: an ext4 root: no overlay");
+  is_int(jc_parse_mountinfo_upper(
+             S("9 1 0:52 / / ro - overlay overlay ro,lowerdir=/a:/b"), up,
+             sizeof(up)),
+         0, "mountinfo: a read-only overlay (no upperdir)");
+  is_int(jc_parse_mountinfo_upper(S("9 1 0:52 / / ro"), up, sizeof(up)),
+         -EINVAL, "mountinfo: no separator: malformed");
+  ok(jc_parse_mountinfo_upper(S(root), tiny, sizeof(tiny)) < 0,
+     "mountinfo: an upperdir longer than the buffer");
 }
 
 /* Words end at a space, a tab or a newline, whatever other byte they hold

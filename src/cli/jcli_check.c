@@ -31,6 +31,7 @@
 #include "jcli_commands.h"
 #include "jcli_grow.h"
 #include "jcli_json.h"
+#include "jcli_lists.h"
 #include "jcli_opts.h"
 #include "jcli_stderr.h"
 
@@ -111,93 +112,27 @@ int jcli_check_load(const char *path, jc_config *cfg, char *where, size_t size,
   return load(path, cfg, where, size, ret_logged_error, NULL);
 }
 
-/* ---- the lists of one read ------------------------------------------ */
-
-typedef struct {
-  char *relpath;
-  char **names;
-  size_t count, cap;
-  size_t series; /* the values of its lists */
-} cgroup_lists;
-
-typedef struct {
-  cgroup_lists *cgroup;
-  size_t count, cap;
-  bool failed; /* out of memory */
-} read_lists;
-
-static int add_name(cgroup_lists *g, const jc_metric *m) {
-  char name[160];
-  jc_lists_name(m->type, m->type_instance, name, sizeof(name));
-  char **grown = jcli_grow(g->names, g->count, &g->cap, sizeof(*grown));
-  if (!grown)
-    return -ENOMEM;
-  g->names = grown;
-  if (!(grown[g->count] = strdup(name)))
-    return -ENOMEM;
-  g->count++;
-  g->series += m->count;
-  return 0;
-}
-
-/* jc_collect_fn: a cgroup's lists arrive together, cgroup after cgroup. */
-static void add_list(void *ctx, const jc_target *t, const jc_metric *m) {
-  read_lists *rl = ctx;
-  if (rl->failed)
-    return;
-  cgroup_lists *g = rl->count ? &rl->cgroup[rl->count - 1] : NULL;
-  if (!g || strcmp(g->relpath, t->relpath) != 0) {
-    cgroup_lists *grown = jcli_grow(rl->cgroup, rl->count, &rl->cap,
-                                    sizeof(*grown));
-    if (!grown) {
-      rl->failed = true;
-      return;
-    }
-    rl->cgroup = grown;
-    g = &grown[rl->count];
-    *g = (cgroup_lists){.relpath = strdup(t->relpath)};
-    if (!g->relpath) {
-      rl->failed = true;
-      return;
-    }
-    rl->count++;
-  }
-  if (add_name(g, m) < 0)
-    rl->failed = true;
-}
-
-static void read_lists_free(read_lists *rl) {
-  for (size_t i = 0; i < rl->count; i++) {
-    for (size_t k = 0; k < rl->cgroup[i].count; k++)
-      free(rl->cgroup[i].names[k]);
-    free(rl->cgroup[i].names);
-    free(rl->cgroup[i].relpath);
-  }
-  free(rl->cgroup);
-}
-
 /* ---- the report ------------------------------------------------------ */
 
 typedef struct {
   jcli_json *json;
-  const read_lists *lists;
+  const jcli_lists *lists;
   size_t next;     /* the cgroup of lists expected next (same order) */
   size_t cgroups, value_lists, series;
 } report;
 
-static const cgroup_lists *lists_of(report *r, const char *relpath) {
-  const read_lists *rl = r->lists;
-  if (r->next < rl->count && strcmp(rl->cgroup[r->next].relpath, relpath) == 0)
-    return &rl->cgroup[r->next++];
-  for (size_t i = 0; i < rl->count; i++)
-    if (strcmp(rl->cgroup[i].relpath, relpath) == 0)
-      return &rl->cgroup[i];
-  return NULL; /* it sent nothing */
+static const jcli_lists_cgroup *lists_of(report *r, const char *relpath) {
+  const jcli_lists *l = r->lists;
+  if (r->next < jcli_lists_cgroups(l) &&
+      strcmp(jcli_lists_at(l, r->next)->relpath, relpath) == 0)
+    return jcli_lists_at(l, r->next++);
+  return jcli_lists_find(l, relpath); /* NULL: it sent nothing */
 }
 
 static void add_target(void *ctx, const jc_target *t) {
   report *r = ctx;
-  const cgroup_lists *g = lists_of(r, t->relpath);
+  const jcli_lists_cgroup *g = lists_of(r, t->relpath);
+  size_t count = g ? g->count : 0, series = 0;
   jcli_json *j = r->json;
   jcli_json_map_open(j);
   jcli_json_key(j, "instance");
@@ -205,23 +140,29 @@ static void add_target(void *ctx, const jc_target *t) {
   jcli_json_key(j, "cgroup");
   jcli_json_string(j, t->relpath[0] ? t->relpath : "/");
   jcli_json_key(j, "count");
-  jcli_json_int(j, g ? (long long)g->count : 0);
+  jcli_json_int(j, (long long)count);
   jcli_json_key(j, "series");
-  jcli_json_int(j, g ? (long long)g->series : 0);
+  for (size_t k = 0; k < count; k++)
+    series += jcli_lists_metric(r->lists, g->first + k).count;
+  jcli_json_int(j, (long long)series);
   jcli_json_key(j, "values");
   jcli_json_array_open(j);
-  for (size_t i = 0; g && i < g->count; i++)
-    jcli_json_string(j, g->names[i]);
+  for (size_t k = 0; k < count; k++) {
+    jc_metric m = jcli_lists_metric(r->lists, g->first + k);
+    char name[160];
+    jc_lists_name(m.type, m.type_instance, name, sizeof(name));
+    jcli_json_string(j, name);
+  }
   jcli_json_array_close(j);
   jcli_json_map_close(j);
   r->cgroups++;
-  r->value_lists += g ? g->count : 0;
-  r->series += g ? g->series : 0;
+  r->value_lists += count;
+  r->series += series;
 }
 
-static int print_report(const jc_collector *c, const read_lists *rl,
+static int print_report(const jc_collector *c, const jcli_lists *l,
                         const char *path, const char *where) {
-  report r = {jcli_json_new(true), rl, 0, 0, 0, 0};
+  report r = {jcli_json_new(true), l, 0, 0, 0, 0};
   if (!r.json) {
     jcli_error("out of memory");
     return -ENOMEM;
@@ -321,18 +262,22 @@ static int preview(jc_config *cfg, const char *path, const char *where,
     return -ENOMEM;
   }
   int r = jc_collector_init(c); /* the core said why */
-  read_lists rl = {0};
+  jcli_lists *l = r == 0 ? jcli_lists_new() : NULL;
   if (r == 0) {
     struct timespec delay = {0, CHECK_READ_DELAY_NS};
     nanosleep(&delay, NULL);
-    jc_collector_read(c, add_list, &rl);
+    if (l)
+      jc_collector_read(c, jcli_lists_add, l);
     no_names(c);
-    if (rl.failed)
+    if (!l || (r = jcli_lists_group(l)) < 0) {
       jcli_error("out of memory");
-    r = rl.failed ? -ENOMEM : print_report(c, &rl, path, where);
+      r = -ENOMEM;
+    } else {
+      r = print_report(c, l, path, where);
+    }
     warn_unpicked(c, select, select_count, lines, where);
   }
-  read_lists_free(&rl);
+  jcli_lists_free(l);
   jc_collector_free(c);
   return r;
 }

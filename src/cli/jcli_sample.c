@@ -35,6 +35,7 @@
 #include "jcli_check.h"
 #include "jcli_commands.h"
 #include "jcli_json.h"
+#include "jcli_lists.h"
 #include "jcli_opts.h"
 #include "jcli_root.h"
 #include "jcli_signal.h"
@@ -91,7 +92,7 @@ typedef struct {
 /* One line under construction: the cgroup whose values are open. */
 typedef struct {
   jcli_json *json;
-  const char *open_relpath; /* valid during one read pass */
+  const char *open_relpath; /* the open cgroup's, while its lists live */
   sample_unknown *u;
   list_name nulls[8]; /* the open cgroup's lists whose value is null */
   size_t null_count;
@@ -184,23 +185,13 @@ static bool is_gpu_list(jc_list_id id) {
   return id >= JC_LIST_GPU_MEMORY && id <= JC_LIST_GPU_INSTANCE_TOTAL;
 }
 
-/* jc_collect_fn: a cgroup's metrics arrive together, cgroup after cgroup. */
-static void add_metric(void *ctx, const jc_target *t, const jc_metric *m) {
-  sample_line *l = ctx;
+/* One list of the open cgroup: its value, and what the line says of GPU
+ * lists and null values. */
+static void add_metric(sample_line *l, const jcli_lists_cgroup *g,
+                       const jc_metric *m) {
   if (is_gpu_list(m->list)) {
     l->gpu_lists = true;
-    l->gpu_lists_below |= t->relpath[0] != '\0';
-  }
-  if (!l->open_relpath || strcmp(l->open_relpath, t->relpath) != 0) {
-    close_cgroup(l);
-    jcli_json_map_open(l->json);
-    jcli_json_key(l->json, "instance");
-    jcli_json_string(l->json, t->instance);
-    jcli_json_key(l->json, "cgroup"); /* always: the meta data may be off */
-    jcli_json_string(l->json, t->relpath[0] ? t->relpath : "/");
-    jcli_json_key(l->json, "values");
-    jcli_json_map_open(l->json);
-    l->open_relpath = t->relpath;
+    l->gpu_lists_below |= g->relpath[0] != '\0';
   }
   jcli_json_metric(l->json, m);
   for (size_t i = 0; i < m->count; i++)
@@ -211,6 +202,27 @@ static void add_metric(void *ctx, const jc_target *t, const jc_metric *m) {
       l->null_count++;
       break;
     }
+}
+
+/* A read's lists, each cgroup's under it (jcli_lists: those a step sends
+ * at the end of the read join their cgroup's), with what it cannot know. */
+static void put_cgroups(const jcli_lists *lists, sample_line *l) {
+  for (size_t i = 0; i < jcli_lists_cgroups(lists); i++) {
+    const jcli_lists_cgroup *g = jcli_lists_at(lists, i);
+    jcli_json_map_open(l->json);
+    jcli_json_key(l->json, "instance");
+    jcli_json_string(l->json, g->instance);
+    jcli_json_key(l->json, "cgroup"); /* always: the meta data may be off */
+    jcli_json_string(l->json, g->relpath[0] ? g->relpath : "/");
+    jcli_json_key(l->json, "values");
+    jcli_json_map_open(l->json);
+    l->open_relpath = g->relpath;
+    for (size_t k = g->first; k < g->first + g->count; k++) {
+      jc_metric m = jcli_lists_metric(lists, k);
+      add_metric(l, g, &m);
+    }
+    close_cgroup(l);
+  }
 }
 
 /* The chosen lists (the catalogue's, then MemoryStat's) by the controller
@@ -306,17 +318,26 @@ static void say_gpu(sample_unknown *u, const sample_line *l) {
 
 static int print_sample(jc_collector *c, jcli_json *j, sample_unknown *u) {
   sample_line l = {.json = j, .u = u};
+  jcli_lists *lists = jcli_lists_new();
+  double time = round(wall_seconds() * 1000) / 1000;
+  if (lists)
+    jc_collector_read(c, jcli_lists_add, lists);
+  if (!lists || jcli_lists_group(lists) < 0) {
+    jcli_lists_free(lists);
+    jcli_error("out of memory");
+    return -ENOMEM;
+  }
   jcli_json_map_open(j);
   jcli_json_key(j, "time");
-  jcli_json_double(j, round(wall_seconds() * 1000) / 1000);
+  jcli_json_double(j, time);
   jcli_json_key(j, "cgroups");
   jcli_json_array_open(j);
-  jc_collector_read(c, add_metric, &l);
-  close_cgroup(&l);
+  put_cgroups(lists, &l);
   jcli_json_array_close(j);
   say_gpu(u, &l);
   line_unknown(&l);
   jcli_json_map_close(j);
+  jcli_lists_free(lists);
   int r = jcli_json_write(j, STDOUT_FILENO);
   if (r < 0)
     jcli_error("cannot write the sample: %s", strerror(-r));

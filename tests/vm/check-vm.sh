@@ -14,8 +14,8 @@
 # VM_KERNELS picks the kernels (kernels.sh), VM_SUITE_TIMEOUT bounds each
 # suite (default 300 s).  The suites named in VM_NEWEST_ONLY run under the
 # last kernel only: those whose proof does not depend on the kernel
-# (tests/vm_image.sh: the image in Podman).  Without qemu or a kernel: in CI (CI=true) one
-# failed test, elsewhere one skipped test.
+# (tests/vm_image.sh, tests/vm_disk.sh).  Without qemu or a kernel: in CI
+# (CI=true) one failed test, elsewhere one skipped test.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 : "${top_srcdir:=$(cd "$here/../.." && pwd)}"

@@ -211,6 +211,8 @@ static int option(const report *r, jc_config *cfg, const jc_conf_item *ci) {
     return set_bool(r, &cfg->notify_end, ci);
   if (strcasecmp(k, "MaxOpenFiles") == 0)
     return set_number(r, cfg, ci, jc_config_set_max_open_files);
+  if (strcasecmp(k, "DiskWalkEntries") == 0)
+    return set_number(r, cfg, ci, jc_config_set_disk_walk_entries);
   if (strcasecmp(k, "RescanInterval") == 0)
     return set_number(r, cfg, ci, jc_config_set_rescan_interval);
   if (strcasecmp(k, "Cgroup") == 0)

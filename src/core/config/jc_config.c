@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 const char *const jc_runtime_dir_kinds[JC_RUNTIME_DIR_COUNT] = {
-    "containerd", "crio", "docker", "podman", "kubelet"};
+    "containerd", "crio", "docker", "podman", "kubelet", "kubelet-root"};
 
 static const char *const default_memstat[] = {"anon", "file",  "kernel",
                                               "kernel_stack", "slab", "shmem"};
@@ -37,6 +37,7 @@ jc_config *jc_config_new(void) {
   cfg->collect = JC_COLLECT_DEFAULT;
   cfg->notify_oom = true;
   cfg->max_open_files = -1;
+  cfg->disk_walk_entries = JC_DISK_WALK_AUTO;
   cfg->rescan_interval = 60.0;
   return cfg;
 }
@@ -244,7 +245,7 @@ int jc_config_set_runtime_dir(jc_config *cfg, const char *kind,
     if (strcasecmp(kind, jc_runtime_dir_kinds[k]) == 0)
       return set_runtime_path(&cfg->runtime_dir[k], path, why, n);
   return ERR("unknown runtime \"%s\"; known: containerd, crio, docker, "
-             "podman, kubelet", kind);
+             "podman, kubelet, kubelet-root", kind);
 }
 
 int jc_config_add_collect(jc_config *cfg, const char *word, char *why,
@@ -301,6 +302,15 @@ int jc_config_set_max_open_files(jc_config *cfg, double value, char *why,
   if (!(value >= 0 && value <= 1e9) || value != floor(value))
     return ERR("must be a whole number of files, 0 or more");
   cfg->max_open_files = (long)value;
+  return 0;
+}
+
+int jc_config_set_disk_walk_entries(jc_config *cfg, double value, char *why,
+                                    size_t n) {
+  if (!(value >= 0 && value <= 1e9) || value != floor(value))
+    return ERR("must be a whole number of entries, 0 or more");
+  cfg->disk_walk_entries = (long)value;
+  cfg->disk_walk_given = true;
   return 0;
 }
 
@@ -463,21 +473,29 @@ static int check_instances(const jc_config *cfg, char *why, size_t n) {
   return 0;
 }
 
-/* RuntimeRoot and RuntimeDir name where InstanceFrom "container" looks:
- * without it they would silently do nothing. */
+/* RuntimeRoot and RuntimeDir name where InstanceFrom "container" and
+ * Collect "disk" look, ContainerNames how the one names, DiskWalkEntries
+ * how far the other walks: without them they would silently do nothing. */
 static int check_runtime(const jc_config *cfg, char *why, size_t n) {
-  if (cfg->instance_from == JC_INSTANCE_FROM_CONTAINER)
+  bool names = cfg->instance_from == JC_INSTANCE_FROM_CONTAINER;
+  bool disk = cfg->collect & JC_COLLECT_DISK;
+  if (cfg->disk_walk_given && !disk)
+    return ERR("DiskWalkEntries %ld: is used by Collect \"disk\" only; add "
+               "it, or remove DiskWalkEntries", cfg->disk_walk_entries);
+  if (cfg->container_names != JC_NAMES_PLAIN && !names)
+    return ERR("ContainerNames: is used by InstanceFrom \"container\" only; "
+               "add it, or remove ContainerNames");
+  if (names || disk)
     return 0;
   if (cfg->runtime_root)
     return ERR("RuntimeRoot \"%s\": is used by InstanceFrom \"container\" "
-               "only; add it, or remove RuntimeRoot", cfg->runtime_root);
-  if (cfg->container_names != JC_NAMES_PLAIN)
-    return ERR("ContainerNames: is used by InstanceFrom \"container\" only; "
-               "add it, or remove ContainerNames");
+               "and Collect \"disk\" only; add one, or remove RuntimeRoot",
+               cfg->runtime_root);
   for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++)
     if (cfg->runtime_dir[k])
       return ERR("RuntimeDir \"%s\" \"%s\": is used by InstanceFrom "
-                 "\"container\" only; add it, or remove RuntimeDir",
+                 "\"container\" and Collect \"disk\" only; add one, or "
+                 "remove RuntimeDir",
                  jc_runtime_dir_kinds[k], cfg->runtime_dir[k]);
   return 0;
 }

@@ -29,6 +29,8 @@ typedef enum {
   JC_RUNTIME_DOCKER,     /* /var/lib/docker */
   JC_RUNTIME_PODMAN,     /* /var/lib/containers/storage (rootful) */
   JC_RUNTIME_KUBELET,    /* /var/log: its pods/ and containers/ */
+  JC_RUNTIME_KUBELET_ROOT, /* /var/lib/kubelet: its pods' volumes
+                              (Collect "disk") */
   JC_RUNTIME_DIR_COUNT
 } jc_runtime_dir;
 
@@ -67,7 +69,8 @@ typedef struct {
   jc_pattern **ignore;
   size_t ignore_count;
   jc_instance_from instance_from;
-  char *runtime_root; /* InstanceFrom "container": NULL for "/" */
+  char *runtime_root; /* InstanceFrom "container", Collect "disk": NULL
+                         for "/" */
   jc_container_names container_names; /* ContainerNames */
   char *runtime_dir[JC_RUNTIME_DIR_COUNT]; /* RuntimeDir: NULL, the default */
   unsigned collect;    /* JC_COLLECT_*: the groups read */
@@ -85,6 +88,9 @@ typedef struct {
   bool notify_oom;     /* NotifyOOM: a notification per OOM kill (default) */
   bool notify_end;     /* NotifyEnd: a notification per cgroup that ends */
   long max_open_files; /* -1: derived from RLIMIT_NOFILE */
+  long disk_walk_entries; /* DiskWalkEntries: entries a pass's walks look
+                             at; JC_DISK_WALK_AUTO: from the cgroups */
+  bool disk_walk_given;
   double rescan_interval; /* seconds between safety-net full walks */
   jc_managed *managed;
   size_t managed_count;
@@ -120,7 +126,8 @@ int jc_config_add_pattern(jc_config *cfg, bool ignore, const char *text,
                           char *why, size_t n);
 int jc_config_set_instance_from(jc_config *cfg, const char *word, char *why,
                                 size_t n);
-/* RuntimeRoot DIR and RuntimeDir KIND DIR (InstanceFrom "container"):
+/* RuntimeRoot DIR and RuntimeDir KIND DIR (InstanceFrom "container",
+ * Collect "disk"):
  * absolute, without "." or ".." levels; KIND one of jc_runtime_dir_kinds. */
 int jc_config_set_runtime_root(jc_config *cfg, const char *path, char *why,
                                size_t n);
@@ -145,6 +152,15 @@ int jc_config_set_rescan_interval(jc_config *cfg, double value, char *why,
                                   size_t n);
 int jc_config_set_max_open_files(jc_config *cfg, double value, char *why,
                                  size_t n);
+/* DiskWalkEntries (Collect "disk"): the entries the walks of a read pass
+ * look at, all together: a whole number, 0 (no walk: project quotas only)
+ * to 1,000,000,000; JC_DISK_WALK_AUTO (the default): half the number of
+ * cgroups the pass reads, at least JC_DISK_WALK_LEAST, so that the walks
+ * cost the pass a share of what its cgroups do (docs/performance.md). */
+#define JC_DISK_WALK_AUTO (-1)
+#define JC_DISK_WALK_LEAST 48
+int jc_config_set_disk_walk_entries(jc_config *cfg, double value, char *err,
+                                    size_t n);
 /* A Values pattern: a glob over value list names that adds them, or with
  * a leading "!" removes them (jc_lists.h); applied in order by finish. */
 int jc_config_add_values(jc_config *cfg, const char *pattern, char *why,

@@ -15,6 +15,7 @@
 #define LIM JC_COLLECT_LIMITS
 #define PSI JC_COLLECT_PRESSURE
 #define NET JC_COLLECT_NETWORK
+#define DISK JC_COLLECT_DISK
 
 /* The pressure lists of one resource (its file) and line. */
 #define PSI_STALL(res, line, file)                                             \
@@ -141,6 +142,20 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
                                   false, 0, JC_WHEN_OWNER},
     [JC_LIST_UDP_RCVBUF_ERRORS] = {"protocol_counter", "Udp_RcvbufErrors", NET,
                                    false, 0, JC_WHEN_OWNER},
+    /* Disk (jc_disk): what a container fills, no cgroup file: its writable
+     * layer (allocated bytes and inodes, from a project quota or a walk
+     * spread over passes, with the figure's age: a walk's figure is as old
+     * as the walk's start), its log files' sizes; a pod's disk-backed
+     * emptyDir volumes.  `bytes` and `files`, not df_complex/df_inodes,
+     * whose used/free/reserved instances are a file system's: a sum of
+     * df_complex-used over a host would count these twice. */
+    [JC_LIST_DISK_LAYER] = {"bytes", "layer", DISK, true, 0, 0},
+    [JC_LIST_DISK_LAYER_FILES] = {"files", "layer", DISK, true, 0, 0},
+    [JC_LIST_DISK_LAYER_AGE] = {"duration", "layer_age", DISK, true, 0, 0},
+    [JC_LIST_DISK_LOGS] = {"bytes", "logs", DISK, true, 0, 0},
+    [JC_LIST_DISK_EMPTYDIR] = {"bytes", "emptydir", DISK, true, 0, 0},
+    [JC_LIST_DISK_EMPTYDIR_FILES] = {"files", "emptydir", DISK, true, 0, 0},
+    [JC_LIST_DISK_EMPTYDIR_AGE] = {"duration", "emptydir_age", DISK, true, 0, 0},
 };
 
 void jc_lists_name(const char *type, const char *type_instance, char *out,

@@ -86,6 +86,13 @@ typedef enum {
   JC_LIST_TCP_LISTEN_OVERFLOWS,  /* protocol_counter-TcpExt_ListenOverflows */
   JC_LIST_TCP_LISTEN_DROPS,      /* protocol_counter-TcpExt_ListenDrops */
   JC_LIST_UDP_RCVBUF_ERRORS,     /* protocol_counter-Udp_RcvbufErrors */
+  JC_LIST_DISK_LAYER,        /* bytes-layer: a container's writable layer */
+  JC_LIST_DISK_LAYER_FILES,  /* files-layer: its inodes */
+  JC_LIST_DISK_LAYER_AGE,    /* duration-layer_age: how old that figure is */
+  JC_LIST_DISK_LOGS,         /* bytes-logs: its log files */
+  JC_LIST_DISK_EMPTYDIR,     /* bytes-emptydir: a pod's disk emptyDirs */
+  JC_LIST_DISK_EMPTYDIR_FILES, /* files-emptydir */
+  JC_LIST_DISK_EMPTYDIR_AGE, /* duration-emptydir_age */
   JC_LIST_COUNT,
   /* Outside the table and the selection (jc_memstat_keys has those): a
    * MemoryStat key's list, its type instance the key itself

@@ -349,22 +349,30 @@ static int unescape_path(jc_token t, char *out, size_t size) {
   return 0;
 }
 
-int jc_parse_mountinfo_cgroup2(const char *buf, size_t len, char *ret_root,
-                               char *ret_mount, size_t size) {
-  const char *p = buf, *end = buf + len;
-  jc_token field[5];
+/* A mountinfo line's first fields (id, parent, dev, root, mount point)
+ * into field, *p moved past the optional fields and their "-": 0, or
+ * -EINVAL for a line that ends before. */
+static int mountinfo_head(const char **p, const char *end, jc_token field[5]) {
   for (int i = 0; i < 5; i++) {
-    field[i] = next_word(&p, end); /* id, parent, dev, root, mount point */
+    field[i] = next_word(p, end);
     if (field[i].len == 0)
       return -EINVAL;
   }
   for (;;) { /* optional fields end with a lone "-" */
-    jc_token t = next_word(&p, end);
+    jc_token t = next_word(p, end);
     if (t.len == 0)
       return -EINVAL;
     if (JC_TOKEN_IS(t, "-"))
-      break;
+      return 0;
   }
+}
+
+int jc_parse_mountinfo_cgroup2(const char *buf, size_t len, char *ret_root,
+                               char *ret_mount, size_t size) {
+  const char *p = buf, *end = buf + len;
+  jc_token field[5];
+  if (mountinfo_head(&p, end, field) < 0)
+    return -EINVAL;
   jc_token fstype = next_word(&p, end);
   if (!JC_TOKEN_IS(fstype, "cgroup2"))
     return fstype.len ? 0 : -EINVAL;
@@ -372,6 +380,32 @@ int jc_parse_mountinfo_cgroup2(const char *buf, size_t len, char *ret_root,
       unescape_path(field[4], ret_mount, size) < 0)
     return -ENAMETOOLONG;
   return 1;
+}
+
+int jc_parse_mountinfo_upper(const char *buf, size_t len, char *ret_upper,
+                             size_t size) {
+  const char *p = buf, *end = buf + len;
+  jc_token field[5];
+  if (mountinfo_head(&p, end, field) < 0)
+    return -EINVAL;
+  jc_token fstype = next_word(&p, end), source = next_word(&p, end);
+  jc_token opts = next_word(&p, end);
+  if (opts.len == 0)
+    return fstype.len && source.len ? 0 : -EINVAL; /* no super options */
+  if (!JC_TOKEN_IS(field[4], "/") || !JC_TOKEN_IS(fstype, "overlay"))
+    return 0;
+  /* The options' values have their ',' escaped: split at each one. */
+  for (size_t at = 0; at < opts.len;) {
+    const char *o = opts.ptr + at;
+    const char *comma = memchr(o, ',', opts.len - at);
+    size_t olen = comma ? (size_t)(comma - o) : opts.len - at;
+    if (olen > 9 && memcmp(o, "upperdir=", 9) == 0)
+      return unescape_path((jc_token){o + 9, olen - 9}, ret_upper, size) < 0
+                 ? -ENAMETOOLONG
+                 : 1;
+    at += olen + 1;
+  }
+  return 0;
 }
 
 int jc_parse_mountinfo_line(const char *buf, size_t len, char *ret_path,

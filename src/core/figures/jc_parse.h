@@ -116,6 +116,16 @@ int jc_parse_pressure(const char *buf, size_t len, jc_psi *ret_psi);
  */
 int jc_parse_mountinfo_line(const char *buf, size_t len, char *ret_path,
                             size_t size);
+/*
+ * One line of /proc/PID/mountinfo: when it mounts an overlay at "/" (a
+ * container's root file system, seen from one of its processes), writes
+ * its upper directory (the upperdir= super option, octal escapes such as
+ * \054 for ',' decoded) to ret_upper and returns 1; 0 for any other line
+ * (another mount point or file system, an overlay without upperdir); <0
+ * for a malformed line or an upper directory longer than size - 1.
+ */
+int jc_parse_mountinfo_upper(const char *buf, size_t len, char *ret_upper,
+                             size_t size);
 /* The same, also writing the line's root field (the directory of the
  * hierarchy mounted there, "/" for all of it) to ret_root when not NULL. */
 int jc_parse_mountinfo_cgroup2(const char *buf, size_t len, char *ret_root,

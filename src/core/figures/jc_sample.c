@@ -98,7 +98,7 @@ static const struct {
     {"events", JC_COLLECT_EVENTS},     {"pids", JC_COLLECT_PIDS},
     {"limits", JC_COLLECT_LIMITS},     {"energy", JC_COLLECT_ENERGY},
     {"cgroups", JC_COLLECT_CGROUPS},   {"gpu", JC_COLLECT_GPU},
-    {"network", JC_COLLECT_NETWORK},
+    {"network", JC_COLLECT_NETWORK},   {"disk", JC_COLLECT_DISK},
 };
 
 unsigned jc_sample_collect_bit(const char *word) {

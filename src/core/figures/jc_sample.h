@@ -41,6 +41,7 @@ enum {
   JC_COLLECT_CGROUPS = 1u << 8, /* cgroup.stat: descendants, dying ones */
   JC_COLLECT_GPU = 1u << 9,     /* NVIDIA GPUs through NVML (jc_gpu) */
   JC_COLLECT_NETWORK = 1u << 10, /* per network namespace (jc_net) */
+  JC_COLLECT_DISK = 1u << 11,    /* what containers fill on disk (jc_disk) */
   JC_COLLECT_DEFAULT =
       JC_COLLECT_CPU | JC_COLLECT_MEMORY | JC_COLLECT_IO | JC_COLLECT_LIMITS,
 };

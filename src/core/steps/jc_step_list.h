@@ -22,6 +22,7 @@
   X(ENERGY, energy) /* energy/: Collect "energy" */                            \
   X(GPU, gpu)       /* gpu/: Collect "gpu" */                                  \
   X(NET, net)       /* net/: Collect "network" */                              \
+  X(DISK, disk)     /* disk/: Collect "disk" */                                \
   X(END, end)       /* end/: final figures, NotifyEnd, the lost */             \
   X(PEAK, peak)     /* peak/: the interval peak */
 

@@ -193,17 +193,16 @@ static int init(const jc_collector *c, void **ret_self) {
   if (cfg->instance_from != JC_INSTANCE_FROM_CONTAINER)
     return 0;
   jc_rtname_self *n = calloc(1, sizeof(*n));
-  struct jc_runtime *rt =
-      n ? jc_runtime_new(cfg->runtime_root,
-                         (const char *const *)cfg->runtime_dir, &c->log)
-        : NULL;
+  if (!n) {
+    jc_logf(&c->log, JC_LOG_ERR, "out of memory");
+    return -ENOMEM;
+  }
+  struct jc_runtime *rt = jc_runtime_open(
+      cfg->runtime_root, (const char *const *)cfg->runtime_dir, &c->log,
+      "InstanceFrom \"container\"", "keeps its path name");
   if (!rt) {
     int e = errno;
     free(n);
-    jc_logf(&c->log, JC_LOG_ERR,
-            "RuntimeRoot \"%s\": %s; InstanceFrom \"container\" reads the "
-            "container runtimes' state below it",
-            cfg->runtime_root ? cfg->runtime_root : "/", JC_STRERROR(e));
     return -e;
   }
   jc_runtime_set_names(rt, cfg->container_names);

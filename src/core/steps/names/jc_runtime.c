@@ -35,7 +35,7 @@
 
 const char *const jc_runtime_dir_defaults[JC_RUNTIME_DIR_COUNT] = {
     "/run/containerd", "/run/containers/storage", "/var/lib/docker",
-    "/var/lib/containers/storage", "/var/log"};
+    "/var/lib/containers/storage", "/var/log", "/var/lib/kubelet"};
 
 #define ID_LEN 64
 #define FIELD_SIZE 256 /* Kubernetes names are at most 253 bytes */
@@ -47,6 +47,8 @@ struct jc_runtime {
   char dir[JC_RUNTIME_DIR_COUNT][PATH_MAX]; /* relative to rootfd */
   const jc_log *log;
   jc_container_names names;
+  const char *who, *outcome; /* a refused file's message: whose, and what
+                                it costs the cgroup */
 };
 
 jc_runtime *jc_runtime_new(const char *root,
@@ -57,6 +59,8 @@ jc_runtime *jc_runtime_new(const char *root,
     return NULL;
   snprintf(rt->root, sizeof(rt->root), "%s", root ? root : "/");
   rt->log = log;
+  rt->who = "InstanceFrom \"container\"";
+  rt->outcome = "keeps its path name";
   for (int k = 0; k < JC_RUNTIME_DIR_COUNT; k++) {
     const char *d = dirs && dirs[k] ? dirs[k] : jc_runtime_dir_defaults[k];
     snprintf(rt->dir[k], sizeof(rt->dir[k]), "%s", d + strspn(d, "/"));
@@ -75,6 +79,43 @@ void jc_runtime_set_names(jc_runtime *rt, jc_container_names names) {
   rt->names = names;
 }
 
+void jc_runtime_set_purpose(jc_runtime *rt, const char *who,
+                            const char *outcome) {
+  rt->who = who;
+  rt->outcome = outcome;
+}
+
+jc_runtime *jc_runtime_open(const char *root,
+                            const char *const dirs[JC_RUNTIME_DIR_COUNT],
+                            const jc_log *log, const char *who,
+                            const char *outcome) {
+  jc_runtime *rt = jc_runtime_new(root, dirs, log);
+  if (!rt) {
+    int e = errno;
+    jc_logf(log, JC_LOG_ERR,
+            "RuntimeRoot \"%s\": %s; %s reads the container runtimes' "
+            "state below it",
+            root ? root : "/", JC_STRERROR(e), who);
+    errno = e;
+    return NULL;
+  }
+  jc_runtime_set_purpose(rt, who, outcome);
+  return rt;
+}
+
+const char *jc_runtime_dir_path(const jc_runtime *rt, jc_runtime_dir k) {
+  return rt->dir[k];
+}
+
+int jc_runtime_rootfd(const jc_runtime *rt) { return rt->rootfd; }
+
+const char *jc_runtime_shown(const jc_runtime *rt, const char *rel, char *buf,
+                             size_t size) {
+  bool slash = rt->root[0] && rt->root[strlen(rt->root) - 1] == '/';
+  snprintf(buf, size, "%s%s%s", rt->root, slash ? "" : "/", rel);
+  return buf;
+}
+
 void jc_runtime_free(jc_runtime *rt) {
   if (!rt)
     return;
@@ -86,10 +127,18 @@ void jc_runtime_free(jc_runtime *rt) {
 
 typedef struct {
   char ns[FIELD_SIZE], pod[FIELD_SIZE], ctr[FIELD_SIZE]; /* Kubernetes */
+  char uid[FIELD_SIZE];                                  /* its pod's */
   bool sandbox;                                          /* pause container */
   bool pod_only; /* the kubelet's pods/: a pod's own cgroup */
   char name[FIELD_SIZE];                                 /* Docker, Podman */
   char project[FIELD_SIZE], service[FIELD_SIZE];         /* compose */
+  /* Where it keeps its files (jc_container): paths as the runtime wrote
+   * them, "" when not said or longer than PATH_MAX - 1 */
+  char log_path[PATH_MAX], rootfs[PATH_MAX];
+  char layer[FIELD_SIZE], driver[FIELD_SIZE];
+  char storage[PATH_MAX]; /* Podman: its containers/storage, relative */
+  jc_runtime_dir runtime; /* whose file said it */
+  char file[PATH_MAX];    /* that file, relative to RuntimeRoot */
   const char *id; /* Podman: the entry wanted */
   bool in_entry;  /* Podman: the entry being read is it */
   bool done;
@@ -104,6 +153,16 @@ static void take(found *f, char field[FIELD_SIZE], const char *v, size_t len) {
   }
   memcpy(field, v, len);
   field[len] = '\0';
+}
+
+/* A path the runtime wrote (no name of the container's): one too long is
+ * not said, left "" (its reader says what it misses). */
+static void take_path(char field[PATH_MAX], const char *v, size_t len) {
+  field[0] = '\0';
+  if (len < PATH_MAX && !memchr(v, '\0', len)) {
+    memcpy(field, v, len);
+    field[len] = '\0';
+  }
 }
 
 /* The Kubernetes annotations and labels the runtimes write: containerd's
@@ -123,6 +182,13 @@ static void kube_key(found *f, const char *key, const char *v, size_t len) {
            !strcmp(key, "io.kubernetes.docker.type"))
     f->sandbox = (len == 7 && !memcmp(v, "sandbox", 7)) ||
                  (len == 10 && !memcmp(v, "podsandbox", 10));
+  else if (!strcmp(key, "io.kubernetes.cri.sandbox-uid") ||
+           !strcmp(key, "io.kubernetes.pod.uid"))
+    take(f, f->uid, v, len);
+  else if (!strcmp(key, "io.kubernetes.cri-o.LogPath"))
+    take_path(f->log_path, v, len);
+  else if (!strcmp(key, "io.kubernetes.cri-o.MountPoint"))
+    take_path(f->rootfs, v, len);
   else if (!strcmp(key, "com.docker.compose.project"))
     take(f, f->project, v, len);
   else if (!strcmp(key, "com.docker.compose.service"))
@@ -137,12 +203,17 @@ static bool bundle_string(void *ctx, const char *const *path, int depth,
   return true;
 }
 
-/* Docker's config.v2.json: "Name", "Config": {"Labels": {...}}. */
+/* Docker's config.v2.json: "Name", "Config": {"Labels": {...}}; where
+ * its files are: "LogPath", "Driver". */
 static bool docker_string(void *ctx, const char *const *path, int depth,
                           const char *v, size_t len) {
   found *f = ctx;
   if (depth == 1 && !strcmp(path[0], "Name"))
     take(f, f->name, v + (len && v[0] == '/'), len - (len && v[0] == '/'));
+  else if (depth == 1 && !strcmp(path[0], "LogPath"))
+    take_path(f->log_path, v, len);
+  else if (depth == 1 && !strcmp(path[0], "Driver"))
+    take(f, f->driver, v, len);
   else if (depth == 3 && !strcmp(path[0], "Config") &&
            !strcmp(path[1], "Labels"))
     kube_key(f, path[2], v, len);
@@ -158,6 +229,8 @@ static bool podman_string(void *ctx, const char *const *path, int depth,
     return true;
   if (depth == 2 && !strcmp(path[1], "id"))
     f->in_entry = len == ID_LEN && !memcmp(v, f->id, ID_LEN);
+  else if (depth == 2 && !strcmp(path[1], "layer"))
+    take(f, f->layer, v, len);
   else if (depth == 3 && !strcmp(path[1], "names") && !strcmp(path[2], "[]") &&
            !f->name[0])
     take(f, f->name, v, len); /* the first name is the one podman ps shows */
@@ -172,7 +245,7 @@ static bool podman_end_map(void *ctx, int depth) {
     f->done = true;
     return false;
   }
-  f->name[0] = '\0'; /* another container's */
+  f->name[0] = f->layer[0] = '\0'; /* another container's */
   f->too_long = false;
   return true;
 }
@@ -186,9 +259,7 @@ static const jc_rtread_json podman_json = {podman_string, podman_end_map};
 /* The file, as an operator finds it: RuntimeRoot joined with rel. */
 static const char *shown(const jc_runtime *rt, const char *rel, char *buf,
                          size_t size) {
-  bool slash = rt->root[0] && rt->root[strlen(rt->root) - 1] == '/';
-  snprintf(buf, size, "%s%s%s", rt->root, slash ? "" : "/", rel);
-  return buf;
+  return jc_runtime_shown(rt, rel, buf, size);
 }
 
 /* The one message of a refused file: the file, why, and the cgroup (its
@@ -197,10 +268,8 @@ static int report(const jc_runtime *rt, const char *rel, const char *relpath,
                   const char *why, int r) {
   char file[PATH_MAX + 64], cgroup[4 * PATH_MAX];
   jc_utf8_escape(relpath, cgroup, sizeof(cgroup));
-  jc_logf(rt->log, JC_LOG_WARNING,
-          "InstanceFrom \"container\": %s %s; cgroup \"%s\" keeps its path "
-          "name",
-          shown(rt, rel, file, sizeof(file)), why, cgroup);
+  jc_logf(rt->log, JC_LOG_WARNING, "%s: %s %s; cgroup \"%s\" %s", rt->who,
+          shown(rt, rel, file, sizeof(file)), why, cgroup, rt->outcome);
   return r;
 }
 
@@ -242,10 +311,11 @@ static int compose(const found *f, jc_container_names names, char *want,
   return 0;
 }
 
-/* The instance from what the file rel said, or its one message. */
-static int name_from(const jc_runtime *rt, const found *f, const char *rel,
-                     const char *relpath, char ret_name[JC_INSTANCE_SIZE]) {
+/* The instance from what the file f->file said, or its one message. */
+static int name_from(const jc_runtime *rt, const found *f, const char *relpath,
+                     char ret_name[JC_INSTANCE_SIZE]) {
   char want[4 * FIELD_SIZE], why[JC_LOG_LINE_MAX + 200];
+  const char *rel = f->file;
   if (compose(f, rt->names, want, sizeof(want)) < 0)
     return report(rt, rel, relpath, "names no container", -ENODATA);
   if (f->too_long)
@@ -265,13 +335,15 @@ static int name_from(const jc_runtime *rt, const found *f, const char *rel,
   return report(rt, rel, relpath, why, -EILSEQ);
 }
 
-/* rel did not open (r, why): -ENOENT when it is not there yet, else its
- * one message.  A level of it that is a link leading out of RuntimeRoot
+/* rel did not open (r, why): -ENOENT when it is not there yet, -EAGAIN
+ * when the process had no descriptor to spare, else its one message.  A level of it that is a link leading out of RuntimeRoot
  * is named itself, and said once: such a file is never read, however
  * often the lookup were tried. */
 static int refused(const jc_runtime *rt, const char *rel, const char *relpath,
                    const char *why, int r) {
   size_t len;
+  if (r == -EMFILE || r == -ENFILE)
+    return -EAGAIN; /* no descriptor to spare now: the file, later */
   if ((r == -ENOENT || r == -ELOOP) &&
       jc_rtread_find_link(rt->rootfd, rel, &len) == 0) {
     char level[PATH_MAX];
@@ -281,34 +353,28 @@ static int refused(const jc_runtime *rt, const char *rel, const char *relpath,
   return r == -ENOENT ? r : report(rt, rel, relpath, why, r);
 }
 
-/* Parses rel with h into f: 0, -ENOENT, or refused (said once). */
+/* Parses rel with h into f: 0 (f->file is rel), -ENOENT, or refused
+ * (said once). */
 static int parse(const jc_runtime *rt, const char *rel, const jc_rtread_json *h,
                  found *f, const char *relpath) {
   char why[512];
   int r = jc_rtread_json_file(rt->rootfd, rel, JC_RUNTIME_FILE_MAX, h, f, why,
                               sizeof(why));
+  if (r == 0)
+    snprintf(f->file, sizeof(f->file), "%s", rel);
   return r == 0 ? 0 : refused(rt, rel, relpath, why, r);
-}
-
-/* Looks up one file: 0 named, -ENOENT not there, else refused. */
-static int lookup(const jc_runtime *rt, const char *rel, const jc_rtread_json *h,
-                  found *f, const char *relpath,
-                  char ret_name[JC_INSTANCE_SIZE]) {
-  int r = parse(rt, rel, h, f, relpath);
-  return r < 0 ? r : name_from(rt, f, rel, relpath, ret_name);
 }
 
 /* A containerd bundle without Kubernetes annotations is a task of another
  * client (Docker's moby namespace holds the same ids): not the one. */
 static int lookup_bundle(const jc_runtime *rt, const char *rel,
-                         const char *relpath, char ret_name[JC_INSTANCE_SIZE]) {
-  found f = {0};
-  int r = parse(rt, rel, &bundle_json, &f, relpath);
+                         const char *relpath, found *f) {
+  int r = parse(rt, rel, &bundle_json, f, relpath);
   if (r < 0)
     return r;
-  if (!f.ns[0] && !f.pod[0])
+  if (!f->ns[0] && !f->pod[0])
     return -ENOENT;
-  return name_from(rt, &f, rel, relpath, ret_name);
+  return 0;
 }
 
 /* ---- the layouts ---------------------------------------------------------- */
@@ -358,7 +424,7 @@ static int each_entry(const jc_runtime *rt, const char *rel, const char *relpath
 typedef struct {
   const jc_runtime *rt;
   const char *id, *relpath;
-  char *ret_name;
+  found *f;
 } task_search;
 
 static int try_namespace(void *ctx, const char *ns) {
@@ -366,35 +432,34 @@ static int try_namespace(void *ctx, const char *ns) {
   char rel[PATH_MAX];
   snprintf(rel, sizeof(rel), "%s/io.containerd.runtime.v2.task/%s/%s/config.json",
            s->rt->dir[JC_RUNTIME_CONTAINERD], ns, s->id);
-  return lookup_bundle(s->rt, rel, s->relpath, s->ret_name);
+  return lookup_bundle(s->rt, rel, s->relpath, s->f);
 }
 
 /* containerd: the bundle of id in whichever namespace holds it (k8s.io
  * for Kubernetes, moby for Docker's, default for ctr's). */
 static int containerd(const jc_runtime *rt, const char *id, const char *relpath,
-                      char *ret_name) {
+                      found *f) {
   char rel[PATH_MAX];
   snprintf(rel, sizeof(rel), "%s/io.containerd.runtime.v2.task",
            rt->dir[JC_RUNTIME_CONTAINERD]);
-  task_search s = {rt, id, relpath, ret_name};
+  task_search s = {rt, id, relpath, f};
   return each_entry(rt, rel, relpath, try_namespace, &s);
 }
 
 static int crio(const jc_runtime *rt, const char *id, const char *relpath,
-                char *ret_name) {
+                found *f) {
   char rel[PATH_MAX];
   snprintf(rel, sizeof(rel), "%s/overlay-containers/%s/userdata/config.json",
            rt->dir[JC_RUNTIME_CRIO], id);
-  return lookup_bundle(rt, rel, relpath, ret_name);
+  return lookup_bundle(rt, rel, relpath, f);
 }
 
 static int docker(const jc_runtime *rt, const char *id, const char *relpath,
-                  char *ret_name) {
+                  found *f) {
   char rel[PATH_MAX];
   snprintf(rel, sizeof(rel), "%s/containers/%s/config.v2.json",
            rt->dir[JC_RUNTIME_DOCKER], id);
-  found f = {0};
-  return lookup(rt, rel, &docker_json, &f, relpath, ret_name);
+  return parse(rt, rel, &docker_json, f, relpath);
 }
 
 /* containers/storage lists a container in one of two files beside each
@@ -405,17 +470,19 @@ static const char *const storage_lists[] = {"containers.json",
                                             "volatile-containers.json"};
 
 static int podman_in(const jc_runtime *rt, const char *storage, const char *id,
-                     const char *relpath, char *ret_name) {
+                     const char *relpath, found *f) {
+  snprintf(f->storage, sizeof(f->storage), "%s", storage);
   for (size_t i = 0; i < sizeof(storage_lists) / sizeof(*storage_lists); i++) {
     char rel[PATH_MAX];
     snprintf(rel, sizeof(rel), "%s/overlay-containers/%s", storage,
              storage_lists[i]);
-    found f = {.id = id};
-    int r = parse(rt, rel, &podman_json, &f, relpath);
+    f->id = id;
+    f->done = false;
+    int r = parse(rt, rel, &podman_json, f, relpath);
     if (r < 0 && r != -ENOENT)
       return r;
-    if (r == 0 && f.done)
-      return name_from(rt, &f, rel, relpath, ret_name);
+    if (r == 0 && f->done)
+      return 0;
   }
   return -EAGAIN; /* not listed yet */
 }
@@ -483,10 +550,10 @@ static int home_of(const jc_runtime *rt, const char *uid, char *home,
 
 /* Rootless Podman: the uid of user@<uid>.service in the path. */
 static int podman(const jc_runtime *rt, const char *id, const char *relpath,
-                  char *ret_name) {
+                  found *f) {
   const char *at = strstr(relpath, "user@");
   if (!at)
-    return podman_in(rt, rt->dir[JC_RUNTIME_PODMAN], id, relpath, ret_name);
+    return podman_in(rt, rt->dir[JC_RUNTIME_PODMAN], id, relpath, f);
   char uid[16], home[PATH_MAX], storage[PATH_MAX];
   size_t n = strspn(at + 5, "0123456789");
   if (n == 0 || n >= sizeof(uid) || strncmp(at + 5 + n, ".service/", 9))
@@ -497,7 +564,7 @@ static int podman(const jc_runtime *rt, const char *id, const char *relpath,
   if (r < 0)
     return r;
   snprintf(storage, sizeof(storage), "%s/.local/share/containers/storage", home);
-  return podman_in(rt, storage, id, relpath, ret_name);
+  return podman_in(rt, storage, id, relpath, f);
 }
 
 /* ---- the kubelet ---------------------------------------------------------- */
@@ -535,7 +602,7 @@ static bool pod_uid(const char *level, size_t len, char uid[40]) {
 
 typedef struct {
   const char *tail; /* "_<uid>", or "-<id>.log" */
-  found f;        /* its namespace, pod and container */
+  found *f;       /* its namespace, pod and container */
   bool container; /* /var/log/containers' <pod>_<ns>_<ctr>-<id>.log */
 } kubelet_search;
 
@@ -553,7 +620,7 @@ static int kubelet_entry(void *ctx, const char *name) {
   if (!b || (s->container ? !c || strchr(c + 1, '_') : c != NULL))
     return -ENOENT;
   *b = '\0';
-  found *f = &s->f;
+  found *f = s->f;
   if (s->container) {
     *c = '\0';
     snprintf(f->ns, sizeof(f->ns), "%s", b + 1);
@@ -568,36 +635,36 @@ static int kubelet_entry(void *ctx, const char *name) {
 }
 
 static int kubelet(const jc_runtime *rt, const char *sub, kubelet_search *s,
-                   const char *relpath, char *ret_name) {
+                   const char *relpath) {
   char rel[PATH_MAX];
   snprintf(rel, sizeof(rel), "%s/%s", rt->dir[JC_RUNTIME_KUBELET], sub);
   int r = each_entry(rt, rel, relpath, kubelet_entry, s);
-  if (r < 0)
-    return r;
-  return name_from(rt, &s->f, rel, relpath, ret_name);
+  if (r == 0)
+    snprintf(s->f->file, sizeof(s->f->file), "%s", rel);
+  return r;
 }
 
 static int kubelet_pod(const jc_runtime *rt, const char *uid,
-                       const char *relpath, char *ret_name) {
+                       const char *relpath, found *f) {
   char tail[48];
   snprintf(tail, sizeof(tail), "_%s", uid);
-  kubelet_search s = {.tail = tail};
-  int r = kubelet(rt, "pods", &s, relpath, ret_name);
+  kubelet_search s = {.tail = tail, .f = f};
+  int r = kubelet(rt, "pods", &s, relpath);
   return r == -ENOENT ? -EAGAIN : r;
 }
 
 static int kubelet_container(const jc_runtime *rt, const char *id,
-                             const char *relpath, char *ret_name) {
+                             const char *relpath, found *f) {
   char tail[ID_LEN + 8];
   snprintf(tail, sizeof(tail), "-%s.log", id);
-  kubelet_search s = {.tail = tail, .container = true};
-  return kubelet(rt, "containers", &s, relpath, ret_name);
+  kubelet_search s = {.tail = tail, .f = f, .container = true};
+  return kubelet(rt, "containers", &s, relpath);
 }
 
 /* ---- which runtime -------------------------------------------------------- */
 
 typedef int (*runtime_fn)(const jc_runtime *, const char *, const char *,
-                          char *);
+                          found *);
 
 /* The parent level of the last one, and its length. */
 static const char *parent_level(const char *relpath, const char *last,
@@ -642,19 +709,81 @@ static bool classify(const char *relpath, which *w) {
   return true;
 }
 
+static jc_runtime_dir dir_of(runtime_fn fn) {
+  return fn == containerd ? JC_RUNTIME_CONTAINERD
+         : fn == crio     ? JC_RUNTIME_CRIO
+         : fn == docker   ? JC_RUNTIME_DOCKER
+         : fn == podman   ? JC_RUNTIME_PODMAN
+                          : JC_RUNTIME_KUBELET;
+}
+
+/* What the runtime's files say of the container (or pod) w: 0 with f
+ * filled, -EAGAIN while they are not written, another negative errno
+ * after the one message of a refused file. */
+static int identify(const jc_runtime *rt, const which *w, const char *relpath,
+                    found *f) {
+  if (!w->first)
+    return kubelet_pod(rt, w->uid, relpath, f);
+  f->runtime = dir_of(w->first);
+  int r = w->first(rt, w->id, relpath, f);
+  if (r == -ENOENT && w->second) {
+    found g = {.runtime = dir_of(w->second)};
+    r = w->second(rt, w->id, relpath, &g);
+    if (r != -ENOENT)
+      *f = g;
+  }
+  if (r == -ENOENT && w->in_pod)
+    r = kubelet_container(rt, w->id, relpath, f); /* the runtime as named */
+  return r == -ENOENT ? -EAGAIN : r;
+}
+
 int jc_runtime_name(jc_runtime *rt, const char *relpath,
                     char ret_name[JC_INSTANCE_SIZE]) {
   which w;
   if (!classify(relpath, &w))
     return -ENOENT;
+  found *f = calloc(1, sizeof(*f));
+  if (!f)
+    return -ENOMEM;
+  int r = identify(rt, &w, relpath, f);
+  if (r == 0)
+    r = name_from(rt, f, relpath, ret_name);
+  free(f);
+  return r;
+}
+
+int jc_runtime_container(jc_runtime *rt, const char *relpath,
+                         jc_container *ret) {
+  which w;
+  if (!classify(relpath, &w))
+    return -ENOENT;
+  *ret = (jc_container){.runtime = dir_of(w.first)};
+  snprintf(ret->id, sizeof(ret->id), "%s", w.first ? w.id : "");
+  if (w.in_pod || !w.first)
+    snprintf(ret->pod_uid, sizeof(ret->pod_uid), "%s", w.uid);
   if (!w.first)
-    return kubelet_pod(rt, w.uid, relpath, ret_name);
-  int r = w.first(rt, w.id, relpath, ret_name);
-  if (r == -ENOENT && w.second)
-    r = w.second(rt, w.id, relpath, ret_name);
-  if (r == -ENOENT && w.in_pod)
-    r = kubelet_container(rt, w.id, relpath, ret_name);
-  return r == -ENOENT ? -EAGAIN : r;
+    return 0; /* a pod: its uid is all there is to know */
+  found *f = calloc(1, sizeof(*f));
+  if (!f)
+    return -ENOMEM;
+  int r = identify(rt, &w, relpath, f);
+  if (r == 0) {
+    ret->runtime = f->runtime;
+    ret->sandbox = f->sandbox;
+    if (!ret->pod_uid[0] && is_pod_uid(f->uid, strlen(f->uid)))
+      snprintf(ret->pod_uid, sizeof(ret->pod_uid), "%s", f->uid);
+    snprintf(ret->ns, sizeof(ret->ns), "%s", f->ns);
+    snprintf(ret->pod, sizeof(ret->pod), "%s", f->pod);
+    snprintf(ret->ctr, sizeof(ret->ctr), "%s", f->ctr);
+    snprintf(ret->log_path, sizeof(ret->log_path), "%s", f->log_path);
+    snprintf(ret->rootfs, sizeof(ret->rootfs), "%s", f->rootfs);
+    snprintf(ret->layer, sizeof(ret->layer), "%s", f->layer);
+    snprintf(ret->driver, sizeof(ret->driver), "%s", f->driver);
+    snprintf(ret->storage, sizeof(ret->storage), "%s", f->storage);
+    snprintf(ret->file, sizeof(ret->file), "%s", f->file);
+  }
+  free(f);
+  return r;
 }
 
 /* ---- what was looked for --------------------------------------------------- */
@@ -697,14 +826,6 @@ static void put_file(text_buf *b, const jc_runtime *rt, runtime_fn fn,
     put(b, "Podman's %s%s/overlay-containers/containers.json and "
            "volatile-containers.json",
         root, rt->dir[JC_RUNTIME_PODMAN]);
-}
-
-static jc_runtime_dir dir_of(runtime_fn fn) {
-  return fn == containerd ? JC_RUNTIME_CONTAINERD
-         : fn == crio     ? JC_RUNTIME_CRIO
-         : fn == docker   ? JC_RUNTIME_DOCKER
-         : fn == podman   ? JC_RUNTIME_PODMAN
-                          : JC_RUNTIME_KUBELET;
 }
 
 bool jc_runtime_dir_present(const jc_runtime *rt, jc_runtime_dir k) {

@@ -32,6 +32,7 @@
 #include "jc_log.h"
 #include "jc_name.h"
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -85,5 +86,64 @@ int jc_runtime_missing(const jc_runtime *rt, const char *relpath, char *text,
 
 /* State directory k is there, below RuntimeRoot. */
 bool jc_runtime_dir_present(const jc_runtime *rt, jc_runtime_dir k);
+
+/* ---- where a container keeps its files (Collect "disk": jc_disk) ---------- */
+
+/* Whose messages a refused file's WARNING is ("InstanceFrom
+ * \"container\"", the default) and what it costs the cgroup ("keeps its
+ * path name"); both strings must outlive rt. */
+void jc_runtime_set_purpose(jc_runtime *rt, const char *who,
+                            const char *outcome);
+
+/* jc_runtime_new for a step that reads the runtimes' state (who:
+ * "Collect \"disk\""), with set_purpose's who and outcome: NULL, errno
+ * set, after one ERROR line that names RuntimeRoot, why, and who. */
+jc_runtime *jc_runtime_open(const char *root,
+                            const char *const dirs[JC_RUNTIME_DIR_COUNT],
+                            const jc_log *log, const char *who,
+                            const char *outcome);
+
+#define JC_RUNTIME_ID_SIZE 65     /* 64 hex digits */
+#define JC_RUNTIME_FIELD_SIZE 256 /* a Kubernetes name: at most 253 bytes */
+
+/* A container's or pod's cgroup, as its path and its runtime's file say
+ * it: which runtime, its id, its Kubernetes pod, and the paths of its
+ * files the runtime wrote down ("" where it wrote none).  Paths the
+ * runtime wrote are the host's, absolute; storage is relative to
+ * RuntimeRoot. */
+typedef struct {
+  jc_runtime_dir runtime; /* JC_RUNTIME_KUBELET: a pod's own cgroup */
+  char id[JC_RUNTIME_ID_SIZE];  /* "" for a pod */
+  char pod_uid[40];       /* its Kubernetes pod's (or its own) uid; "" */
+  char ns[JC_RUNTIME_FIELD_SIZE], pod[JC_RUNTIME_FIELD_SIZE],
+      ctr[JC_RUNTIME_FIELD_SIZE]; /* Kubernetes' names; "" */
+  bool sandbox;           /* a pod's pause container */
+  char log_path[PATH_MAX]; /* Docker's LogPath, CRI-O's LogPath */
+  char rootfs[PATH_MAX];   /* CRI-O's MountPoint: the overlay's merged */
+  char layer[JC_RUNTIME_FIELD_SIZE];  /* containers/storage's layer id */
+  char driver[JC_RUNTIME_FIELD_SIZE]; /* Docker's storage driver */
+  char storage[PATH_MAX];  /* Podman: its containers/storage, relative */
+  char file[PATH_MAX];     /* the file that said it, relative; "" */
+} jc_container;
+
+/*
+ * The container (or pod) of the cgroup at relpath, as jc_runtime_name
+ * finds it, from the same files:
+ *   0        ret is filled (a pod: runtime, pod_uid only; no file read)
+ *   -ENOENT  not a container's or pod's cgroup
+ *   -EAGAIN  its runtime's files are not written yet: ret has what the
+ *            path says (runtime, id, pod_uid)
+ *   other    a file was refused; one WARNING named it (set_purpose's)
+ */
+int jc_runtime_container(jc_runtime *rt, const char *relpath,
+                         jc_container *ret);
+
+/* State directory k, relative to RuntimeRoot (RuntimeDir's, or the
+ * default); RuntimeRoot's descriptor, open for rt's life; rel (relative
+ * to RuntimeRoot) as an operator finds it, in buf. */
+const char *jc_runtime_dir_path(const jc_runtime *rt, jc_runtime_dir k);
+int jc_runtime_rootfd(const jc_runtime *rt);
+const char *jc_runtime_shown(const jc_runtime *rt, const char *rel, char *buf,
+                             size_t size);
 
 #endif
