@@ -163,6 +163,8 @@ def group_phrase(cat, group):
     mig_root = [l for l in ls if 'mig' in l['when'] and 'root' in l['when']]
     if mig_root:
         parts.append('+ %d%s on `root`' % (len(mig_root), per(mig_root[0])))
+    for where in ('container', 'pod'):
+        add(len([l for l in ls if where in l['when']]), '%%d per %s' % where)
     text = ', '.join(parts) or '0'
     if ls and all('owner' in l['when'] for l in ls):
         text += ", on the namespace's owner only"
@@ -183,7 +185,7 @@ def sent(cat, groups, kernel=BASE_KERNEL, root=False, limits=(),
                 (l['kernel'] and l['kernel'] > kernel) or \
                 ('quota' in w and not quota) or \
                 ('limit' in w and not l['files'] & set(limits)) or \
-                w & {'used', 'mig', 'owner'}:
+                w & {'used', 'mig', 'owner', 'container', 'pod'}:
             continue
         out.append(l)
     return out

@@ -8,13 +8,13 @@
  *   list   NAME  TYPE  TYPE_INSTANCE  GROUP[+GROUP]  default|opt-in  WHEN  KERNEL  ROOT  FILES
  *
  * TYPE_INSTANCE is "-" when the list has none.  WHEN is where it is sent
- * (jc_lists.h, JC_WHEN_*: quota, limit, root, used, mig, owner, joined by
- * "+"; "always"), KERNEL the first Linux that has its file where the
- * file table says ("-" where the catalogue does not: the kernel column
- * of docs/metrics.md), ROOT "root" when the root cgroup can send it and
- * "-" when one of its files is never there (jc_file_info.absent_at_root),
- * FILES the cgroup files it is made from ("memory.max,memory.current";
- * "-": none, a step's own).
+ * (jc_lists.h, JC_WHEN_*: quota, limit, root, used, mig, owner,
+ * container, pod, joined by "+"; "always"), KERNEL the first Linux that
+ * has its file where the file table says ("-" where the catalogue does
+ * not: the kernel column of docs/metrics.md), ROOT "root" when the root
+ * cgroup can send it and "-" when one of its files is never there
+ * (jc_file_info.absent_at_root), FILES the cgroup files it is made from
+ * ("memory.max,memory.current"; "-": none, a step's own).
  * The MemoryStat lists are made from whatever keys the configuration
  * names: they are printed with "<key>" for the key, as the catalogue
  * names them, and MemoryStat as their default.
@@ -50,7 +50,8 @@ static void print_when(unsigned when) {
     const char *word;
   } words[] = {{JC_WHEN_QUOTA, "quota"}, {JC_WHEN_LIMIT, "limit"},
                {JC_WHEN_ROOT, "root"},   {JC_WHEN_USED, "used"},
-               {JC_WHEN_MIG, "mig"},     {JC_WHEN_OWNER, "owner"}};
+               {JC_WHEN_MIG, "mig"},     {JC_WHEN_OWNER, "owner"},
+               {JC_WHEN_CONTAINER, "container"}, {JC_WHEN_POD, "pod"}};
   const char *sep = "";
   for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
     if (when & words[i].bit) {

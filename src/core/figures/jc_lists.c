@@ -149,13 +149,20 @@ const jc_list_info jc_lists[JC_LIST_COUNT] = {
      * emptyDir volumes.  `bytes` and `files`, not df_complex/df_inodes,
      * whose used/free/reserved instances are a file system's: a sum of
      * df_complex-used over a host would count these twice. */
-    [JC_LIST_DISK_LAYER] = {"bytes", "layer", DISK, true, 0, 0},
-    [JC_LIST_DISK_LAYER_FILES] = {"files", "layer", DISK, true, 0, 0},
-    [JC_LIST_DISK_LAYER_AGE] = {"duration", "layer_age", DISK, true, 0, 0},
-    [JC_LIST_DISK_LOGS] = {"bytes", "logs", DISK, true, 0, 0},
-    [JC_LIST_DISK_EMPTYDIR] = {"bytes", "emptydir", DISK, true, 0, 0},
-    [JC_LIST_DISK_EMPTYDIR_FILES] = {"files", "emptydir", DISK, true, 0, 0},
-    [JC_LIST_DISK_EMPTYDIR_AGE] = {"duration", "emptydir_age", DISK, true, 0, 0},
+    [JC_LIST_DISK_LAYER] = {"bytes", "layer", DISK, true, 0,
+                            JC_WHEN_CONTAINER},
+    [JC_LIST_DISK_LAYER_FILES] = {"files", "layer", DISK, true, 0,
+                                  JC_WHEN_CONTAINER},
+    [JC_LIST_DISK_LAYER_AGE] = {"duration", "layer_age", DISK, true, 0,
+                                JC_WHEN_CONTAINER},
+    [JC_LIST_DISK_LOGS] = {"bytes", "logs", DISK, true, 0,
+                           JC_WHEN_CONTAINER},
+    [JC_LIST_DISK_EMPTYDIR] = {"bytes", "emptydir", DISK, true, 0,
+                               JC_WHEN_POD},
+    [JC_LIST_DISK_EMPTYDIR_FILES] = {"files", "emptydir", DISK, true, 0,
+                                     JC_WHEN_POD},
+    [JC_LIST_DISK_EMPTYDIR_AGE] = {"duration", "emptydir_age", DISK, true, 0,
+                                   JC_WHEN_POD},
 };
 
 void jc_lists_name(const char *type, const char *type_instance, char *out,

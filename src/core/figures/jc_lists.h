@@ -121,6 +121,9 @@ enum {
   JC_WHEN_MIG = 1u << 4,   /* per GPU instance of a GPU in MIG mode */
   JC_WHEN_OWNER = 1u << 5, /* on the cgroup that owns the network
                               namespace */
+  JC_WHEN_CONTAINER = 1u << 6, /* on a container's cgroup (its runtime
+                                  says where its storage is) */
+  JC_WHEN_POD = 1u << 7,       /* on a Kubernetes pod's cgroup */
 };
 
 typedef struct {
