@@ -7,7 +7,11 @@
 #     still 300 while it runs (the plugin changes no process-wide limit
 #     unless MaxOpenFiles asks); the budget in force is logged at init;
 #   - MaxOpenFiles 1000 under that soft limit: the soft limit is raised
-#     as far as MaxOpenFiles needs, and the log says so.
+#     as far as MaxOpenFiles needs, and the log says so;
+#   - 1,100 cgroups under a limit a container runtime would give (16,384 here) beside
+#     write_prometheus, which (libmicrohttpd, select()) takes no
+#     descriptor above 1023: the plugin keeps more than 1,024 open, all but
+#     the first 512 numbers above 1023 (jc_fd), and every scrape answers.
 . "$(dirname "$0")/lib/common.sh"
 need_kernel
 need_collectd
@@ -78,4 +82,44 @@ ok $? "and the log says so"
 n=$(reported "$dir" 4)
 [ "$n" -eq "$FD_CGROUPS" ]
 ok $? "MaxOpenFiles 1000: all $FD_CGROUPS cgroups reported ($n)"
+
+# ---- beside a plugin that uses select() --------------------------------
+FD_CGROUPS=${FD_MANY:-1100}
+(cd "$parent" && for ((i = 400; i < FD_CGROUPS; i++)); do echo "c$i"; done | xargs mkdir)
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+dir="$T/select"
+write_conf "$dir" "  CgroupRoot \"$mnt\"
+  ReportRoot false
+  Select \"$run/*\""
+# write_prometheus loaded after the plugin: its init, and every
+# connection it accepts, come after the plugin's files are open.
+cat >>"$dir/collectd.conf" <<CONF
+PluginDir "$COLLECTD_PLUGINDIR"
+LoadPlugin write_prometheus
+<Plugin write_prometheus>
+  Host "127.0.0.1"
+  Port "$port"
+</Plugin>
+CONF
+saved=("${COLLECTD_ENV[@]}")
+COLLECTD_ENV=(prlimit --nofile=16384:16384 "${COLLECTD_ENV[@]}")
+start_collectd "$dir"
+COLLECTD_ENV=("${saved[@]}")
+wait_until every_cgroup_has "$dir" 4
+fds=$(find "/proc/$COLLECTD_PID/fd" -mindepth 1 -printf '%f %l\n' 2>/dev/null | grep -E " ($mnt|anon_inode:inotify)")
+kept=$(grep -c . <<<"$fds")
+low=$(awk '$1 < 1024' <<<"$fds" | grep -c .)
+scraped=0
+for _ in 1 2 3; do
+  curl -sf --max-time 5 "http://127.0.0.1:$port/metrics" >"$T/metrics" &&
+    grep -q "^collectd_joule_cgroup_.*${run}_c$((FD_CGROUPS - 1))\"" "$T/metrics" && scraped=$((scraped + 1))
+done
+stop_collectd
+[ "$kept" -gt 1024 ] && [ "$low" -le 512 ]
+ok $? "$FD_CGROUPS cgroups at soft limit 16384: the plugin keeps $kept descriptors, $low of them below 1024 (at most 512)"
+[ "$scraped" -eq 3 ] && ! grep -q 'FD_SETSIZE' "$dir/collectd.log"
+ok $? "write_prometheus beside them: 3 scrapes of 3 answered with the last cgroup's series, no FD_SETSIZE complaint" ||
+  grep -i 'prometheus\|FD_SETSIZE' "$dir/collectd.log" | head -n 5 | diag
+[ "$(reported "$dir" 4)" -eq "$FD_CGROUPS" ] && [ "$(loud_lines "$dir")" -eq 0 ]
+ok $? "every one of the $FD_CGROUPS cgroups reported at every read, no WARNING or ERROR"
 tap_done

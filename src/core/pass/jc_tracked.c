@@ -4,6 +4,7 @@
 #include "jc_tracked.h"
 
 #include "jc_cgwrite.h"
+#include "jc_fd.h"
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_managed.h"
@@ -215,7 +216,7 @@ void jc_tracked_fd_done(jc_collector *c, jc_tracked *t, jc_file_id f, int fd,
     return; /* kept already */
   bool peak = jc_sample_files[f].reset_after_read;
   if (read_ok && (peak || may_keep(c))) {
-    t->fd[f] = fd;
+    t->fd[f] = jc_fd_above_select(fd);
     c->fds.kept++;
     c->fds.peaks += peak;
   } else {
@@ -274,7 +275,7 @@ static void acquire_dirfd(jc_collector *c, jc_tracked *t) {
     return;
   int fd = open_directory(c, t);
   if (fd >= 0) {
-    t->dirfd = fd;
+    t->dirfd = jc_fd_above_select(fd);
     c->fds.kept++;
   }
 }

@@ -9,6 +9,7 @@
 #include "jc_dquota.h"
 #include "jc_dwalk.h"
 #include "jc_dwatch.h"
+#include "jc_fd.h"
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_rtread.h"
@@ -131,7 +132,7 @@ static int dir_fd(jc_collector *c, int *kept, const char *rel,
   if (fd < 0)
     return fd;
   if (jc_tracked_keep(c))
-    *kept = fd;
+    *kept = fd = jc_fd_above_select(fd);
   else
     *ret_fresh = true;
   return fd;

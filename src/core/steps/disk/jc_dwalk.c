@@ -5,6 +5,7 @@
  * opened and becomes the next level.
  */
 #include "jc_dwalk.h"
+#include "jc_fd.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -97,6 +98,7 @@ static int push(jc_dwalk *w, int fd) {
     w->level = grown;
     w->cap = cap;
   }
+  fd = jc_fd_above_select(fd);
   DIR *d = fdopendir(fd);
   if (!d) {
     close(fd);

@@ -3,6 +3,7 @@
  */
 #include "jc_net.h"
 
+#include "jc_fd.h"
 #include "jc_hier.h"
 #include "jc_internal.h"
 #include "jc_netdev.h"
@@ -177,6 +178,7 @@ static void watch_exit(jc_collector *c, jc_tracked *t) {
   int fd = -1;
   errno = ENOSYS;
 #endif
+  fd = jc_fd_above_select(fd);
   struct epoll_event ev = {.events = EPOLLIN | EPOLLONESHOT, .data.ptr = t};
   if (fd < 0 || epoll_ctl(n->epfd, EPOLL_CTL_ADD, fd, &ev) < 0) {
     if (fd < 0 && errno == ENOSYS) { /* an older kernel: none from now on */
@@ -262,7 +264,7 @@ static int procs_fd(jc_collector *c, jc_tracked *t, bool *ret_fresh) {
   if (fd < 0)
     return fd;
   if (jc_tracked_keep(c))
-    s->procs = fd;
+    s->procs = fd = jc_fd_above_select(fd);
   else
     *ret_fresh = true;
   return fd;
@@ -789,7 +791,7 @@ static int ns_file(jc_collector *c, owned *o, int k, const member *m,
     if (e == 0) {
       o->via[k] = pid;
       if (jc_tracked_keep(c))
-        o->fd[k] = fd;
+        o->fd[k] = fd = jc_fd_above_select(fd);
       else
         *ret_fresh = true;
       return fd;
