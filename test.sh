@@ -14,6 +14,11 @@
 set -uo pipefail
 top=$(cd "$(dirname "$0")" && pwd)
 cd "$top"
+# Debian's programs first: the tests run Debian's python3 with the modules
+# scripts/deps.sh installs, and Debian's docker, not a user's shims before
+# them on PATH (a pyenv shim costs 0.3 s a call, and the tests call
+# python3 some thousands of times).
+export PATH="/usr/sbin:/usr/bin:/sbin:/bin${PATH:+:$PATH}"
 
 what() {
   cat <<'WHAT'
