@@ -78,18 +78,22 @@ for side in (lambda x: x["cpu"], lambda x: x["global"]["cpu"]):
     assert sum(side(p)["usage_usec"] for p in ph) == side(r)["usage_usec"]'
 # The program was charged cpu_AB of CPU between __A__ and __B__, by its
 # own clock: the cgroup says the same, and its cores busy is its usage
-# over the phase's wall time, whatever else kept the machine busy.  The
-# phase's edges are where joule-cgroup read the markers, later than the
-# program took its clock (by 50 ms on a loaded emulated CPU), so cpu_AB
-# over that wall is not the measure: the usage is, within the bound.
-check_py "__A__ -> __B__: the CPU the program was charged, cores busy = the usage / wall" '
+# over the time between the reads of its cpu.stat at the phase's edges
+# (report-schema.md), whatever else kept the machine busy.  The phase's
+# edges are where joule-cgroup read the markers, later than the program
+# took its clock (by 50 ms on a loaded emulated CPU), so cpu_AB over that
+# wall is not the measure: the usage is, within the bound; and the reads
+# of cpu.stat come after the edges by as much, so the span cores busy is
+# timed by is the wall within 50 ms (9 ms off seen on 6.1 in the VM
+# beside a busy host: cores busy 1.0055, usage over wall 0.988).
+check_py "__A__ -> __B__: the CPU the program was charged, cores busy = the usage over its cpu.stat reads' span, the wall within 50 ms" '
 own = dict(l.split() for l in open(args[0]))
 cpu_ab = float(own["__B__"]) - float(own["__A__"])
 p = r["phases"][1]
 usage = p["cpu"]["usage_usec"] / 1e6
 print("own %.3f s, cgroup %.3f s, wall %.3f s, cores %s" % (cpu_ab, usage, p["wall_seconds"], p["cpu"]["cores_busy"]))
 assert 0.45 <= cpu_ab and abs(usage - cpu_ab) <= 0.05 + 0.1 * cpu_ab
-assert abs(p["cpu"]["cores_busy"] - usage / p["wall_seconds"]) <= 0.01, p["cpu"]' "$T/own"
+assert p["cpu"]["cores_busy"] > 0 and abs(usage / p["cpu"]["cores_busy"] - p["wall_seconds"]) <= 0.05, p["cpu"]' "$T/own"
 check_py "__B__ -> __C__ (sleep 0.5 s): cores busy near 0" '
 p = r["phases"][2]
 assert 0.45 <= p["wall_seconds"] and p["cpu"]["cores_busy"] < 0.05, p'

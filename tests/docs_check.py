@@ -324,7 +324,7 @@ def check_counts():
     ok(len(vm) >= 10 and said == both,
        'docs/development.md: the host kernel tests that also run in the VMs are those of vm_tests',
        ['the page: %s' % ' '.join(said), 'tests/Makefile.inc: %s' % ' '.join(both)])
-    m = re.search(r'\((\d+) suites under each\s+kernel', dev)
+    m = re.search(r'(\d+) suites under each\s+kernel', dev)
     newest = make_list('vm_tests_newest')
     each = [t for t in vm if t not in newest]
     ok(m and int(m.group(1)) == len(each),
