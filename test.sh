@@ -4,8 +4,9 @@
 #      fixture trees, the real collectd, the real kernel, the fleet receivers;
 #      then `make check-vm`: the real-kernel suites in VMs booted from
 #      Debian's 6.1 and 6.12 kernels, where cgroup v2 has every controller;
-#   2. builds again with AddressSanitizer + UBSan and runs the unit and
-#      daemon tests once more (collectd with the sanitizer runtime preloaded);
+#   2. builds again with AddressSanitizer + UBSan and runs the unit,
+#      daemon and command tests once more (collectd with the sanitizer
+#      runtime preloaded), beside the VM suites;
 # and ends with the line "N passed, N failed".  It says first what it
 # installs and changes (./test.sh --what: only that).  --busy runs it all
 # beside one busy loop per CPU at nice 10, as a shared machine would be
@@ -88,45 +89,57 @@ MK
   )
 }
 
-# run_suite DIR CFLAGS [MAKE-ARGS]: build DIR, make check there, count.
-# With BESIDE_VM=1, the VM suites (make check-vm) run after make check,
-# and the fuzzers (tests/fuzz_smoke.sh: every target for FUZZ_SECONDS, a
-# quarter of an hour in CI) at nice 10 beside them rather than after
-# everything: those suites hold beside load (./test.sh --busy), and the
-# fuzzers' proof is the same at any speed, a few executions fewer.
-run_suite() {
-  local dir=$1 cflags=$2; shift 2
-  if ! "$top/scripts/build.sh" "$dir" "$cflags"; then
-    echo "build failed in $dir" >&2
-    failed=$((failed + 1))
-    return
+sanitize="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wextra -Werror"
+asan=$top/_build-asan
+
+# sanitized: the build with AddressSanitizer + UBSan and the unit, daemon
+# and command tests against it (collectd with the sanitizer runtime
+# preloaded); status 1 when the build failed.
+sanitized() {
+  if ! "$top/scripts/build.sh" "$asan" "$sanitize"; then
+    echo "build failed in $asan"
+    return 1
   fi
-  rm -f "$dir"/tests/*.trs "$dir"/tests/*.log "$dir"/tests/*.ms
-  # One test at a time: the kernel and CLI tests measure CPUs busy, and two
-  # busy workloads side by side on a 2-CPU machine would read low.
-  # -k: the ten slowest tests (check-local) are listed when some failed too
-  if [ "${BESIDE_VM:-}" != 1 ]; then
-    (cd "$dir" && make -s -k check "$@") || true
-  else
-    local fuzz all fuzzing
-    fuzz=$(tests_of fuzz_tests)
-    all=$(tests_of unit_tests shell_tests | tr ' ' '\n' | grep -vxF "$fuzz" | tr '\n' ' ')
-    (cd "$dir" && make -s -k check TESTS="$all") || true
-    (cd "$dir" && exec nice -n 10 make -s -k check TESTS="$fuzz" >tests/fuzz-beside-vm.out 2>&1) &
-    fuzzing=$!
-    (cd "$dir" && make -s check-vm) || true
-    wait "$fuzzing"
-    cat "$dir/tests/fuzz-beside-vm.out"
-  fi
-  count_results "$dir"
+  rm -f "$asan"/tests/*.trs "$asan"/tests/*.log "$asan"/tests/*.ms
+  (cd "$asan" && JC_SANITIZE=1 ASAN_OPTIONS=detect_leaks=1 \
+    make -s -k check TESTS="$(tests_of unit_tests daemon_tests cli_tests)") || true
 }
 
-BESIDE_VM=1 run_suite "$top/_build" "-O2 -g -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror"
-
-sanitize="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all -Wall -Wextra -Werror"
-
-JC_SANITIZE=1 ASAN_OPTIONS=detect_leaks=1 run_suite "$top/_build-asan" "$sanitize" \
-  TESTS="$(tests_of unit_tests daemon_tests cli_tests)"
+# The main build and its make check, one test at a time: the kernel and
+# CLI tests measure CPUs busy, and two busy workloads side by side on a
+# 2-CPU machine would read low (-k: the ten slowest tests, check-local,
+# are listed when some failed too).  Then the VM suites (make check-vm),
+# and beside them, where the emulator leaves the CPUs idle (its guests
+# wait for intervals), the sanitizer pass and, at nice 10, the fuzzers
+# (tests/fuzz_smoke.sh: every target for FUZZ_SECONDS): those suites hold
+# beside load (./test.sh --busy), the sanitizer pass's tests wait for
+# events, never for a time, and the fuzzers' proof is the same at any
+# speed, a few executions fewer.
+dir=$top/_build
+if ! "$top/scripts/build.sh" "$dir" "-O2 -g -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror"; then
+  echo "build failed in $dir" >&2
+  failed=$((failed + 1))
+else
+  rm -f "$dir"/tests/*.trs "$dir"/tests/*.log "$dir"/tests/*.ms
+  fuzz=$(tests_of fuzz_tests)
+  all=$(tests_of unit_tests shell_tests | tr ' ' '\n' | grep -vxF "$fuzz" | tr '\n' ' ')
+  (cd "$dir" && make -s -k check TESTS="$all") || true
+  (cd "$dir" && exec nice -n 10 make -s -k check TESTS="$fuzz" >tests/fuzz-beside-vm.out 2>&1) &
+  fuzzing=$!
+  sanitized >"$asan.out" 2>&1 &
+  sanitizing=$!
+  (cd "$dir" && make -s check-vm) || true
+  wait "$fuzzing"
+  cat "$dir/tests/fuzz-beside-vm.out"
+  count_results "$dir"
+fi
+if [ -z "${sanitizing:-}" ]; then # the main build failed: nothing to run beside
+  sanitized >"$asan.out" 2>&1 &
+  sanitizing=$!
+fi
+wait "$sanitizing" || failed=$((failed + 1))
+cat "$asan.out"
+count_results "$asan"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]
