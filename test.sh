@@ -110,11 +110,12 @@ sanitized() {
 # 2-CPU machine would read low (-k: the ten slowest tests, check-local,
 # are listed when some failed too).  Then the VM suites (make check-vm),
 # and beside them, where the emulator leaves the CPUs idle (its guests
-# wait for intervals), the sanitizer pass and, at nice 10, the fuzzers
-# (tests/fuzz_smoke.sh: every target for FUZZ_SECONDS): those suites hold
-# beside load (./test.sh --busy), the sanitizer pass's tests wait for
-# events, never for a time, and the fuzzers' proof is the same at any
-# speed, a few executions fewer.
+# wait for intervals), the sanitizer pass, then the host's tests that
+# count, never time, and, at nice 10, the fuzzers (tests/fuzz_smoke.sh:
+# every target for FUZZ_SECONDS): those suites hold beside load
+# (./test.sh --busy), the sanitizer pass's tests wait for events, never
+# for a time, and the fuzzers' proof is the same at any speed, a few
+# executions fewer.
 dir=$top/_build
 if ! "$top/scripts/build.sh" "$dir" "-O2 -g -D_FORTIFY_SOURCE=2 -Wall -Wextra -Werror"; then
   echo "build failed in $dir" >&2
@@ -122,22 +123,32 @@ if ! "$top/scripts/build.sh" "$dir" "-O2 -g -D_FORTIFY_SOURCE=2 -Wall -Wextra -W
 else
   rm -f "$dir"/tests/*.trs "$dir"/tests/*.log "$dir"/tests/*.ms
   fuzz=$(tests_of fuzz_tests)
-  all=$(tests_of unit_tests shell_tests | tr ' ' '\n' | grep -vxF "$fuzz" | tr '\n' ' ')
+  # The host's tests that count, never time: valgrind's soak counts reads
+  # and cgroups, callgrind instructions.
+  beside="tests/soak_valgrind.sh tests/kernel_bench_scripts.sh"
+  # shellcheck disable=SC2086
+  all=$(tests_of unit_tests shell_tests | tr ' ' '\n' |
+    grep -vxF -f <(printf '%s\n' $fuzz $beside) | tr '\n' ' ')
   (cd "$dir" && make -s -k check TESTS="$all") || true
   (cd "$dir" && exec nice -n 10 make -s -k check TESTS="$fuzz" >tests/fuzz-beside-vm.out 2>&1) &
   fuzzing=$!
-  sanitized >"$asan.out" 2>&1 &
+  {
+    sanitized >"$asan.out" 2>&1
+    status=$?
+    (cd "$dir" && make -s -k check TESTS="$beside" >tests/host-beside-vm.out 2>&1)
+    exit "$status"
+  } &
   sanitizing=$!
   (cd "$dir" && make -s check-vm) || true
   wait "$fuzzing"
   cat "$dir/tests/fuzz-beside-vm.out"
+  wait "$sanitizing" || failed=$((failed + 1))
+  cat "$dir/tests/host-beside-vm.out"
   count_results "$dir"
 fi
 if [ -z "${sanitizing:-}" ]; then # the main build failed: nothing to run beside
-  sanitized >"$asan.out" 2>&1 &
-  sanitizing=$!
+  sanitized >"$asan.out" 2>&1 || failed=$((failed + 1))
 fi
-wait "$sanitizing" || failed=$((failed + 1))
 cat "$asan.out"
 count_results "$asan"
 
