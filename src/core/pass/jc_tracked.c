@@ -146,6 +146,15 @@ bool jc_tracked_keep(jc_collector *c) {
 
 void jc_tracked_unkept(jc_collector *c) { c->fds.kept--; }
 
+bool jc_tracked_close_kept(jc_collector *c, int *fd) {
+  if (*fd < 0)
+    return false;
+  close(*fd);
+  *fd = -1;
+  jc_tracked_unkept(c);
+  return true;
+}
+
 /* Gives back what t keeps besides its peak, the steps' descriptors
  * included; true when that was anything. */
 static bool give_back(jc_collector *c, jc_tracked *t) {

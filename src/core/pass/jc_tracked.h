@@ -81,6 +81,9 @@ typedef struct {
  * (it is opened again at the next).  jc_tracked_unkept: one it closed. */
 bool jc_tracked_keep(jc_collector *c);
 void jc_tracked_unkept(jc_collector *c);
+/* Closes a step's kept descriptor *fd, if any, and gives its room back
+ * (jc_tracked_unkept); *fd is -1 after.  Whether there was one. */
+bool jc_tracked_close_kept(jc_collector *c, int *fd);
 
 /* At init: chooses the budget from MaxOpenFiles and RLIMIT_NOFILE (the
  * INFO or WARNING line says which and why). */

@@ -109,15 +109,6 @@ static disk_slot *slot_of(const jc_collector *c, const jc_tracked *t) {
 static bool keep(void *ctx) { return jc_tracked_keep(ctx); }
 static void unkept(void *ctx) { jc_tracked_unkept(ctx); }
 
-static bool unkeep(jc_collector *c, int *fd) {
-  if (*fd < 0)
-    return false;
-  close(*fd);
-  *fd = -1;
-  jc_tracked_unkept(c);
-  return true;
-}
-
 /* The directory rel below RuntimeRoot: the one kept at *kept, else one
  * opened now, kept when the budget has room (*ret_fresh when not: the
  * caller closes it).  A negative errno of the open. */
@@ -141,7 +132,7 @@ static int dir_fd(jc_collector *c, int *kept, const char *rel,
 static void tree_stop(jc_collector *c, dtree *tr) {
   jc_dwalk_free(tr->walk);
   tr->walk = NULL;
-  unkeep(c, &tr->fd);
+  jc_tracked_close_kept(c, &tr->fd);
 }
 
 static void tree_free(jc_collector *c, dtree *tr) {
@@ -167,8 +158,8 @@ static bool give_back(jc_collector *c, jc_tracked *t) {
     any |= e->vol[i].walk || e->vol[i].fd >= 0;
     tree_stop(c, &e->vol[i]);
   }
-  any |= unkeep(c, &e->log_fd);
-  return unkeep(c, &e->vol_fd) || any;
+  any |= jc_tracked_close_kept(c, &e->log_fd);
+  return jc_tracked_close_kept(c, &e->vol_fd) || any;
 }
 
 static void entity_free(jc_collector *c, dentity *e) {
@@ -183,8 +174,8 @@ static void entity_free(jc_collector *c, dentity *e) {
   }
   free(e->vol);
   free(e->vol_name);
-  unkeep(c, &e->log_fd);
-  unkeep(c, &e->vol_fd);
+  jc_tracked_close_kept(c, &e->log_fd);
+  jc_tracked_close_kept(c, &e->vol_fd);
   jc_dlogs_free(e->log_files);
   free(e->logs);
   free(e->volumes);
@@ -370,7 +361,7 @@ static int read_quota(jc_collector *c, dtree *tr, uint64_t now) {
   if (fresh)
     close(fd);
   else if (r < 0)
-    unkeep(c, &tr->fd);
+    jc_tracked_close_kept(c, &tr->fd);
   if (r == 0) {
     tr->figure = q;
     tr->have = true;
@@ -400,7 +391,7 @@ static void choose(jc_collector *c, dtree *tr, uint64_t now) {
     close(fd);
   tr->how = TREE_WALK;
   if (!own) {
-    unkeep(c, &tr->fd);
+    jc_tracked_close_kept(c, &tr->fd);
     return;
   }
   tr->projid = projid;
@@ -409,7 +400,7 @@ static void choose(jc_collector *c, dtree *tr, uint64_t now) {
     tr->how = TREE_QUOTA;
     return;
   }
-  unkeep(c, &tr->fd);
+  jc_tracked_close_kept(c, &tr->fd);
   if (r != -ESRCH && r != -ENOENT)
     say_quota(c, tr, r); /* quotas are off there: nothing to say */
 }
@@ -633,7 +624,7 @@ static void logs(jc_collector *c, dentity *e) {
   jc_dwatch *w = watch_of(c);
   if (e->log_gone) { /* removed, or renamed: opened anew, watched anew */
     e->log_gone = false;
-    unkeep(c, &e->log_fd);
+    jc_tracked_close_kept(c, &e->log_fd);
     jc_dwatch_remove(w, e->log_wd);
     e->log_wd = -1;
   }

@@ -115,19 +115,10 @@ static net_slot *slot_of(const jc_collector *c, const jc_tracked *t) {
 
 /* ---- descriptors kept ---------------------------------------------------------- */
 
-static bool unkeep(jc_collector *c, int *fd) {
-  if (*fd < 0)
-    return false;
-  close(*fd);
-  *fd = -1;
-  jc_tracked_unkept(c);
-  return true;
-}
-
 static bool close_own(jc_collector *c, owned *o) {
   bool any = false;
   for (int k = 0; o && k < NET_FILES; k++)
-    any |= unkeep(c, &o->fd[k]);
+    any |= jc_tracked_close_kept(c, &o->fd[k]);
   return any;
 }
 
@@ -160,7 +151,7 @@ static bool unwatch_exit(jc_collector *c, net_slot *s) {
   /* Out of the set before the close: a child forked meanwhile (collectd's
      exec plugin) holds the descriptor until its exec. */
   epoll_ctl(self(c)->epfd, EPOLL_CTL_DEL, s->pidfd, NULL);
-  return unkeep(c, &s->pidfd);
+  return jc_tracked_close_kept(c, &s->pidfd);
 }
 
 /* Has the kernel tell when t's process ends: its pidfd, kept when the
@@ -208,7 +199,7 @@ static void take_exits(jc_collector *c) {
 /* Everything t's slot keeps open; true when that was anything. */
 static bool give_back(jc_collector *c, jc_tracked *t) {
   net_slot *s = slot_of(c, t);
-  bool any = unkeep(c, &s->procs);
+  bool any = jc_tracked_close_kept(c, &s->procs);
   any |= unwatch_exit(c, s);
   return close_own(c, s->own) || any;
 }
@@ -448,7 +439,7 @@ static void check(jc_collector *c, jc_tracked *t, bool full) {
   if (fresh)
     close(fd);
   else if (e < 0 && e != -EACCES && e != -EPERM)
-    unkeep(c, &s->procs); /* its cgroup gone or re-created: open it anew */
+    jc_tracked_close_kept(c, &s->procs); /* its cgroup gone or re-created: open it anew */
   if (e == -EACCES || e == -EPERM) {
     go_off(c, e);
     return;
@@ -820,7 +811,7 @@ static int read_ns_file(jc_collector *c, owned *o, int k, const member *m,
   if (fresh)
     close(fd);
   else if (r < 0)
-    unkeep(c, &o->fd[k]); /* opened again at the next pass */
+    jc_tracked_close_kept(c, &o->fd[k]); /* opened again at the next pass */
   return r;
 }
 
